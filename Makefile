@@ -1,0 +1,38 @@
+# The two entry points (see README.md):
+#   make book [PROFILE=paper|smoke]  run every chapter with papermill (outputs saved into notebooks/), build the book
+#   make test                        unit tests, every chapter run with the smoke profile into a temporary directory,
+#                                    the book built from those with warnings as errors, and a headless-browser check
+PROFILE ?= paper
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+MATHJAX_VERSION := 3.2.2
+
+.PHONY: book test setup clean
+book: setup
+	$(BIN)/python scripts/run_chapters.py --profile $(PROFILE) --output notebooks
+	$(BIN)/jupyter-book build --warningiserror --keep-going .
+
+test: setup
+	$(BIN)/python -m pytest
+
+setup: $(VENV)/.installed _static/plotly.min.js _static/mathjax/tex-chtml.js
+
+$(VENV)/.installed: pyproject.toml scripts/system-packages.sh
+	bash scripts/system-packages.sh
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip setuptools wheel
+	$(BIN)/python -m pip install -q -e '.[book,test]'
+	touch $@
+
+# The book renders offline: plotly.js and MathJax are served from its own _static, never from a CDN.
+_static/plotly.min.js: $(VENV)/.installed
+	cp "$$($(BIN)/python -c 'import plotly, pathlib; print(pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js")')" $@
+
+_static/mathjax/tex-chtml.js:
+	npm install --silent --no-audit --no-fund --prefix .build/npm mathjax@$(MATHJAX_VERSION)
+	rm -rf _static/mathjax
+	cp -r .build/npm/node_modules/mathjax/es5 _static/mathjax
+
+clean:
+	rm -rf _build .build

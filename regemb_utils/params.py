@@ -1,0 +1,130 @@
+"""Chapter parameters: one validated structure per chapter, with a default for each profile.
+
+A chapter's papermill ``parameters`` cell sets ``profile`` and leaves every other parameter at ``None``, which means
+"the profile's default". :func:`chapter_parameters` checks everything at the start of the chapter and stops it with a
+message that names the parameter and what is allowed.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .text import TOKENIZER_RULES
+
+PROFILES = ("smoke", "paper")
+DATASETS = ("bbcsport", "twitter", "ohsumed", "reuters", "amazon", "20news")
+
+
+class ParameterError(ValueError):
+    """A chapter parameter has an unknown name or a value outside what is allowed."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    defaults: dict[str, Any]  # profile -> value
+    allowed: str  # what a reader may pass, in words
+    check: Callable[[Any], Any]  # returns the normalised value or raises ValueError
+
+
+def _one_of(choices):
+    def check(value):
+        if value not in choices:
+            raise ValueError
+        return value
+
+    return check
+
+
+def _subset_of(choices):
+    def check(value):
+        values = (value,) if isinstance(value, str) else tuple(value)
+        if not values or any(v not in choices for v in values) or len(set(values)) != len(values):
+            raise ValueError
+        return tuple(v for v in choices if v in values)  # canonical order
+
+    return check
+
+
+def _limit(value):
+    """A positive integer, or "all" for no limit (stored as None)."""
+    if value == "all":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError
+    return value
+
+
+_DATASETS = Parameter(
+    "datasets", {"smoke": DATASETS, "paper": DATASETS}, f"a non-empty list drawn from {list(DATASETS)}", _subset_of(DATASETS)
+)
+_MAX_DOCUMENTS = Parameter(
+    "max_documents",
+    {"smoke": 120, "paper": None},
+    'a positive integer (documents kept from the start of each split) or "all"',
+    _limit,
+)
+_CORPUS_ARTICLES = Parameter(
+    "corpus_articles",
+    {"smoke": 200, "paper": None},
+    'a positive integer (Wikipedia articles read from the start of the corpus) or "all"',
+    _limit,
+)
+_TOKENIZER = Parameter(
+    "tokenizer", {"smoke": "paper", "paper": "paper"}, f"one of {list(TOKENIZER_RULES)}", _one_of(TOKENIZER_RULES)
+)
+
+CHAPTERS: dict[str, tuple[Parameter, ...]] = {
+    "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
+}
+
+
+class ChapterParameters(Mapping):
+    """A read-only mapping of parameter values that also allows ``params.name``."""
+
+    def __init__(self, values: dict[str, Any]):
+        self._values = dict(values)
+
+    def __getitem__(self, name):
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self):
+        return len(self._values)
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self):
+        return f"ChapterParameters({self._values!r})"
+
+
+def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> ChapterParameters:
+    """Validate a chapter's parameters; ``None`` means the profile's default."""
+    if chapter not in CHAPTERS:
+        raise ParameterError(f"unknown chapter {chapter!r}; allowed: {', '.join(CHAPTERS)}")
+    if profile not in PROFILES:
+        raise ParameterError(f"unknown profile {profile!r}; allowed: {', '.join(PROFILES)}")
+    spec = {p.name: p for p in CHAPTERS[chapter]}
+    unknown = sorted(set(given) - set(spec))
+    if unknown:
+        raise ParameterError(
+            f"unknown parameter(s) {', '.join(unknown)} for chapter {chapter}; allowed: profile, {', '.join(spec)}"
+        )
+    values: dict[str, Any] = {"profile": profile}
+    for name, p in spec.items():
+        value = given.get(name)
+        if value is None:
+            values[name] = p.defaults[profile]
+            continue
+        try:
+            values[name] = p.check(value)
+        except (ValueError, TypeError):
+            raise ParameterError(f"{name}={value!r} is not allowed; {name} must be {p.allowed}") from None
+    return ChapterParameters(values)

@@ -1,0 +1,40 @@
+"""Execute every chapter of the book (in _toc.yml order) with papermill and a given profile."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import papermill
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def chapters() -> list[Path]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [ROOT / f"{entry['file']}.ipynb" for entry in toc["chapters"]]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--profile", default="paper")
+    parser.add_argument("--output", type=Path, required=True, help="directory that receives the executed notebooks")
+    parser.add_argument("--only", nargs="*", help="chapter names (e.g. 01_preprocessing) to run, default all")
+    args = parser.parse_args()
+    args.output.mkdir(parents=True, exist_ok=True)
+    for notebook in chapters():
+        if args.only and notebook.stem not in args.only:
+            continue
+        print(f"running {notebook.name} with profile {args.profile}", flush=True)
+        # Into a temporary file first: a chapter that fails never replaces a good notebook (it is kept for reading).
+        partial = args.output / f".{notebook.stem}.partial.ipynb"
+        papermill.execute_notebook(
+            notebook, partial, parameters={"profile": args.profile}, cwd=notebook.parent, progress_bar=False
+        )
+        partial.replace(args.output / notebook.name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
