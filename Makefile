@@ -16,7 +16,7 @@ book: setup
 test: setup
 	$(BIN)/python -m pytest
 
-setup: $(VENV)/.installed _static/plotly.min.js _static/mathjax/tex-chtml.js
+setup: $(VENV)/.installed assets/plotly.min.js assets/mathjax/tex-chtml.js
 
 $(VENV)/.installed: pyproject.toml scripts/system-packages.sh
 	bash scripts/system-packages.sh
@@ -25,14 +25,14 @@ $(VENV)/.installed: pyproject.toml scripts/system-packages.sh
 	$(BIN)/python -m pip install -q -e '.[book,test]'
 	touch $@
 
-# The book renders offline: plotly.js and MathJax are served from its own _static, never from a CDN.
-_static/plotly.min.js: $(VENV)/.installed
+# The book renders offline: plotly.js and MathJax are served from its own static files (assets/), never from a CDN.
+assets/plotly.min.js: $(VENV)/.installed
 	cp "$$($(BIN)/python -c 'import plotly, pathlib; print(pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js")')" $@
 
-_static/mathjax/tex-chtml.js:
+assets/mathjax/tex-chtml.js:
 	npm install --silent --no-audit --no-fund --prefix .build/npm mathjax@$(MATHJAX_VERSION)
-	rm -rf _static/mathjax
-	cp -r .build/npm/node_modules/mathjax/es5 _static/mathjax
+	rm -rf assets/mathjax
+	cp -r .build/npm/node_modules/mathjax/es5 assets/mathjax
 
 clean:
 	rm -rf _build .build

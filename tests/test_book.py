@@ -33,7 +33,7 @@ def book(tmp_path_factory):
     book = tmp_path_factory.mktemp("book")
     for name in ("_config.yml", "_toc.yml", "intro.md"):
         shutil.copy(ROOT / name, book / name)
-    shutil.copytree(ROOT / "_static", book / "_static")
+    shutil.copytree(ROOT / "assets", book / "assets")
     env = dict(os.environ, REGEMB_CACHE=str(tmp_path_factory.mktemp("artifacts")))
     subprocess.run(
         [sys.executable, ROOT / "scripts" / "run_chapters.py", "--profile", "smoke", "--output", book / "notebooks"],
