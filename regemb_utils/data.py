@@ -105,7 +105,8 @@ def data_file(relative_path: str, directory: str | os.PathLike | None = None) ->
     relative_path = Path(relative_path).as_posix()
     expected = _expected_checksums().get(relative_path)
     if expected is None:
-        raise KeyError(f"{relative_path!r} is not listed in {CHECKSUMS}; known files: {', '.join(sorted(_expected_checksums()))}")
+        known = ", ".join(sorted(_expected_checksums()))
+        raise KeyError(f"{relative_path!r} is not listed in {CHECKSUMS}; known files: {known}")
     path = Path(directory) if directory is not None else data_dir()
     path = path / relative_path
     try:

@@ -10,10 +10,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .data import DATASETS
 from .text import TOKENIZER_RULES
 
 PROFILES = ("smoke", "paper")
-DATASETS = ("bbcsport", "twitter", "ohsumed", "reuters", "amazon", "20news")
 
 
 class ParameterError(ValueError):
