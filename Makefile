@@ -27,6 +27,7 @@ $(VENV)/.installed: pyproject.toml scripts/system-packages.sh
 
 # The book renders offline: plotly.js and MathJax are served from its own static files (assets/), never from a CDN.
 assets/plotly.min.js: $(VENV)/.installed
+	mkdir -p assets
 	cp "$$($(BIN)/python -c 'import plotly, pathlib; print(pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js")')" $@
 
 assets/mathjax/tex-chtml.js:
