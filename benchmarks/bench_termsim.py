@@ -1,0 +1,129 @@
+"""Benchmark of the term-similarity-matrix builder (regemb_utils.termsim) against gensim 4.
+
+Part A: gensim's SparseTermSimilarityMatrix at one grid point (C=100, symmetric, dominant, tf-idf, threshold 0,
+exponent 2, rule "gensim") vs ours (cache once, then the matrix), on --compare-words words.
+Part B: the neighbour cache for --words words at --dims dimensions (k = --k), then the per-grid-point time for
+C in {100, 200, 400, 800} and every (symmetric, dominant) combination, both rules.
+
+Embeddings are random Gaussian vectors (cosine neighbours of random vectors are a worst case for nothing in
+particular: the cost depends only on sizes). The dictionary and idfs come from a synthetic Zipf-distributed corpus
+over the same words, so that idf ties look like real ones.
+
+    .venv/bin/python benchmarks/bench_termsim.py            # defaults: A on 20,000 words, B on 60,000 x 1000 dims
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+
+def make_setting(n_words: int, dims: int, seed: int = 0, n_docs: int = 20000, doc_len: int = 100):
+    from gensim.corpora import Dictionary
+    from gensim.models import KeyedVectors, TfidfModel
+
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(n_words)]
+    kv = KeyedVectors(dims)
+    kv.add_vectors(words, rng.standard_normal((n_words, dims), dtype=np.float32))
+    p = 1.0 / np.arange(1, n_words + 1)
+    p /= p.sum()
+    docs = [[words[j] for j in rng.choice(n_words, size=doc_len, p=p)] for _ in range(n_docs)]
+    docs.append(words)  # every word at least once
+    dictionary = Dictionary(docs)
+    tfidf = TfidfModel(dictionary=dictionary)
+    return kv, dictionary, tfidf
+
+
+def part_a(args):
+    from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
+
+    from regemb_utils.termsim import TermSimilarityBuilder, nearest_neighbours
+
+    print(f"== A. gensim vs ours: {args.compare_words} words, {args.compare_dims} dims, C=100, symmetric, dominant, "
+          f"tf-idf, threshold 0, exponent 2, rule gensim")
+    kv, dictionary, tfidf = make_setting(args.compare_words, args.compare_dims)
+    start = time.perf_counter()
+    index = WordEmbeddingSimilarityIndex(kv, threshold=0.0, exponent=2.0)
+    reference = SparseTermSimilarityMatrix(index, dictionary, tfidf, symmetric=True, dominant=True,
+                                           nonzero_limit=100, dtype=np.float32).matrix
+    t_gensim = time.perf_counter() - start
+    print(f"gensim SparseTermSimilarityMatrix:          {t_gensim:8.2f} s   nnz={reference.nnz}")
+
+    start = time.perf_counter()
+    neighbours = nearest_neighbours(kv, list(dictionary.token2id), k=args.k, progress=False)
+    t_cache = time.perf_counter() - start
+    start = time.perf_counter()
+    builder = TermSimilarityBuilder(neighbours, dictionary, tfidf)
+    t_prep = time.perf_counter() - start
+    builder.build(100, 0.0, 2.0, symmetric=True, dominant=True, rule="gensim")  # numba warm-up (cached on disk)
+    start = time.perf_counter()
+    ours = builder.build(100, 0.0, 2.0, symmetric=True, dominant=True, rule="gensim")
+    t_build = time.perf_counter() - start
+    differing = (abs(ours - reference) > 1e-6).nnz
+    print(f"ours: neighbour cache (k={args.k}, once):      {t_cache:8.2f} s")
+    print(f"ours: per-dictionary preparation (once):    {t_prep:8.2f} s")
+    print(f"ours: matrix at this grid point:            {t_build:8.3f} s   nnz={ours.nnz}   "
+          f"entries differing from gensim: {differing} ({differing / reference.nnz:.4%})")
+    print(f"speed-up per grid point: {t_gensim / t_build:8.0f} x")
+    print(f"speed-up incl. cache + preparation:  {t_gensim / (t_cache + t_prep + t_build):8.1f} x")
+
+
+def part_b(args):
+    from regemb_utils.termsim import TermSimilarityBuilder, nearest_neighbours
+
+    print(f"\n== B. scale: {args.words} words, {args.dims} dims, k={args.k}")
+    start = time.perf_counter()
+    kv, dictionary, tfidf = make_setting(args.words, args.dims)
+    print(f"setting (random vectors, Zipf corpus):      {time.perf_counter() - start:8.2f} s")
+    start = time.perf_counter()
+    neighbours = nearest_neighbours(kv, list(dictionary.token2id), k=args.k, progress=not args.quiet)
+    t_cache = time.perf_counter() - start
+    print(f"neighbour cache:                            {t_cache:8.2f} s   (target <= 120 s)")
+    del kv
+    start = time.perf_counter()
+    builder = TermSimilarityBuilder(neighbours, dictionary, tfidf)
+    print(f"per-dictionary preparation (once):          {time.perf_counter() - start:8.2f} s")
+    builder.build(10, 0.0, 2.0)  # numba warm-up
+    start = time.perf_counter()
+    builder.powers(3.0)
+    print(f"similarity**3 over the cache (once per exponent): {time.perf_counter() - start:8.2f} s")
+    print(f"{'C':>4} {'sym':>5} {'dom':>5} {'rule':>6} {'exp':>4} {'seconds':>8} {'nnz':>10}")
+    worst = 0.0
+    for C in (100, 200, 400, 800):
+        for symmetric in (True, False):
+            for dominant in (True, False):
+                for rule in ("paper", "gensim"):
+                    for exponent in (2.0, 3.0):
+                        start = time.perf_counter()
+                        S = builder.build(C, 0.0, exponent, symmetric=symmetric, dominant=dominant, rule=rule)
+                        seconds = time.perf_counter() - start
+                        worst = max(worst, seconds)
+                        print(f"{C:>4} {symmetric!s:>5} {dominant!s:>5} {rule:>6} {exponent:>4.0f} {seconds:8.3f} "
+                              f"{S.nnz:>10}")
+                        del S
+    print(f"slowest grid point: {worst:.3f} s (target <= 1 s)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--compare-words", type=int, default=20000)
+    parser.add_argument("--compare-dims", type=int, default=200)
+    parser.add_argument("--words", type=int, default=60000)
+    parser.add_argument("--dims", type=int, default=1000)
+    parser.add_argument("--k", type=int, default=800)
+    parser.add_argument("--skip-a", action="store_true", help="skip the gensim comparison")
+    parser.add_argument("--skip-b", action="store_true", help="skip the scale run")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args()
+    print(f"cpus: {os.cpu_count()}")
+    if not args.skip_a:
+        part_a(args)
+    if not args.skip_b:
+        part_b(args)
+
+
+if __name__ == "__main__":
+    main()

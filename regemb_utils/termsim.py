@@ -1,0 +1,548 @@
+"""Sparse term-similarity matrices (the paper's "orthogonalization", §4.2), built fast from a nearest-neighbour cache.
+
+Two steps:
+
+1. :func:`nearest_neighbours` computes, once per embedding, the top-``k`` most cosine-similar words of every word
+   over the whole embedding vocabulary (exact, blockwise BLAS products of unit-normalised float32 vectors).
+2. :func:`term_similarity_matrix` (or :class:`TermSimilarityBuilder` when many matrices are built over the same
+   dictionary) runs the greedy column-filling algorithm of gensim's ``SparseTermSimilarityMatrix`` in a numba loop
+   over the cache, in well under a second per grid point.
+
+Two rules are implemented:
+
+``rule="gensim"``
+    exactly gensim 4.4's ``SparseTermSimilarityMatrix(WordEmbeddingSimilarityIndex(kv, threshold, exponent),
+    dictionary, tfidf, symmetric, dominant, nonzero_limit, dtype=np.float32)`` (``_create_source``): a candidate that
+    would break strict diagonal dominance, overfill a column or hit an already assigned cell is skipped
+    (``continue``). Dominance sums are float32 (numpy 2 / NEP 50: ``float32 + python float`` is float32).
+``rule="paper"``
+    the loop of the fork that the paper used (``Witiko/gensim@regularized-embeddings``, gensim 3.7/3.8 code): the same,
+    except that a dominance violation of the current column *ends* that column (``break``). The fork ran on numpy
+    1.16, where ``float32 scalar + python float`` is float64, so dominance sums are compared in float64 and stored
+    back into a float32 array; this is reproduced.
+
+Common semantics (both rules, read from the gensim sources):
+
+* Columns are processed in descending idf order, ties broken by the smaller term id (``key=(-idf, id)``); without a
+  tf-idf model, in term-id order.
+* Column ``t1`` asks ``kv.most_similar(t1, topn=nonzero_limit - nnz(t1))`` where ``nnz`` counts the off-diagonal
+  entries already in the column (the diagonal is not counted); the neighbours are ranked over the whole embedding
+  vocabulary and only then filtered to the dictionary and to ``similarity > threshold``; the value is
+  ``similarity ** exponent`` (float64, stored as float32).
+* The surviving candidates are visited in the column order above (idf descending, then id), *not* by similarity.
+* ``nonzero_limit`` bounds the number of off-diagonal non-zeros in every column.
+* Symmetric: a pair is placed at (t1, t2) and (t2, t1) only when column t2 has room, would stay strictly diagonally
+  dominant (if ``dominant``) and the cell is not yet assigned.
+* Words of the dictionary without an embedding keep only their diagonal 1.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+from scipy import sparse
+
+RULES = ("paper", "gensim")
+
+__all__ = [
+    "Neighbours",
+    "nearest_neighbours",
+    "TermSimilarityBuilder",
+    "term_similarity_matrix",
+    "column_order",
+    "RULES",
+]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 1. nearest-neighbour cache
+# --------------------------------------------------------------------------------------------------------------
+@dataclass
+class Neighbours:
+    """Top-``k`` cosine neighbours of ``words`` over the embedding vocabulary ``keys``.
+
+    ``indices[i, j]`` is the index into ``keys`` of the ``j``-th most similar word to ``words[i]`` (the word itself
+    excluded) and ``similarities[i, j]`` its cosine similarity (float32). Rows are sorted by descending similarity,
+    ties by ascending index.
+    """
+
+    keys: list[str]
+    words: list[str]
+    indices: np.ndarray  # int32 [n_words, k]
+    similarities: np.ndarray  # float32 [n_words, k]
+    _row_of: dict[str, int] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def k(self) -> int:
+        return int(self.indices.shape[1])
+
+    @property
+    def row_of(self) -> dict[str, int]:
+        if self._row_of is None:
+            self._row_of = {word: row for row, word in enumerate(self.words)}
+        return self._row_of
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_row_of"] = None
+        return state
+
+    def save(self, path) -> None:
+        np.savez(path, keys=np.array(self.keys, dtype=object), words=np.array(self.words, dtype=object),
+                 indices=self.indices, similarities=self.similarities)
+
+    @classmethod
+    def load(cls, path) -> "Neighbours":
+        with np.load(path, allow_pickle=True) as f:
+            return cls(list(f["keys"]), list(f["words"]), f["indices"], f["similarities"])
+
+
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1)
+    norms[norms == 0] = 1.0
+    return vectors / norms[:, None]
+
+
+def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, block_size: int | None = None,
+                       progress: bool = True) -> Neighbours:
+    """Exact top-``k`` cosine neighbours of every word of ``words`` that has an embedding in ``kv``.
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+    words : the words to compute neighbours for (default: the whole embedding vocabulary). Words without an
+        embedding are dropped.
+    k : neighbours per word (the paper's largest C is 800); capped at ``len(kv) - 1``.
+    block_size : query rows per BLAS product; default keeps one block of similarities at about 256 MiB.
+    progress : show a tqdm progress bar.
+    """
+    keys = list(kv.index_to_key)
+    n_keys = len(keys)
+    if n_keys < 2:
+        raise ValueError("the embedding vocabulary needs at least two words")
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    k = min(int(k), n_keys - 1)
+    if words is None:
+        words = keys
+    words = [word for word in words if word in kv.key_to_index]
+    query = np.fromiter((kv.key_to_index[word] for word in words), dtype=np.int64, count=len(words))
+
+    unit = _unit_rows(kv.vectors)
+    if block_size is None:
+        block_size = max(1, min(4096, (256 << 20) // (4 * n_keys)))
+    indices = np.empty((len(words), k), dtype=np.int32)
+    similarities = np.empty((len(words), k), dtype=np.float32)
+
+    starts = range(0, len(words), block_size)
+    if progress:
+        from tqdm.auto import tqdm
+        starts = tqdm(starts, desc="nearest neighbours", unit="block")
+    for start in starts:
+        stop = min(start + block_size, len(words))
+        rows = np.arange(stop - start)
+        block = unit[query[start:stop]] @ unit.T  # [b, n_keys] float32
+        block[rows, query[start:stop]] = -np.inf  # never one's own neighbour
+        top = np.argpartition(block, n_keys - k, axis=1)[:, n_keys - k:]
+        top_sims = np.take_along_axis(block, top, axis=1)
+        # exact order: similarity descending, then index ascending
+        order = np.lexsort((top, -top_sims), axis=1)
+        top = np.take_along_axis(top, order, axis=1)
+        top_sims = np.take_along_axis(top_sims, order, axis=1)
+        # ties at the cut-off: argpartition chose arbitrarily among equal values; redo those rows stably
+        kth = top_sims[:, -1]
+        ambiguous = np.flatnonzero(np.count_nonzero(block >= kth[:, None], axis=1) > k)
+        for row in ambiguous:
+            full = np.argsort(-block[row], kind="stable")[:k]
+            top[row] = full
+            top_sims[row] = block[row, full]
+        indices[start:stop] = top
+        similarities[start:stop] = top_sims
+    return Neighbours(keys=keys, words=list(words), indices=indices, similarities=similarities)
+
+
+def neighbours_from_gensim(kv, words: Sequence[str] | None = None, k: int = 800) -> Neighbours:
+    """The same cache, filled by ``kv.most_similar(word, topn=k)`` one word at a time (slow; for checking).
+
+    Its similarities are bit-identical to the ones gensim's ``WordEmbeddingSimilarityIndex`` sees, so matrices built
+    from it match gensim's even where a float32 rounding difference of the fast cache would flip a comparison.
+    """
+    keys = list(kv.index_to_key)
+    k = min(int(k), len(keys) - 1)
+    if words is None:
+        words = keys
+    words = [word for word in words if word in kv.key_to_index]
+    indices = np.empty((len(words), k), dtype=np.int32)
+    similarities = np.empty((len(words), k), dtype=np.float32)
+    for row, word in enumerate(words):
+        result = kv.most_similar(positive=[word], topn=k)
+        indices[row] = [kv.key_to_index[key] for key, _ in result]
+        similarities[row] = [similarity for _, similarity in result]
+    return Neighbours(keys=keys, words=words, indices=indices, similarities=similarities)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 2. the matrix builder
+# --------------------------------------------------------------------------------------------------------------
+def column_order(dictionary, tfidf=None) -> np.ndarray:
+    """Term ids in the order gensim processes the columns: ``sorted(ids, key=lambda i: (-idf[i], i))`` or id order."""
+    n = len(dictionary)
+    if tfidf is None:
+        return np.arange(n, dtype=np.int64)
+    idfs = tfidf.idfs
+    if len(idfs) != n or any(i not in idfs for i in range(n)):
+        raise ValueError("the tf-idf model must have an idf for every term id of the dictionary "
+                         "(e.g. TfidfModel(dictionary=dictionary))")
+    idf = np.fromiter((idfs[i] for i in range(n)), dtype=np.float64, count=n)
+    ids = np.arange(n, dtype=np.int64)
+    return np.lexsort((ids, -idf))
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_columns(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2comp, limit, threshold, exponent,
+                  symmetric, dominant, paper):
+    """The greedy loop. Works on compact indices c (dictionary words with an embedding, in ascending id order);
+    cache row c of nbr_idx/nbr_sim/sorted_pos/id_pos belongs to compact word c.
+
+    powers: [m, k] float64 similarity**exponent, or a [0, 0] array to compute them here.
+    Returns per-column lists: count[m], rows[m, limit] (compact row indices), vals[m, limit] (float32). In the
+    non-symmetric case every list is sorted by row; in the symmetric case the lists are unsorted.
+    """
+    m = nbr_idx.shape[0]
+    k = nbr_idx.shape[1]
+    count = np.zeros(m, dtype=np.int64)
+    colsum = np.zeros(m, dtype=np.float32)
+    stamp = np.full(m, -1, dtype=np.int64)
+    chosen = np.full(k, -1, dtype=np.int64)
+    chosen_val = np.empty(k, dtype=np.float32)
+    rows = np.empty((m, limit), dtype=np.int32)
+    vals = np.empty((m, limit), dtype=np.float32)
+    one32 = np.float32(1.0)
+    have_powers = powers.shape[0] > 0
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    for step in range(process.shape[0]):
+        c1 = process[step]
+        p = limit - count[c1]  # num_rows: neighbours requested from most_similar
+        if p <= 0:
+            continue
+        if symmetric:
+            for e in range(count[c1]):
+                stamp[rows[c1, e]] = c1
+        for j in range(k):  # candidates in column order (idf desc, id asc); non-dictionary words last
+            pos = sorted_pos[c1, j]
+            if pos >= p:
+                continue  # not among the first num_rows neighbours
+            c2 = kv2comp[nbr_idx[c1, pos]]
+            if c2 < 0:
+                break  # only non-dictionary words follow
+            s = np.float64(nbr_sim[c1, pos])
+            if not (s > threshold):
+                continue
+            if have_powers:
+                v = powers[c1, pos]
+            elif exponent == 1.0:
+                v = s
+            elif exponent == 2.0:
+                v = s * s  # exact for a float32 s, hence equal to pow(s, 2)
+            elif s < 0.0 and integral:  # CPython: pow(|s|, y), negated for odd integer y
+                v = math.pow(-s, exponent)
+                if odd:
+                    v = -v
+            else:
+                v = math.pow(s, exponent)
+            v32 = np.float32(v)
+            a = abs(v)
+            a32 = np.float32(a)
+            if paper:
+                if dominant and np.float64(colsum[c1]) + a >= 1.0:
+                    break
+                if symmetric:
+                    if count[c2] < limit and (not dominant or np.float64(colsum[c2]) + a < 1.0) \
+                            and stamp[c2] != c1:
+                        rows[c1, count[c1]] = c2
+                        vals[c1, count[c1]] = v32
+                        count[c1] += 1
+                        rows[c2, count[c2]] = c1
+                        vals[c2, count[c2]] = v32
+                        count[c2] += 1
+                        if dominant:
+                            colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
+                            colsum[c2] = np.float32(np.float64(colsum[c2]) + a)
+                else:
+                    chosen[pos] = step
+                    chosen_val[pos] = v32
+                    count[c1] += 1
+                    if dominant:
+                        colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
+            else:
+                if dominant and colsum[c1] + a32 >= one32:
+                    continue
+                if count[c1] == limit:
+                    continue
+                if symmetric and stamp[c2] == c1:
+                    continue
+                if not symmetric:
+                    chosen[pos] = step
+                    chosen_val[pos] = v32
+                    count[c1] += 1
+                    if dominant:
+                        colsum[c1] = colsum[c1] + a32
+                else:
+                    if dominant and colsum[c2] + a32 >= one32:
+                        continue
+                    if count[c2] == limit:
+                        continue
+                    rows[c1, count[c1]] = c2
+                    vals[c1, count[c1]] = v32
+                    count[c1] += 1
+                    rows[c2, count[c2]] = c1
+                    vals[c2, count[c2]] = v32
+                    count[c2] += 1
+                    if dominant:
+                        colsum[c1] = colsum[c1] + a32
+                        colsum[c2] = colsum[c2] + a32
+        if not symmetric and count[c1] > 0:  # emit the column's entries sorted by row
+            e = 0
+            for j in range(k):
+                pos = id_pos[c1, j]
+                if chosen[pos] == step:
+                    rows[c1, e] = kv2comp[nbr_idx[c1, pos]]
+                    vals[c1, e] = chosen_val[pos]
+                    e += 1
+    return count, rows, vals
+
+
+@numba.njit(cache=True, nogil=True)
+def _sorted_lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp):
+    """Column lists sorted by row (+ unit diagonal) -> CSC arrays, by one sequential gather."""
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        c = comp_of_dict[j]
+        indptr[j + 1] = indptr[j] + 1 + (count[c] if c >= 0 else 0)
+    nnz = indptr[n]
+    indices = np.empty(nnz, dtype=np.int32)
+    data = np.empty(nnz, dtype=np.float32)
+    for j in range(n):
+        out = indptr[j]
+        c = comp_of_dict[j]
+        diagonal_done = False
+        if c >= 0:
+            for e in range(count[c]):
+                r = rows[c, e]
+                if not diagonal_done and r > c:
+                    indices[out] = j
+                    data[out] = 1.0
+                    out += 1
+                    diagonal_done = True
+                indices[out] = dict_of_comp[r]
+                data[out] = vals[c, e]
+                out += 1
+        if not diagonal_done:
+            indices[out] = j
+            data[out] = 1.0
+    return indptr, indices, data
+
+
+@numba.njit(cache=True, nogil=True)
+def _lists_to_csr(n, comp_of_dict, dict_of_comp, count, rows, vals):
+    """Unsorted column lists (+ unit diagonal) -> CSR arrays of the matrix (sorted column indices), by one
+    counting-sort scatter. For a symmetric matrix these are also its CSC arrays."""
+    nnz = n
+    for c in range(count.shape[0]):
+        nnz += count[c]
+    row_ptr = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        row_ptr[j + 1] += 1  # diagonal
+        c = comp_of_dict[j]
+        if c >= 0:
+            for e in range(count[c]):
+                row_ptr[dict_of_comp[rows[c, e]] + 1] += 1
+    for i in range(n):
+        row_ptr[i + 1] += row_ptr[i]
+    fill = row_ptr[:-1].copy()
+    csr_col = np.empty(nnz, dtype=np.int32)
+    csr_val = np.empty(nnz, dtype=np.float32)
+    for j in range(n):
+        c = comp_of_dict[j]
+        if c >= 0:
+            for e in range(count[c]):
+                i = dict_of_comp[rows[c, e]]
+                csr_col[fill[i]] = j
+                csr_val[fill[i]] = vals[c, e]
+                fill[i] += 1
+        # row j has received exactly the entries of columns < j so far: its diagonal goes next
+        csr_col[fill[j]] = j
+        csr_val[fill[j]] = 1.0
+        fill[j] += 1
+    return row_ptr, csr_col, csr_val
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _powers(sims, exponent):
+    """float64(s) ** exponent as CPython computes it (pow(|s|, y), negated for odd integer y when s < 0)."""
+    out = np.empty(sims.shape, dtype=np.float64)
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    for r in numba.prange(sims.shape[0]):
+        for j in range(sims.shape[1]):
+            s = np.float64(sims[r, j])
+            if exponent == 1.0:
+                out[r, j] = s
+            elif exponent == 2.0:
+                out[r, j] = s * s
+            elif s < 0.0:
+                v = math.pow(-s, exponent) if integral else np.nan
+                out[r, j] = -v if odd else v
+            else:
+                out[r, j] = math.pow(s, exponent)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sort_positions(keys, out):
+    """For every row, the positions 0..k-1 sorted by (key, position): a stable argsort per row."""
+    for r in range(keys.shape[0]):
+        out[r] = np.argsort(keys[r], kind="mergesort")
+    return out
+
+
+class TermSimilarityBuilder:
+    """Builds many term-similarity matrices over one dictionary (and tf-idf model) from one neighbour cache.
+
+    The constructor does the per-dictionary work once (token mapping, column order, sorting every cache row in
+    column order); :meth:`build` is then a single numba pass.
+    """
+
+    def __init__(self, neighbours: Neighbours, dictionary, tfidf=None):
+        self.neighbours = neighbours
+        self.dictionary = dictionary
+        self.tfidf = tfidf
+        n = len(dictionary)
+        if n == 0:
+            raise ValueError("the dictionary must not be empty")
+        self.n = n
+        order = column_order(dictionary, tfidf)
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+
+        row_of = neighbours.row_of
+        key_index = {key: i for i, key in enumerate(neighbours.keys)}
+        kv2dict = np.full(len(neighbours.keys), -1, dtype=np.int64)
+        embedded = np.zeros(n, dtype=bool)
+        cache_row = np.full(n, -1, dtype=np.int64)
+        missing = []
+        for token, term_id in dictionary.token2id.items():
+            i = key_index.get(token)
+            if i is None:
+                continue
+            kv2dict[i] = term_id
+            embedded[term_id] = True
+            row = row_of.get(token)
+            if row is None:
+                missing.append(token)
+            else:
+                cache_row[term_id] = row
+        if missing:
+            raise ValueError(f"{len(missing)} dictionary words have an embedding but no row in the neighbour cache, "
+                             f"e.g. {missing[:5]}; compute the cache over these words")
+        dict_of_comp = np.flatnonzero(embedded).astype(np.int64)
+        comp_of_dict = np.full(n, -1, dtype=np.int64)
+        comp_of_dict[dict_of_comp] = np.arange(dict_of_comp.size)
+        self.dict_of_comp = dict_of_comp
+        self.comp_of_dict = comp_of_dict
+        self.kv2comp = np.where(kv2dict >= 0, comp_of_dict[np.maximum(kv2dict, 0)], -1).astype(np.int64)
+        self.process = comp_of_dict[order[embedded[order]]]
+
+        # compact copies of the cache rows used; each row's positions sorted in column order and in id order
+        rows_used = cache_row[dict_of_comp]
+        self.nbr_idx = np.ascontiguousarray(neighbours.indices[rows_used])
+        self.nbr_sim = np.ascontiguousarray(neighbours.similarities[rows_used])
+        big = np.int64(n)  # non-dictionary neighbours sort last
+        pos_dtype = np.int16 if self.nbr_idx.shape[1] <= np.iinfo(np.int16).max else np.int32
+        rank_of_kv = np.where(kv2dict >= 0, rank[np.maximum(kv2dict, 0)], big)
+        self.sorted_pos = _sort_positions(rank_of_kv[self.nbr_idx], np.empty(self.nbr_idx.shape, dtype=pos_dtype))
+        if tfidf is None:
+            self.id_pos = self.sorted_pos
+        else:
+            id_of_kv = np.where(kv2dict >= 0, kv2dict, big)
+            self.id_pos = _sort_positions(id_of_kv[self.nbr_idx], np.empty(self.nbr_idx.shape, dtype=pos_dtype))
+        self._powers_exponent = None
+        self._powers = None
+
+    def powers(self, exponent: float) -> np.ndarray:
+        """similarity ** exponent over the cache (float64), memoised for the last exponent (Python's float pow)."""
+        if exponent != self._powers_exponent:
+            self._powers = None  # free the old one first
+            self._powers = _powers(self.nbr_sim, float(exponent))
+            self._powers_exponent = exponent
+        return self._powers
+
+    def build(self, nonzero_limit: int = 100, threshold: float = 0.0, exponent: float = 2.0, *,
+              symmetric: bool = True, dominant: bool = False, rule: str = "paper",
+              memoise_powers: bool = True) -> sparse.csc_matrix:
+        """One matrix; see :func:`term_similarity_matrix`. ``memoise_powers`` keeps similarity**exponent for the
+        whole cache between calls (m × k float64) when the exponent is neither 1 nor 2."""
+        nonzero_limit, threshold, exponent = _validate(nonzero_limit, threshold, exponent, rule, self.neighbours.k)
+        if memoise_powers and exponent not in (1.0, 2.0):
+            powers = self.powers(exponent)
+        else:
+            powers = np.empty((0, 0), dtype=np.float64)
+        count, rows, vals = _fill_columns(
+            self.process, self.nbr_idx, self.nbr_sim, powers, self.sorted_pos, self.id_pos, self.kv2comp,
+            nonzero_limit, threshold, exponent, bool(symmetric), bool(dominant), rule == "paper")
+        if symmetric:
+            indptr, indices, data = _lists_to_csr(self.n, self.comp_of_dict, self.dict_of_comp, count, rows, vals)
+        else:
+            indptr, indices, data = _sorted_lists_to_csc(self.n, self.comp_of_dict, count, rows, vals,
+                                                         self.dict_of_comp)
+        matrix = sparse.csc_matrix((data, indices, indptr), shape=(self.n, self.n))
+        matrix.has_sorted_indices = True
+        return matrix
+
+
+def _validate(nonzero_limit, threshold, exponent, rule, k):
+    if rule not in RULES:
+        raise ValueError(f"unknown rule {rule!r}; allowed: {', '.join(RULES)}")
+    if isinstance(nonzero_limit, bool) or not isinstance(nonzero_limit, (int, np.integer)):
+        raise TypeError(f"nonzero_limit must be an integer, got {nonzero_limit!r}")
+    if nonzero_limit < 1:
+        raise ValueError(f"nonzero_limit must be at least 1, got {nonzero_limit}")
+    if nonzero_limit > k:
+        raise ValueError(f"nonzero_limit={nonzero_limit} exceeds the neighbour cache's k={k}; "
+                         f"recompute the cache with k >= {nonzero_limit}")
+    threshold = float(threshold)
+    if not -1.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must lie in [-1, 1], got {threshold}")
+    exponent = float(exponent)
+    if not exponent > 0 or not math.isfinite(exponent):
+        raise ValueError(f"exponent must be positive and finite, got {exponent}")
+    if threshold < 0 and exponent != math.floor(exponent):
+        raise ValueError(f"a negative threshold ({threshold}) admits negative similarities, which a non-integer "
+                         f"exponent ({exponent}) would make complex")
+    return int(nonzero_limit), threshold, exponent
+
+
+_BUILDER_MEMO: dict = {}
+
+
+def term_similarity_matrix(neighbours: Neighbours, dictionary, tfidf=None, *, nonzero_limit: int = 100,
+                           threshold: float = 0.0, exponent: float = 2.0, symmetric: bool = True,
+                           dominant: bool = False, rule: str = "paper") -> sparse.csc_matrix:
+    """The sparse term-similarity matrix (float32 CSC over the dictionary's ids); see the module docstring.
+
+    The per-dictionary preparation is memoised for the last (neighbours, dictionary, tfidf) triple, so calling this
+    repeatedly over a parameter grid costs one numba pass per call.
+    """
+    _validate(nonzero_limit, threshold, exponent, rule, neighbours.k)
+    key = (id(neighbours), id(dictionary), id(tfidf), len(dictionary))
+    builder = _BUILDER_MEMO.get(key)
+    if builder is None or builder.neighbours is not neighbours or builder.dictionary is not dictionary \
+            or builder.tfidf is not tfidf:
+        _BUILDER_MEMO.clear()
+        builder = _BUILDER_MEMO[key] = TermSimilarityBuilder(neighbours, dictionary, tfidf)
+    return builder.build(nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant, rule=rule)
