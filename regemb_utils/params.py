@@ -6,6 +6,7 @@ message that names the parameter and what is allowed.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -75,8 +76,39 @@ _TOKENIZER = Parameter(
     "tokenizer", {"smoke": "paper", "paper": "paper"}, f"one of {list(TOKENIZER_RULES)}", _one_of(TOKENIZER_RULES)
 )
 
+def _positive_int(value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError
+    return value
+
+
+def _unit_interval(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise ValueError
+    return float(value)
+
+
+def _same(value):
+    return {"smoke": value, "paper": value}
+
+
+_TRAINING = (
+    Parameter("dimensions", {"smoke": 50, "paper": 200}, "a positive integer (the 32-bit model's size)", _positive_int),
+    Parameter("quantized_dimensions", {"smoke": 100, "paper": 1000}, "a positive integer (the 1-bit model's size)",
+              _positive_int),
+    Parameter("epochs", {"smoke": 1, "paper": 10}, "a positive integer", _positive_int),
+    Parameter("window", _same(10), "a positive integer", _positive_int),
+    Parameter("negative", _same(24), "a positive integer", _positive_int),
+    Parameter("sample", _same(1e-4), "a number in [0, 1)", _unit_interval),
+    Parameter("min_count", _same(5), "a positive integer", _positive_int),
+    Parameter("workers", _same(os.cpu_count() or 1), "a positive integer (threads)", _positive_int),
+)
+
 CHAPTERS: dict[str, tuple[Parameter, ...]] = {
     "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
+    "02_training": (_CORPUS_ARTICLES, _TOKENIZER, *_TRAINING, Parameter(
+        "cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "a positive integer (word pairs sampled)",
+        _positive_int)),
 }
 
 

@@ -1,0 +1,106 @@
+"""Chapter 2's computations: the paper's two Word2Bits embeddings, cached, and how good they are."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from gensim.models import KeyedVectors
+from gensim.test.utils import datapath
+
+from .cache import ArtifactCache
+from .corpus import WikipediaCorpus
+from .word2bits import load_vectors, save_vectors, train_word2bits
+
+# The paper's two models: full precision ("32-bit") and 1-bit quantized.
+BITLEVELS = {"32-bit": 0, "1-bit": 1}
+
+# The paper's numbers for its embeddings (paper-code-notes §3; notebook cells 54-57).
+PAPER_COSINES = {"32-bit": {"mean": 0.1532, "sd": 0.0810}, "1-bit": {"mean": 0.0283, "sd": 0.0367}}
+PAPER_GOOD_BAD = {"32-bit": {"cosine": 0.5848, "rank": 1}, "1-bit": {"cosine": 0.4020, "rank": 1}}
+
+
+@dataclass(frozen=True)
+class TrainingSummary:
+    vocabulary: int
+    training_words: int
+    seconds: float
+    words_per_second: float
+    loss_per_epoch: list[float]
+
+
+def trained_embeddings(
+    model: str, *, size: int, corpus_articles: int | None, tokenizer: str, epochs: int, window: int, negative: int,
+    sample: float, min_count: int, workers: int, seed: int = 1, cache: ArtifactCache | None = None,
+) -> tuple[KeyedVectors, TrainingSummary]:
+    """Model ``model`` ("32-bit" or "1-bit") trained on the Wikipedia corpus, or loaded from the artifact cache.
+
+    The number of worker threads is not part of the artifact's key: it changes only the lock-free updates' order.
+    """
+    if model not in BITLEVELS:
+        raise ValueError(f"unknown model {model!r}; allowed: {', '.join(BITLEVELS)}")
+    bitlevel = BITLEVELS[model]
+    settings = dict(size=size, bitlevel=bitlevel, window=window, negative=negative, sample=sample, epochs=epochs,
+                    min_count=min_count, seed=seed)
+    params = dict(settings, corpus_articles=corpus_articles, tokenizer=tokenizer)
+
+    def compute():
+        result = train_word2bits(WikipediaCorpus(corpus_articles, tokenizer), workers=workers, **settings)
+        summary = TrainingSummary(len(result.vectors), result.training_words, result.seconds,
+                                  result.words_per_second, result.loss_per_epoch)
+        return result.vectors, summary
+
+    def save(value, directory: Path):
+        vectors, summary = value
+        save_vectors(vectors, directory / "vectors", bitlevel)
+        (directory / "training.json").write_text(json.dumps(asdict(summary)))
+
+    def load(directory: Path):
+        summary = TrainingSummary(**json.loads((directory / "training.json").read_text()))
+        return load_vectors(directory / "vectors"), summary
+
+    return (cache or ArtifactCache()).get("word2bits", params, compute, save, load)
+
+
+def word_benchmarks(vectors: KeyedVectors, restrict_vocab: int = 30_000) -> dict[str, float]:
+    """Analogy accuracy (gensim's questions-words.txt over the ``restrict_vocab`` most frequent words) and Spearman
+    correlations with human judgements (WordSim353, SimLex-999; pairs with an unknown word are left out)."""
+    analogy, _ = vectors.evaluate_word_analogies(datapath("questions-words.txt"), restrict_vocab=restrict_vocab)
+    result = {"analogy accuracy": float(analogy)}
+    for name, file in (("WordSim353", "wordsim353.tsv"), ("SimLex-999", "simlex999.txt")):
+        _, spearman, oov = vectors.evaluate_word_pairs(datapath(file), restrict_vocab=len(vectors))
+        result[f"{name} Spearman"] = float(spearman.statistic)
+        result[f"{name} pairs left out (%)"] = float(oov)
+    return result
+
+
+def sample_cosines(vectors: KeyedVectors, pairs: int, seed: int = 0, batch: int = 1_000_000) -> np.ndarray:
+    """Cosine similarities of ``pairs`` word pairs drawn uniformly from all pairs of distinct words."""
+    unit = vectors.get_normed_vectors()
+    rng = np.random.default_rng(seed)
+    out = np.empty(pairs, dtype=np.float32)
+    for start in range(0, pairs, batch):
+        n = min(batch, pairs - start)
+        i = rng.integers(0, len(unit), n)
+        j = rng.integers(0, len(unit) - 1, n)
+        j += j >= i  # uniform over the other words
+        out[start:start + n] = np.einsum("ij,ij->i", unit[i], unit[j])
+    return out
+
+
+def cosine_summary(cosines: np.ndarray) -> dict[str, float]:
+    return {"mean": float(cosines.mean()), "sd": float(cosines.std()), "min": float(cosines.min()),
+            "median": float(np.median(cosines)), "max": float(cosines.max())}
+
+
+def word_pair_table(vectors: KeyedVectors, pairs: list[tuple[str, str]]) -> pd.DataFrame:
+    """Cosine of each pair and each word's rank among the other's nearest neighbours (1 = the nearest)."""
+    rows = []
+    for a, b in pairs:
+        if a in vectors and b in vectors:
+            rows.append({"pair": f"{a}, {b}", "cosine": float(vectors.similarity(a, b)),
+                         "rank of 2nd among 1st's neighbours": vectors.rank(a, b),
+                         "rank of 1st among 2nd's neighbours": vectors.rank(b, a)})
+    return pd.DataFrame(rows)
