@@ -104,3 +104,25 @@ def word_pair_table(vectors: KeyedVectors, pairs: list[tuple[str, str]]) -> pd.D
                          "rank of 2nd among 1st's neighbours": vectors.rank(a, b),
                          "rank of 1st among 2nd's neighbours": vectors.rank(b, a)})
     return pd.DataFrame(rows)
+
+
+def embedding_settings(params, model: str) -> dict:
+    """The keyword arguments of :func:`trained_embeddings` for ``model`` under chapter 2's parameters ``params``."""
+    size = params["dimensions"] if model == "32-bit" else params["quantized_dimensions"]
+    names = ("corpus_articles", "tokenizer", "epochs", "window", "negative", "sample", "min_count", "workers")
+    return dict(size=size, **{name: params[name] for name in names})
+
+
+def profile_embeddings(profile: str, cache: ArtifactCache | None = None) -> dict[str, tuple[KeyedVectors, dict]]:
+    """Both models as chapter 2 makes them under ``profile`` (loaded from the cache, or trained), each with the
+    settings that identify it (for the keys of artifacts derived from it)."""
+    from .params import chapter_parameters
+
+    params = chapter_parameters("02_training", profile)
+    models = {}
+    for model in BITLEVELS:
+        settings = embedding_settings(params, model)
+        vectors, _ = trained_embeddings(model, cache=cache, **settings)
+        key = {k: v for k, v in settings.items() if k != "workers"}
+        models[model] = vectors, dict(key, model=model)
+    return models

@@ -104,11 +104,33 @@ _TRAINING = (
     Parameter("workers", _same(os.cpu_count() or 1), "a positive integer (threads)", _positive_int),
 )
 
+def _sizes(value):
+    values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
+        raise ValueError
+    return tuple(sorted(set(values)))
+
+
+_ORTHOGONALIZATION = (
+    Parameter("rule", _same("paper"), "one of ['paper', 'gensim'] (a dominance violation ends the column, or skips "
+              "the candidate)", _one_of(("paper", "gensim"))),
+    Parameter("nonzero_limits", {"smoke": (10, 20, 40), "paper": (100, 200, 400, 800)},
+              "a non-empty list of positive integers (the grid's C)", _sizes),
+    Parameter("factor_words", {"smoke": 300, "paper": 2000},
+              "a positive integer (the N most frequent words on which S' is factorized)", _positive_int),
+    Parameter("factor_sizes", {"smoke": (100, 200, 300), "paper": (1000, 2000, 4000, 8000)},
+              "a non-empty list of positive integers (vocabulary sizes N for the fill-in study)", _sizes),
+    Parameter("svd_dimensions", {"smoke": 20, "paper": 200},
+              "a positive integer smaller than factor_words (dense orthogonalized embeddings)", _positive_int),
+    Parameter("tsne_words", _same(40), "a positive integer (most common words shown in Figure 1)", _positive_int),
+)
+
 CHAPTERS: dict[str, tuple[Parameter, ...]] = {
     "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
     "02_training": (_CORPUS_ARTICLES, _TOKENIZER, *_TRAINING, Parameter(
         "cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "a positive integer (word pairs sampled)",
         _positive_int)),
+    "03_orthogonalization": _ORTHOGONALIZATION,
 }
 
 
@@ -159,4 +181,7 @@ def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> Ch
             values[name] = p.check(value)
         except (ValueError, TypeError):
             raise ParameterError(f"{name}={value!r} is not allowed; {name} must be {p.allowed}") from None
+    if chapter == "03_orthogonalization" and values["svd_dimensions"] >= values["factor_words"]:
+        raise ParameterError(f"svd_dimensions={values['svd_dimensions']} is not allowed; svd_dimensions must be "
+                             f"smaller than factor_words={values['factor_words']}")
     return ChapterParameters(values)

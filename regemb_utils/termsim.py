@@ -153,13 +153,16 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
         order = np.lexsort((top, -top_sims), axis=1)
         top = np.take_along_axis(top, order, axis=1)
         top_sims = np.take_along_axis(top_sims, order, axis=1)
-        # ties at the cut-off: argpartition chose arbitrarily among equal values; redo those rows stably
+        # ties at the cut-off: argpartition chose arbitrarily among equal values; take the smallest indices among
+        # them instead (quantized embeddings have few distinct cosines, so this is the common case for them)
         kth = top_sims[:, -1]
         ambiguous = np.flatnonzero(np.count_nonzero(block >= kth[:, None], axis=1) > k)
         for row in ambiguous:
-            full = np.argsort(-block[row], kind="stable")[:k]
-            top[row] = full
-            top_sims[row] = block[row, full]
+            above = np.flatnonzero(block[row] > kth[row])
+            tied = np.flatnonzero(block[row] == kth[row])[: k - above.size]
+            chosen = np.concatenate([above[np.lexsort((above, -block[row, above]))], tied])
+            top[row] = chosen
+            top_sims[row] = block[row, chosen]
         indices[start:stop] = top
         similarities[start:stop] = top_sims
     return Neighbours(keys=keys, words=list(words), indices=indices, similarities=similarities)

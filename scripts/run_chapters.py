@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import nbformat
 import papermill
 import yaml
 
@@ -14,6 +15,21 @@ ROOT = Path(__file__).resolve().parents[1]
 def chapters() -> list[Path]:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     return [ROOT / f"{entry['file']}.ipynb" for entry in toc["chapters"]]
+
+
+def terminal_text(text: str) -> str:
+    """What a terminal finally shows: each progress-bar line overwritten with ``\\r`` reduced to its last state."""
+    return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
+
+
+def compact_streams(path: Path) -> None:
+    """Progress bars write thousands of ``\\r`` updates; keep only their final state in the saved notebook."""
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                output["text"] = terminal_text(output["text"])
+    nbformat.write(notebook, path)
 
 
 def main() -> int:
@@ -32,6 +48,7 @@ def main() -> int:
         papermill.execute_notebook(
             notebook, partial, parameters={"profile": args.profile}, cwd=notebook.parent, progress_bar=False
         )
+        compact_streams(partial)
         partial.replace(args.output / notebook.name)
     return 0
 

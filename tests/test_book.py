@@ -49,8 +49,11 @@ def test_chapters_ran_without_errors(book):
     assert [p.name for p in executed] == [p.name for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
     for path in executed:
         notebook = json.loads(path.read_text())
-        errors = [o for c in notebook["cells"] for o in c.get("outputs", []) if o["output_type"] == "error"]
+        outputs = [o for c in notebook["cells"] for o in c.get("outputs", [])]
+        errors = [o for o in outputs if o["output_type"] == "error"]
         assert not errors, f"{path.name}: {errors[0]['ename']}: {errors[0]['evalue']}"
+        streams = "".join("".join(o["text"]) for o in outputs if o["output_type"] == "stream")
+        assert "\r" not in streams, f"{path.name} keeps every progress-bar update"
 
 
 def test_pages_load_nothing_from_the_network(book):

@@ -343,3 +343,24 @@ def test_dense_orthogonalized(theorem_matrix):
         errors[dims] = dense_fidelity(S, X)
         assert 0 <= errors[dims]["mean_abs_error"] <= errors[dims]["max_abs_error"]
     assert errors[400]["mean_abs_error"] < errors[50]["mean_abs_error"]
+
+
+def test_neighbour_ties_of_quantized_vectors_take_the_smallest_indices():
+    """1-bit vectors have few distinct cosines, so most rows tie at the k-th place. With 64 dimensions every
+    cosine is exact in float32, so the cache must equal a stable brute-force sort (similarity, then index)."""
+    from gensim.models import KeyedVectors
+
+    from regemb_utils.termsim import nearest_neighbours
+
+    rng = np.random.default_rng(0)
+    n, d, k = 3000, 64, 25
+    vectors = np.where(rng.standard_normal((n, d)) >= 0, 1 / 3, -1 / 3).astype(np.float32)
+    kv = KeyedVectors(d)
+    kv.add_vectors([f"w{i}" for i in range(n)], vectors)
+    cache = nearest_neighbours(kv, k=k, block_size=512, progress=False)
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    for i in range(0, n, 7):
+        similarities = unit[i] @ unit.T
+        similarities[i] = -np.inf
+        expected = np.lexsort((np.arange(n), -similarities))[:k]
+        np.testing.assert_array_equal(cache.indices[i], expected)

@@ -1,9 +1,19 @@
-"""Figures that render offline, in the built book and in JupyterLab."""
+"""How chapters show results: numbers glued into the prose, and figures that render offline."""
 from __future__ import annotations
 
 import json
 
+import myst_nb
+import numpy as np
 import plotly.io as pio
+
+
+def glue(name: str, value, display: bool = False):
+    """``myst_nb.glue`` for numbers in the prose; numpy scalars become Python numbers, so that a format spec such as
+    ``{glue:text}`name:.1f``` works (numpy 2 writes them as ``np.float64(...)``)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return myst_nb.glue(name, value, display=display)
 
 
 class OfflinePlotly:
