@@ -1,0 +1,55 @@
+"""Small random inputs shared by the classification-core tests (not a test module)."""
+from __future__ import annotations
+
+import numpy as np
+from gensim.corpora import Dictionary
+from gensim.models import KeyedVectors
+from scipy import sparse
+
+
+def random_documents(rng, n_docs, vocabulary, min_len=1, max_len=30, zipf=1.1):
+    """Token lists drawn from ``vocabulary`` with Zipfian word frequencies."""
+    ranks = np.arange(1, len(vocabulary) + 1)
+    probabilities = ranks ** -zipf
+    probabilities /= probabilities.sum()
+    documents = []
+    for _ in range(n_docs):
+        length = int(rng.integers(min_len, max_len + 1))
+        documents.append([vocabulary[i] for i in rng.choice(len(vocabulary), size=length, p=probabilities)])
+    return documents
+
+
+def make_problem(seed=0, n_words=120, dim=16, n_docs=60, missing=10, with_unknown=True):
+    """(documents, dictionary, keyed_vectors): the last ``missing`` dictionary words have no embedding."""
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"w{i}" for i in range(n_words)]
+    documents = random_documents(rng, n_docs, vocabulary)
+    dictionary = Dictionary([vocabulary])  # every word in the dictionary, ids in order
+    if with_unknown:  # tokens outside the dictionary, dropped by every method
+        for document in documents[::7]:
+            document.append("unknown-token")
+    kv = KeyedVectors(vector_size=dim)
+    embedded = vocabulary[: n_words - missing]
+    kv.add_vectors(embedded, rng.normal(size=(len(embedded), dim)).astype(np.float32))
+    return documents, dictionary, kv
+
+
+def random_term_matrix(rng, n_terms, per_column=5, positive_definite=True, negative=False):
+    """Random symmetric sparse S' with unit diagonal (CSC); strictly diagonally dominant if ``positive_definite``."""
+    rows, cols, vals = [], [], []
+    for j in range(n_terms):
+        for i in rng.choice(n_terms, size=per_column, replace=False):
+            if i == j:
+                continue
+            value = rng.uniform(-1.0 if negative else 0.0, 1.0)
+            rows += [i, j]
+            cols += [j, i]
+            vals += [value, value]
+    off = sparse.coo_matrix((vals, (rows, cols)), shape=(n_terms, n_terms)).tocsc()
+    off.sum_duplicates()
+    if positive_definite:  # scale every column so that Σ|off-diagonal| < 1
+        column_sums = np.asarray(abs(off).sum(axis=0)).ravel()
+        scale = 0.9 / max(column_sums.max(), 1e-12)
+        off = off * scale
+    matrix = (off + sparse.identity(n_terms, format="csc")).tocsc()
+    return matrix.astype(np.float32)

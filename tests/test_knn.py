@@ -1,0 +1,42 @@
+import numpy as np
+import pytest
+
+from regemb_utils.knn import K_VALUES, knn_errors, knn_predict, knn_votes, top_k
+
+
+def test_top_k_ties_prefer_lower_training_index():
+    sims = np.array([[0.5, 0.9, 0.5, 0.5, 0.1], [1.0, 1.0, 1.0, 1.0, 1.0], [np.inf, 0.0, -np.inf, np.inf, 0.0]])
+    assert top_k(sims, 2).tolist() == [[1, 0], [0, 1], [0, 3]]
+    assert top_k(sims, 3).tolist() == [[1, 0, 2], [0, 1, 2], [0, 3, 1]]
+    assert top_k(sims, 5).tolist()[0] == [1, 0, 2, 3, 4]
+    with pytest.raises(ValueError, match="NaN"):
+        top_k(np.array([[np.nan, 1.0]]), 1)
+    with pytest.raises(ValueError):
+        top_k(sims, 6)
+
+
+def test_top_k_matches_stable_sort_on_random_ties():
+    rng = np.random.default_rng(0)
+    sims = rng.integers(0, 4, size=(50, 30)).astype(float)  # many ties
+    expected = np.argsort(-sims, axis=1, kind="stable")[:, :19]
+    assert np.array_equal(top_k(sims, 19), expected)
+
+
+def test_votes_and_tie_to_lowest_label():
+    labels = np.array([[2, 1, 1, 2, 0]])
+    votes = knn_votes(labels, ks=(1, 2, 3, 4, 5))
+    # k=1: 2; k=2: tie 1/2 -> 1; k=3: 1; k=4: tie 1/2 -> 1; k=5: 1 and 2 have 2 votes -> 1
+    assert votes[:, 0].tolist() == [2, 1, 1, 1, 1]
+    assert knn_votes(np.array([[3, 0]]), ks=(2,)).tolist() == [[0]]
+
+
+def test_predict_and_errors_for_all_k():
+    sims = np.array([[0.9, 0.8, 0.7, 0.1], [0.1, 0.2, 0.3, 0.4]])
+    train_labels = np.array([0, 1, 1, 0])
+    predictions = knn_predict(sims, train_labels, ks=(1, 3))
+    assert predictions[1].tolist() == [0, 0] and predictions[3].tolist() == [1, 1]
+    errors = knn_errors(sims, train_labels, np.array([1, 1]), ks=(1, 3))
+    assert errors == {1: 1.0, 3: 0.0}
+    assert K_VALUES == (1, 3, 5, 7, 9, 11, 13, 15, 17, 19)
+    with pytest.raises(ValueError):
+        knn_predict(sims, np.array([0, 1]), ks=(1,))

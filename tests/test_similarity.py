@@ -1,0 +1,98 @@
+import numpy as np
+import pytest
+from gensim.similarities import SparseTermSimilarityMatrix
+from scipy import sparse
+
+from classification_fixtures import make_problem, random_term_matrix
+from regemb_utils.representations import bow_matrix
+from regemb_utils.similarity import (
+    cosine_similarity, dense_scm, embedding_matrix, l1_distance, similarity_matrix, sparse_scm, unit_rows,
+)
+
+
+def _corpus(matrix):
+    matrix = sparse.csr_matrix(matrix)
+    return [list(zip(row.indices.tolist(), row.data.tolist())) for row in matrix]
+
+
+def test_cosine_matches_definition_and_empty_rows():
+    documents, dictionary, _ = make_problem(seed=0)
+    documents[3] = []
+    X = bow_matrix(documents, dictionary)
+    sims = cosine_similarity(X[:10], X[10:])
+    dense = X.toarray()
+    norms = np.linalg.norm(dense, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = np.nan_to_num(dense[:10] @ dense[10:].T / norms[:10, None] / norms[None, 10:])
+    assert np.allclose(sims, expected) and np.all(sims[3] == 0)
+
+
+def test_dense_scm_equals_explicit_soft_cosine():
+    documents, dictionary, kv = make_problem(seed=1, missing=15)
+    X = bow_matrix(documents, dictionary)
+    E = embedding_matrix(kv, dictionary, dtype=np.float64)
+    missing = [i for i, word in dictionary.items() if word not in kv.key_to_index]
+    assert len(missing) == 15 and np.all(E[missing] == 0)  # words without embeddings: zero rows
+    U = unit_rows(E)
+    S = U @ U.T  # S_ij = cos(e_i, e_j); zero rows/columns (and diagonal 0) for words without embedding
+    x, y = X[:20].toarray(), X[20:].toarray()
+    numerator = x @ S @ y.T
+    nx = np.sqrt(np.einsum("ij,jk,ik->i", x, S, x))
+    ny = np.sqrt(np.einsum("ij,jk,ik->i", y, S, y))
+    expected = numerator / nx[:, None] / ny[None, :]
+    assert np.allclose(dense_scm(X[:20], X[20:], E, dtype=np.float64), expected, atol=1e-10)
+    assert np.allclose(dense_scm(X[:20], X[20:], E), expected, atol=1e-5)  # float32 default
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_sparse_scm_equals_gensim(symmetric):
+    documents, dictionary, _ = make_problem(seed=2, n_docs=80)
+    rng = np.random.default_rng(3)
+    S = random_term_matrix(rng, len(dictionary), per_column=8)
+    if not symmetric:
+        S = (S + sparse.random(len(dictionary), len(dictionary), density=0.02, random_state=4) * 0.01).tocsc()
+        S = S.astype(np.float32)
+    X = bow_matrix(documents, dictionary)
+    X = X.multiply(rng.uniform(0.5, 2.0, size=X.shape[1])[None, :]).tocsr()  # non-integer weights
+    gensim = SparseTermSimilarityMatrix(S)
+    expected = np.asarray(gensim.inner_product(_corpus(X[:30]), _corpus(X[30:]), normalized=(True, True)).todense())
+    ours = sparse_scm(X[:30], X[30:], S, clip=True)
+    assert np.allclose(ours, expected, atol=2e-6)
+    # the dense-GEMM split for frequent terms must not change the values
+    everything_dense = sparse_scm(X[:30], X[30:], S, dense_cost_ratio=0.0)
+    no_dense = sparse_scm(X[:30], X[30:], S, dense_cost_ratio=None)
+    assert np.allclose(everything_dense, no_dense, atol=1e-12)
+    assert np.allclose(sparse_scm(X[:30], X[30:], gensim), no_dense)  # accepts gensim's object
+
+
+def test_sparse_scm_nonpositive_documents_are_zero_and_counted():
+    dictionary_size = 6
+    # S' not positive definite: x = e0 - e1 has xᵀS'x = 1 + 1 - 2*1.5 = -1 < 0
+    S = sparse.csc_matrix(np.array([
+        [1.0, 1.5, 0, 0, 0, 0],
+        [1.5, 1.0, 0, 0, 0, 0],
+        [0, 0, 1.0, 0.2, 0, 0],
+        [0, 0, 0.2, 1.0, 0, 0],
+        [0, 0, 0, 0, 1.0, 0],
+        [0, 0, 0, 0, 0, 1.0],
+    ]))
+    X = sparse.csr_matrix(np.array([[1.0, -1.0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 1.0, 1.0, 0, 0]]))
+    Y = sparse.csr_matrix(np.array([[0, 0, 1.0, 0, 0, 0], [1.0, 1.0, 0, 0, 0, 0], [0] * dictionary_size]))
+    sims, info = sparse_scm(X, Y, S, return_info=True)
+    assert np.all(np.isfinite(sims))
+    assert np.all(sims[0] == 0) and np.all(sims[1] == 0) and np.all(sims[:, 2] == 0)
+    assert list(info.x_nonpositive) == [0, 1] and list(info.y_nonpositive) == [2]
+    assert info.x_negative == 1 and info.y_negative == 0
+    expected = (1.0 + 0.2) / np.sqrt(2 + 0.4)  # x2 = e2 + e3, y0 = e2
+    assert sims[2, 0] == pytest.approx(expected)
+
+
+def test_l1_distance_and_dispatch():
+    X = sparse.csr_matrix(np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 0.0]]))
+    Y = sparse.csr_matrix(np.array([[0.0, 0.5, 0.5]]))
+    assert np.allclose(l1_distance(X, Y), [[1.0], [1.0]])
+    assert np.allclose(similarity_matrix("l1", X, Y), [[-1.0], [-1.0]])
+    with pytest.raises(ValueError, match="unknown measure"):
+        similarity_matrix("jaccard", X, Y)
+    with pytest.raises(ValueError, match="columns"):
+        cosine_similarity(X, sparse.csr_matrix((1, 4)))
