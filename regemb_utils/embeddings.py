@@ -76,17 +76,17 @@ def word_benchmarks(vectors: KeyedVectors, restrict_vocab: int = 30_000) -> dict
     return result
 
 
-def sample_cosines(vectors: KeyedVectors, pairs: int, seed: int = 0, batch: int = 1_000_000) -> np.ndarray:
+def sample_cosines(vectors: KeyedVectors, pairs: int, seed: int = 0, batch: int = 100_000) -> np.ndarray:
     """Cosine similarities of ``pairs`` word pairs drawn uniformly from all pairs of distinct words."""
     unit = vectors.get_normed_vectors()
     rng = np.random.default_rng(seed)
+    first = rng.integers(0, len(unit), pairs)
+    second = rng.integers(0, len(unit) - 1, pairs)
+    second += second >= first  # uniform over the other words
     out = np.empty(pairs, dtype=np.float32)
-    for start in range(0, pairs, batch):
-        n = min(batch, pairs - start)
-        i = rng.integers(0, len(unit), n)
-        j = rng.integers(0, len(unit) - 1, n)
-        j += j >= i  # uniform over the other words
-        out[start:start + n] = np.einsum("ij,ij->i", unit[i], unit[j])
+    for start in range(0, pairs, batch):  # bounded memory: batch x dimensions floats at a time
+        i, j = first[start:start + batch], second[start:start + batch]
+        out[start:start + batch] = np.einsum("ij,ij->i", unit[i], unit[j])
     return out
 
 
