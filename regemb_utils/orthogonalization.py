@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 
 from .cache import ArtifactCache
 from .cholesky import orthogonalized_embeddings, stored_inner_product_errors, theorem_check
-from .termsim import Neighbours, TermSimilarityBuilder, nearest_neighbours
+from .termsim import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
 # The paper's grid for the orthogonalized SCM (paper-code-notes §7-§8).
 PAPER_GRID = {
@@ -54,7 +54,9 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, k: int, key: 
     def load(directory: Path):
         return Neighbours.load(directory / "neighbours.npz"), float((directory / "seconds.txt").read_text())
 
-    return (cache or ArtifactCache()).get("neighbours", dict(key, k=k), compute, save, load)
+    # 1-bit vectors take the exact bit-operation path (exact ties), which orders ties differently from BLAS rounding
+    params = dict(key, k=k, bit_operations=is_binary(vectors.vectors))
+    return (cache or ArtifactCache()).get("neighbours", params, compute, save, load)
 
 
 class MatrixGrid:

@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 from scipy import sparse
 
 RULES = ("paper", "gensim")
@@ -107,8 +109,63 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     return vectors / norms[:, None]
 
 
+def is_binary(vectors: np.ndarray) -> bool:
+    """Every entry of every row has the same magnitude (e.g. Word2Bits' 1-bit vectors, all +-1/3): then the cosine of
+    two rows is ``(d - 2 h) / d`` for ``h`` the Hamming distance of their sign bits."""
+    magnitude = np.abs(vectors[:, :1])
+    return bool(np.all(magnitude > 0) and np.all(np.abs(vectors) == magnitude))
+
+
+def _sign_bits(vectors: np.ndarray) -> np.ndarray:
+    """Sign bits (x >= 0 gives 1, as Word2Bits' quantizer), packed into uint64 words, zero-padded."""
+    bits = np.packbits(vectors >= 0, axis=1)
+    padded = np.zeros((len(vectors), -(-bits.shape[1] // 8) * 8), dtype=np.uint8)
+    padded[:, :bits.shape[1]] = bits
+    return padded.view(np.uint64)
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
+
+
+@numba.njit(parallel=True, cache=True)
+def _binary_top_k(packed, query, k, dimensions, indices, similarities):  # pragma: no cover - numba
+    """For each query row, the ``k`` rows of smallest Hamming distance (ties: smaller index), by counting sort."""
+    n, words = packed.shape
+    for r in numba.prange(len(query)):
+        q = query[r]
+        distance = np.empty(n, np.int32)
+        counts = np.zeros(dimensions + 2, np.int64)
+        for j in range(n):
+            h = 0
+            for w in range(words):
+                h += _popcount(packed[q, w] ^ packed[j, w])
+            distance[j] = h
+        distance[q] = dimensions + 1  # never one's own neighbour
+        for j in range(n):
+            counts[distance[j]] += 1
+        cut, before = 0, 0  # all rows with distance < cut are taken, then the first (k - before) at distance == cut
+        while before + counts[cut] < k:
+            before += counts[cut]
+            cut += 1
+        offsets = np.empty(cut + 1, np.int64)
+        position = 0
+        for h in range(cut + 1):
+            offsets[h] = position
+            position += counts[h]
+        for j in range(n):  # ascending j: ties come out in index order
+            h = distance[j]
+            if h <= cut and offsets[h] < k:
+                indices[r, offsets[h]] = j
+                similarities[r, offsets[h]] = (dimensions - 2.0 * h) / dimensions
+                offsets[h] += 1
+
+
 def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, block_size: int | None = None,
-                       progress: bool = True) -> Neighbours:
+                       progress: bool = True, bits: bool | None = None) -> Neighbours:
     """Exact top-``k`` cosine neighbours of every word of ``words`` that has an embedding in ``kv``.
 
     Parameters
@@ -119,6 +176,9 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
     k : neighbours per word (the paper's largest C is 800); capped at ``len(kv) - 1``.
     block_size : query rows per BLAS product; default keeps one block of similarities at about 256 MiB.
     progress : show a tqdm progress bar.
+    bits : compute with bit operations (XOR and popcount of packed sign bits), exact for vectors whose entries all
+        have one magnitude per row, such as 1-bit quantized ones; ``None`` (default) does so when they have. Their
+        similarities are then the exact ``(d - 2h) / d`` rounded to float32, and ties are exact.
     """
     keys = list(kv.index_to_key)
     n_keys = len(keys)
@@ -132,11 +192,19 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
     words = [word for word in words if word in kv.key_to_index]
     query = np.fromiter((kv.key_to_index[word] for word in words), dtype=np.int64, count=len(words))
 
-    unit = _unit_rows(kv.vectors)
-    if block_size is None:
-        block_size = max(1, min(4096, (256 << 20) // (4 * n_keys)))
+    binary = is_binary(kv.vectors)
+    if bits is None:
+        bits = binary
+    elif bits and not binary:
+        raise ValueError("bits=True needs vectors whose entries all have the same magnitude within a row")
     indices = np.empty((len(words), k), dtype=np.int32)
     similarities = np.empty((len(words), k), dtype=np.float32)
+    if bits:
+        packed, unit = _sign_bits(kv.vectors), None
+        block_size = block_size or 2048
+    else:
+        unit = _unit_rows(kv.vectors)
+        block_size = block_size or max(1, min(4096, (256 << 20) // (4 * n_keys)))
 
     starts = range(0, len(words), block_size)
     if progress:
@@ -144,28 +212,36 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
         starts = tqdm(starts, desc="nearest neighbours", unit="block")
     for start in starts:
         stop = min(start + block_size, len(words))
-        rows = np.arange(stop - start)
-        block = unit[query[start:stop]] @ unit.T  # [b, n_keys] float32
-        block[rows, query[start:stop]] = -np.inf  # never one's own neighbour
-        top = np.argpartition(block, n_keys - k, axis=1)[:, n_keys - k:]
-        top_sims = np.take_along_axis(block, top, axis=1)
-        # exact order: similarity descending, then index ascending
-        order = np.lexsort((top, -top_sims), axis=1)
-        top = np.take_along_axis(top, order, axis=1)
-        top_sims = np.take_along_axis(top_sims, order, axis=1)
-        # ties at the cut-off: argpartition chose arbitrarily among equal values; take the smallest indices among
-        # them instead (quantized embeddings have few distinct cosines, so this is the common case for them)
-        kth = top_sims[:, -1]
-        ambiguous = np.flatnonzero(np.count_nonzero(block >= kth[:, None], axis=1) > k)
-        for row in ambiguous:
-            above = np.flatnonzero(block[row] > kth[row])
-            tied = np.flatnonzero(block[row] == kth[row])[: k - above.size]
-            chosen = np.concatenate([above[np.lexsort((above, -block[row, above]))], tied])
-            top[row] = chosen
-            top_sims[row] = block[row, chosen]
-        indices[start:stop] = top
-        similarities[start:stop] = top_sims
+        if bits:
+            _binary_top_k(packed, query[start:stop], k, kv.vector_size, indices[start:stop],
+                          similarities[start:stop])
+        else:
+            indices[start:stop], similarities[start:stop] = _blas_top_k(unit, query[start:stop], k)
     return Neighbours(keys=keys, words=list(words), indices=indices, similarities=similarities)
+
+
+def _blas_top_k(unit: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    n_keys = len(unit)
+    rows = np.arange(len(query))
+    block = unit[query] @ unit.T  # [b, n_keys] float32
+    block[rows, query] = -np.inf  # never one's own neighbour
+    top = np.argpartition(block, n_keys - k, axis=1)[:, n_keys - k:]
+    top_sims = np.take_along_axis(block, top, axis=1)
+    # exact order: similarity descending, then index ascending
+    order = np.lexsort((top, -top_sims), axis=1)
+    top = np.take_along_axis(top, order, axis=1)
+    top_sims = np.take_along_axis(top_sims, order, axis=1)
+    # ties at the cut-off: argpartition chose arbitrarily among equal values; take the smallest indices among
+    # them instead (quantized embeddings have few distinct cosines, so this is the common case for them)
+    kth = top_sims[:, -1]
+    ambiguous = np.flatnonzero(np.count_nonzero(block >= kth[:, None], axis=1) > k)
+    for row in ambiguous:
+        above = np.flatnonzero(block[row] > kth[row])
+        tied = np.flatnonzero(block[row] == kth[row])[: k - above.size]
+        chosen = np.concatenate([above[np.lexsort((above, -block[row, above]))], tied])
+        top[row] = chosen
+        top_sims[row] = block[row, chosen]
+    return top, top_sims
 
 
 def neighbours_from_gensim(kv, words: Sequence[str] | None = None, k: int = 800) -> Neighbours:

@@ -23,12 +23,23 @@ def terminal_text(text: str) -> str:
 
 
 def compact_streams(path: Path) -> None:
-    """Progress bars write thousands of ``\\r`` updates; keep only their final state in the saved notebook."""
+    """Progress bars write thousands of ``\\r`` updates, often as separate outputs; merge consecutive outputs of the
+    same stream and keep only each bar's final state in the saved notebook."""
     notebook = nbformat.read(path, as_version=4)
     for cell in notebook.cells:
+        outputs = []
         for output in cell.get("outputs", []):
+            previous = outputs[-1] if outputs else None
+            if (output.get("output_type") == "stream" and previous is not None
+                    and previous.get("output_type") == "stream" and previous["name"] == output["name"]):
+                previous["text"] += output["text"]
+            else:
+                outputs.append(output)
+        for output in outputs:
             if output.get("output_type") == "stream":
                 output["text"] = terminal_text(output["text"])
+        if "outputs" in cell:
+            cell["outputs"] = outputs
     nbformat.write(notebook, path)
 
 

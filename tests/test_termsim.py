@@ -364,3 +364,39 @@ def test_neighbour_ties_of_quantized_vectors_take_the_smallest_indices():
         similarities[i] = -np.inf
         expected = np.lexsort((np.arange(n), -similarities))[:k]
         np.testing.assert_array_equal(cache.indices[i], expected)
+
+
+@pytest.mark.parametrize("dimensions", [64, 130, 1000])
+def test_bit_operations_give_the_exact_neighbours_of_1bit_vectors(dimensions):
+    """The XOR/popcount path equals an integer Hamming-distance reference (cosine = (d - 2h) / d, ties by index);
+    at 64 dimensions, where every float32 cosine is exact, it also equals the BLAS path."""
+    from gensim.models import KeyedVectors
+
+    from regemb_utils.termsim import nearest_neighbours
+
+    rng = np.random.default_rng(dimensions)
+    n, k = 700, 40
+    vectors = np.where(rng.standard_normal((n, dimensions)) >= 0, 1 / 3, -1 / 3).astype(np.float32)
+    kv = KeyedVectors(dimensions)
+    kv.add_vectors([f"w{i}" for i in range(n)], vectors)
+    words = [f"w{i}" for i in range(0, n, 3)]
+    cache = nearest_neighbours(kv, words, k=k, block_size=100, progress=False)
+    signs = (vectors >= 0).astype(np.int64)
+    query = np.arange(0, n, 3)
+    hamming = signs[query] @ (1 - signs).T + (1 - signs[query]) @ signs.T
+    hamming[np.arange(len(query)), query] = dimensions + 1
+    expected = np.lexsort((np.broadcast_to(np.arange(n), hamming.shape), hamming), axis=1)[:, :k]
+    np.testing.assert_array_equal(cache.indices, expected)
+    exact = (dimensions - 2 * np.take_along_axis(hamming, expected, 1)) / dimensions
+    np.testing.assert_array_equal(cache.similarities, exact.astype(np.float32))
+    if dimensions == 64:
+        blas = nearest_neighbours(kv, words, k=k, progress=False, bits=False)
+        np.testing.assert_array_equal(blas.indices, cache.indices)
+        np.testing.assert_array_equal(blas.similarities, cache.similarities)
+
+
+def test_bit_operations_need_1bit_vectors(setting):
+    from regemb_utils.termsim import nearest_neighbours
+
+    with pytest.raises(ValueError, match="same magnitude"):
+        nearest_neighbours(setting["kv"], k=5, progress=False, bits=True)
