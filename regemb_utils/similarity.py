@@ -280,13 +280,13 @@ def _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s
 
 @numba.njit(parallel=True, cache=True)
 def _transpose_columns(Z, first, last, ZT):  # pragma: no cover - numba
-    """ZT[v - first, c] = Z[c, v] for first ≤ v < last, in tiles of 64 × 64 values (they stay in L1)."""
+    """ZT[v - first, c] = Z[c, v] for first ≤ v < last, in tiles of 64 columns (contiguous writes)."""
     n_rows = Z.shape[0]
     for t in prange((last - first + 63) // 64):
         v0 = first + t * 64
         v1 = min(v0 + 64, last)
-        for c in range(n_rows):
-            for v in range(v0, v1):
+        for v in range(v0, v1):
+            for c in range(n_rows):
                 ZT[v - first, c] = Z[c, v]
 
 
