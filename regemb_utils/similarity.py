@@ -252,16 +252,70 @@ def _inverse_norms(forms: np.ndarray) -> np.ndarray:
         return np.where(forms > 0, 1.0 / np.sqrt(np.where(forms > 0, forms, 1.0)), 0.0)
 
 
-def _heavy_terms(X, Y, S, dense_cost_ratio):
-    """Terms whose sparse scatter cost would exceed their share of a dense GEMM (see :func:`sparse_scm`)."""
-    n_x, n_y = X.shape[0], Y.shape[0]
-    df_x = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
-    df_y = np.bincount(Y.indices, minlength=Y.shape[1]).astype(np.float64)
-    pattern = sparse.csr_matrix((np.ones_like(S.data), S.indices, S.indptr), shape=S.shape)
-    touched = np.minimum(pattern.T @ df_x, n_x)  # ≈ how many rows of X S' have a non-zero in column v
-    sparse_cost = touched * df_y
-    dense_cost = dense_cost_ratio * n_x * n_y
-    return np.flatnonzero(sparse_cost > dense_cost)
+# --- the gather path (dense rows of X̂ S', multiplied with the sparse Ŷ) -------------------------------------------
+
+_LANES = 64  # rows of X per block of the gather path: a compile-time constant, so that LLVM keeps the accumulator
+# of :func:`_gather_block` in vector registers (a runtime width or a column offset makes it 2-3x slower)
+
+
+@numba.njit(parallel=True, cache=True)
+def _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, Z, forms):  # pragma: no cover
+    """Z[c] = x_{start+c}ᵀ S' as a dense row and forms[c] = x_{start+c}ᵀ S' x_{start+c} read from that row.
+
+    Term ids of X and both ids of S' are the block's renumbered ids (every term of X has a column of Z)."""
+    for c in prange(stop - start):
+        i = start + c
+        row = Z[c]
+        row[:] = 0.0
+        for p in range(x_indptr[i], x_indptr[i + 1]):
+            a = x_data[p]
+            w = x_indices[p]
+            for q in range(s_indptr[w], s_indptr[w + 1]):
+                row[s_indices[q]] += a * s_data[q]
+        total = 0.0
+        for p in range(x_indptr[i], x_indptr[i + 1]):
+            total += x_data[p] * row[x_indices[p]]
+        forms[c] = total
+
+
+@numba.njit(parallel=True, cache=True)
+def _transpose_columns(Z, first, last, ZT):  # pragma: no cover - numba
+    """ZT[v - first, c] = Z[c, v] for first ≤ v < last, in tiles of 64 columns (contiguous writes)."""
+    n_rows = Z.shape[0]
+    for t in prange((last - first + 63) // 64):
+        v0 = first + t * 64
+        v1 = min(v0 + 64, last)
+        for v in range(v0, v1):
+            for c in range(n_rows):
+                ZT[v - first, c] = Z[c, v]
+
+
+@numba.njit(parallel=True, fastmath=True, cache=True)
+def _gather_block(y_indptr, y_indices, y_data, ZT, init, outT):  # pragma: no cover - numba
+    """outT[j, c] = init[j, c] + Σ_p y_data[p] · ZT[y_indices[p], c] over the non-zeros p of row j of Y.
+
+    ``ZT`` and ``outT`` have exactly ``_LANES`` columns (the sparse × dense product Y · ZT, row by row, with the
+    accumulator in registers: every non-zero of Y costs ``_LANES`` vectorised FMAs on a contiguous row of ZT)."""
+    n_y = len(y_indptr) - 1
+    for j in prange(n_y):
+        acc = np.zeros(_LANES, dtype=ZT.dtype)
+        for c in range(_LANES):
+            acc[c] = init[j, c]
+        for p in range(y_indptr[j], y_indptr[j + 1]):
+            a = y_data[p]
+            v = y_indices[p]
+            for c in range(_LANES):
+                acc[c] += a * ZT[v, c]
+        for c in range(_LANES):
+            outT[j, c] = acc[c]
+
+
+# relative throughputs of the kernels (operations per second, one core; measured on the 20NEWS-sized benchmark,
+# only their ratios matter) for the per-block choice between the gather and the scatter path
+_RATE_SCATTER = 0.2e9  # (touched term, document of Y) pairs of _scm_all_pairs
+_RATE_GATHER = 4.0e9  # FMAs of _gather_block
+_RATE_GEMM = 30.0e9  # FMAs of the BLAS GEMM
+_RATE_MEMORY = 2.0e9  # dense values zeroed, filled and transposed per row of Z
 
 
 def sparse_scm(
@@ -273,10 +327,21 @@ def sparse_scm(
     dtype=np.float64,
     n_threads: int | None = None,
     return_info: bool = False,
-    dense_cost_ratio: float | None = 0.02,
-    block_rows: int = 2048,
+    dense_cost_ratio: float | None = 0.1,
+    block_rows: int = _LANES,
+    method: str = "auto",
 ):
     """SCM of every row of ``X`` with every row of ``Y`` under the sparse term-similarity matrix S'.
+
+    The value is x̂ᵀS'ŷ with x̂ = x/√(xᵀS'x), computed for all pairs at once in blocks of 64 rows of X:
+
+    * **gather path** (the default for realistic S'): Z = X_block S' is formed as dense rows (one numba scatter per
+      row; xᵀS'x is read off the same row, so the norms come from the same product), then Z Ŷᵀ is a dense
+      GEMM (BLAS) over the terms that are frequent in Y (document frequency > ``dense_cost_ratio`` × n_Y) plus a
+      sparse × dense product over the other terms (every non-zero of Ŷ costs 64 vectorised FMAs on a contiguous
+      row of Zᵀ);
+    * **scatter path**, for blocks whose rows of X S' are so sparse that scattering each touched term into the
+      documents of Y that contain it is cheaper (estimated from the sparsity patterns; e.g. a nearly diagonal S').
 
     Parameters
     ----------
@@ -288,66 +353,54 @@ def sparse_scm(
     clip
         clip to [-1, 1] like gensim (only matters when S' is not positive semi-definite).
     dtype
-        of the result; float64 accumulates everything in float64, float32 runs the dense part (below) in float32.
+        of the result and of the dense blocks: float64 (default) computes everything in float64; float32 runs the
+        products in float32 (about twice as fast; the quadratic forms are summed in float64 either way).
     n_threads
-        numba threads for this call (default: numba's current setting).
+        numba threads for this call (default: numba's current setting); BLAS uses its own pool (threadpoolctl).
     return_info
         also return a :class:`ScmInfo` naming the documents with xᵀS'x ≤ 0 (similarity 0 to all).
     dense_cost_ratio
-        the numerator X S' Yᵀ is split by the terms v of Y: for frequent terms (long columns of Y, e.g. stop-word
-        like words under a Zipfian distribution) a dense GEMM (X S'[:, H]) · Y[:, H]ᵀ is cheaper than scattering,
-        for the rest a numba scatter kernel is. A term goes to the dense part when (estimated non-zeros of column v
-        of X S') × df_Y(v) > ``dense_cost_ratio`` × n_X × n_Y. ``None`` disables the dense part.
+        a term v of Y goes to the dense GEMM of the gather path when df_Y(v) > ``dense_cost_ratio`` × n_Y
+        (``0.0``: every term of Y; ``None``: none). Only a speed setting: the values do not depend on it beyond
+        rounding.
     block_rows
-        rows of X per dense block (bounds the memory of the dense part to ``block_rows`` × |H| values).
+        kept for compatibility; the blocks have 64 rows of X (a compile-time constant of the kernel).
+    method
+        ``"auto"`` (choose per block), ``"gather"`` or ``"scatter"`` (force one path; for tests and benchmarks).
     """
+    if method not in ("auto", "gather", "scatter"):
+        raise ValueError(f"unknown method {method!r}; expected 'auto', 'gather' or 'scatter'")
+    del block_rows
     X, Y = _csr(X, "X"), _csr(Y, "Y")
     _check_columns(X, Y)
     n_terms = X.shape[1]
+    n_x, n_y = X.shape[0], Y.shape[0]
     S = _term_matrix_csr(term_similarity, n_terms)
+    S.sort_indices()
     s_arrays = (S.indptr.astype(np.int64), S.indices.astype(np.int64), S.data)
-    dense_dtype = np.float32 if np.dtype(dtype) == np.float32 else np.float64
-    heavy = np.empty(0, dtype=np.int64) if dense_cost_ratio is None else _heavy_terms(X, Y, S, dense_cost_ratio)
-    Yc = sparse.csc_matrix(Y, dtype=np.float64, copy=True)
-    Yc.sort_indices()
-    light = np.ones(n_terms, dtype=bool)
-    if len(heavy):
-        Y_heavy = np.asarray(Yc[:, heavy].toarray(), dtype=dense_dtype)
-        S_heavy = sparse.csc_matrix(S[:, heavy])
-        light[heavy] = False
-    # the scatter kernel only needs the light terms that some document of Y contains: renumber them 0..m-1
-    light &= np.diff(Yc.indptr) > 0
-    scatter_terms = np.flatnonzero(light)
-    S_scatter = sparse.csr_matrix(S[:, scatter_terms])
-    S_scatter.sort_indices()
-    Yc = sparse.csc_matrix(Yc[:, scatter_terms])
-    Yc.sort_indices()
+    work = np.float32 if np.dtype(dtype) == np.float32 else np.float64
+    out = np.zeros((n_x, n_y), dtype=dtype)
+    x_forms = np.zeros(n_x)
+    y_forms = np.zeros(n_y)
     with _numba_threads(n_threads):
         threads = numba.get_num_threads()
-        x_forms = _quadratic_forms(
-            X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64), *s_arrays, n_terms,
-            threads,
+        df_y = np.bincount(Y.indices, minlength=n_terms)
+        heavy = (
+            np.empty(0, dtype=np.int64) if dense_cost_ratio is None
+            else np.flatnonzero((df_y > dense_cost_ratio * n_y) & (df_y > 0))
         )
-        y_forms = _quadratic_forms(
-            Y.indptr.astype(np.int64), Y.indices.astype(np.int64), Y.data.astype(np.float64), *s_arrays, n_terms,
-            threads,
-        )
-        x_scale, y_scale = _inverse_norms(x_forms), _inverse_norms(y_forms)
-        out = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
-        _scm_all_pairs(
-            X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64),
-            S_scatter.indptr.astype(np.int64), S_scatter.indices.astype(np.int64), S_scatter.data,
-            Yc.indptr.astype(np.int64), Yc.indices.astype(np.int64), Yc.data,
-            x_scale, y_scale, out, threads,
-        )
-    if len(heavy):
-        y_scaled_heavy = Y_heavy * y_scale.astype(dense_dtype)[:, None]
-        for start in range(0, X.shape[0], block_rows):
-            stop = min(start + block_rows, X.shape[0])
-            block = X[start:stop]
-            expanded = np.asarray((block @ S_heavy).toarray(), dtype=dense_dtype)
-            expanded *= x_scale[start:stop, None].astype(dense_dtype)
-            out[start:stop] += expanded @ y_scaled_heavy.T
+        heavy = heavy[np.argsort(-df_y[heavy], kind="stable")]
+        gather_rows, scatter_rows = _choose_paths(X, Y, S, df_y, len(heavy), method)
+        if len(gather_rows) and n_y:
+            _gather_path(X, Y, S, gather_rows, heavy, df_y, y_forms, work, out, x_forms, threads)
+        else:
+            y_forms = _quadratic_forms(
+                Y.indptr.astype(np.int64), Y.indices.astype(np.int64), Y.data.astype(np.float64), *s_arrays,
+                n_terms, threads,
+            )
+            scatter_rows = np.arange(0, n_x, _LANES)
+        if len(scatter_rows):
+            _scatter_path(X, Y, S, s_arrays, scatter_rows, _inverse_norms(y_forms), out, x_forms, threads)
     if clip:
         np.clip(out, -1.0, 1.0, out=out)
     if not return_info:
@@ -360,6 +413,106 @@ def sparse_scm(
         n_dense_terms=len(heavy),
     )
     return out, info
+
+
+def _choose_paths(X, Y, S, df_y, n_heavy, method):
+    """Block starts (multiples of 64) for the gather and the scatter path, by the estimated cost of each block."""
+    starts = np.arange(0, X.shape[0], _LANES)
+    if method != "auto" or len(starts) == 0 or Y.shape[0] == 0:
+        empty = np.empty(0, dtype=np.int64)
+        return (empty, starts) if method == "scatter" else (starts, empty)
+    n_y = Y.shape[0]
+    pattern_s = sparse.csr_matrix((np.ones(S.nnz), S.indices, S.indptr), shape=S.shape)
+    pattern_x = sparse.csr_matrix((np.ones(X.nnz), X.indices, X.indptr), shape=X.shape)
+    # scatter: Σ over the terms v touched by xᵀS' of df_Y(v) (an upper bound: overlaps are counted twice)
+    scatter = np.minimum(pattern_x @ (pattern_s @ df_y.astype(np.float64)), Y.nnz) / _RATE_SCATTER
+    light_nnz = Y.nnz - np.sort(df_y)[::-1][:n_heavy].sum()
+    gather = (n_y * n_heavy / _RATE_GEMM + light_nnz / _RATE_GATHER + 3 * X.shape[1] / _RATE_MEMORY) * np.ones(
+        X.shape[0]
+    )
+    block_scatter = np.add.reduceat(scatter, starts)
+    block_gather = np.add.reduceat(gather, starts)
+    use_scatter = block_scatter < block_gather
+    return starts[~use_scatter], starts[use_scatter]
+
+
+def _renumbered_rows(S: sparse.csr_matrix, order: np.ndarray, new_id: np.ndarray, dtype) -> tuple:
+    """CSR arrays (int32 ids) of S'[order][:, order]: rows and columns in the new numbering, other columns dropped."""
+    rows = S[order]
+    columns = new_id[rows.indices]
+    keep = columns >= 0
+    kept_before = np.concatenate([[0], np.cumsum(keep)]).astype(np.int64)
+    indptr = kept_before[rows.indptr]
+    return indptr, columns[keep].astype(np.int32), rows.data[keep].astype(dtype)
+
+
+def _gather_path(X, Y, S, starts, heavy, df_y, y_forms_out, work, out, x_forms, threads):
+    """The gather path for the blocks starting at ``starts``; also fills ``y_forms_out`` (xᵀS'x of Y)."""
+    n_terms = X.shape[1]
+    n_y = Y.shape[0]
+    df_x = np.bincount(X.indices, minlength=n_terms)
+    is_heavy = np.zeros(n_terms, dtype=bool)
+    is_heavy[heavy] = True
+    light = np.flatnonzero((df_y > 0) & ~is_heavy)
+    x_only = np.flatnonzero((df_x > 0) & (df_y == 0))
+    # the columns of Z: heavy terms (for the GEMM), light terms of Y (for the gather), terms only X uses (forms);
+    # within each group by decreasing document frequency, so that the often used rows of Zᵀ lie together
+    light = light[np.argsort(-df_y[light], kind="stable")]
+    order = np.concatenate([heavy, light, x_only]).astype(np.int64)
+    n_heavy, n_light, n_cols = len(heavy), len(light), len(order)
+    new_id = np.full(n_terms, -1, dtype=np.int64)
+    new_id[order] = np.arange(n_cols)
+    ss = _renumbered_rows(S, order, new_id, work)
+    xs = (X.indptr.astype(np.int64), new_id[X.indices].astype(np.int32), X.data.astype(work))
+    ys = (Y.indptr.astype(np.int64), new_id[Y.indices].astype(np.int32), Y.data.astype(work))
+    y_forms_out[:] = _quadratic_forms(*ys, *ss, n_cols, threads)
+    y_scale = _inverse_norms(y_forms_out).astype(work)
+    Yn = sparse.csr_matrix((ys[2] * np.repeat(y_scale, np.diff(Y.indptr)), ys[1], ys[0]), shape=(n_y, n_cols))  # Ŷ
+    y_heavy = np.ascontiguousarray(Yn[:, :n_heavy].toarray())  # [n_y, n_heavy]
+    y_light = sparse.csr_matrix(Yn[:, n_heavy:n_heavy + n_light])
+    y_light.sort_indices()
+    yl = (y_light.indptr.astype(np.int64), y_light.indices.astype(np.int32), y_light.data)
+    Z = np.zeros((_LANES, n_cols), dtype=work)
+    ZT = np.empty((n_light, _LANES), dtype=work)
+    init = np.zeros((n_y, _LANES), dtype=work)
+    outT = np.empty((n_y, _LANES), dtype=work)
+    forms = np.zeros(_LANES)
+    for start in starts:
+        stop = min(start + _LANES, X.shape[0])
+        _form_block(*xs, start, stop, *ss, Z, forms)
+        Z[stop - start:] = 0.0
+        x_forms[start:stop] = forms[: stop - start]
+        if n_heavy:
+            np.matmul(y_heavy, Z[:, :n_heavy].T, out=init)
+        _transpose_columns(Z, n_heavy, n_heavy + n_light, ZT)
+        _gather_block(*yl, ZT, init, outT)
+        scale = _inverse_norms(forms[: stop - start]).astype(work)
+        np.multiply(outT[:, : stop - start].T, scale[:, None], out=out[start:stop], casting="unsafe")
+
+
+def _scatter_path(X, Y, S, s_arrays, starts, y_scale, out, x_forms, threads):
+    n_terms = X.shape[1]
+    rows = np.concatenate([np.arange(s, min(s + _LANES, X.shape[0])) for s in starts])
+    Xb = X[rows]
+    forms = _quadratic_forms(
+        Xb.indptr.astype(np.int64), Xb.indices.astype(np.int64), Xb.data.astype(np.float64), *s_arrays, n_terms,
+        threads,
+    )
+    x_forms[rows] = forms
+    Yc = sparse.csc_matrix(Y, dtype=np.float64, copy=True)
+    used = np.flatnonzero(np.diff(Yc.indptr) > 0)  # renumber the terms of Y 0..m-1
+    S_scatter = sparse.csr_matrix(S[:, used])
+    S_scatter.sort_indices()
+    Yc = sparse.csc_matrix(Yc[:, used])
+    Yc.sort_indices()
+    block = np.empty((len(rows), Y.shape[0]))
+    _scm_all_pairs(
+        Xb.indptr.astype(np.int64), Xb.indices.astype(np.int64), Xb.data.astype(np.float64),
+        S_scatter.indptr.astype(np.int64), S_scatter.indices.astype(np.int64), S_scatter.data,
+        Yc.indptr.astype(np.int64), Yc.indices.astype(np.int64), Yc.data,
+        _inverse_norms(forms), y_scale, block, threads,
+    )
+    out[rows] = block
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -63,6 +63,33 @@ def test_sparse_scm_equals_gensim(symmetric):
     no_dense = sparse_scm(X[:30], X[30:], S, dense_cost_ratio=None)
     assert np.allclose(everything_dense, no_dense, atol=1e-12)
     assert np.allclose(sparse_scm(X[:30], X[30:], gensim), no_dense)  # accepts gensim's object
+    # both paths (dense rows of X S' with the gather product, sparse scatter) and float32 agree with gensim
+    for method in ("gather", "scatter"):
+        assert np.allclose(sparse_scm(X[:30], X[30:], S, clip=True, method=method), expected, atol=2e-6)
+    assert np.allclose(sparse_scm(X[:30], X[30:], S, clip=True, dtype=np.float32), expected, atol=1e-5)
+
+
+def test_sparse_scm_many_blocks_equals_gensim():
+    # more than one 64-row block, a frequent term in the dense GEMM part, terms only X or only Y uses
+    documents, dictionary, _ = make_problem(seed=5, n_docs=230)
+    rng = np.random.default_rng(6)
+    S = random_term_matrix(rng, len(dictionary), per_column=4)
+    X = bow_matrix(documents, dictionary).tolil()
+    X[:150, 0] = 0.0  # term 0 only in the collection, term 1 only in the queries
+    X[150:, 1] = 0.0
+    X = X.tocsr()
+    X.eliminate_zeros()
+    queries, collection = X[:150], X[150:]
+    expected = np.asarray(
+        SparseTermSimilarityMatrix(S).inner_product(_corpus(queries), _corpus(collection), normalized=(True, True))
+        .todense()
+    )
+    for method in ("auto", "gather", "scatter"):
+        sims, info = sparse_scm(queries, collection, S, clip=True, method=method, return_info=True)
+        assert np.allclose(sims, expected, atol=2e-6)
+    assert info.n_dense_terms > 0
+    with pytest.raises(ValueError, match="unknown method"):
+        sparse_scm(queries, collection, S, method="dense")
 
 
 def test_sparse_scm_nonpositive_documents_are_zero_and_counted():
@@ -79,6 +106,11 @@ def test_sparse_scm_nonpositive_documents_are_zero_and_counted():
     X = sparse.csr_matrix(np.array([[1.0, -1.0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 1.0, 1.0, 0, 0]]))
     Y = sparse.csr_matrix(np.array([[0, 0, 1.0, 0, 0, 0], [1.0, 1.0, 0, 0, 0, 0], [0] * dictionary_size]))
     sims, info = sparse_scm(X, Y, S, return_info=True)
+    for method in ("gather", "scatter"):
+        other, other_info = sparse_scm(X, Y, S, return_info=True, method=method)
+        assert np.allclose(other, sims) and list(other_info.x_nonpositive) == [0, 1]
+        assert other_info.x_negative == 1 and list(other_info.y_nonpositive) == [2]
+    assert sparse_scm(X[:0], Y, S).shape == (0, 3) and sparse_scm(X, Y[:0], S).shape == (3, 0)
     assert np.all(np.isfinite(sims))
     assert np.all(sims[0] == 0) and np.all(sims[1] == 0) and np.all(sims[:, 2] == 0)
     assert list(info.x_nonpositive) == [0, 1] and list(info.y_nonpositive) == [2]

@@ -6,7 +6,7 @@ from classification_fixtures import make_problem
 from regemb_utils.knn import top_k
 from regemb_utils.representations import nbow_matrix
 from regemb_utils.similarity import embedding_matrix
-from regemb_utils.wmd import relaxed_wmd, wmd, wmd_distances, wmd_knn, word_centroid_distances
+from regemb_utils.wmd import ict_bounds, relaxed_wmd, wmd, wmd_distances, wmd_knn, word_centroid_distances
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +67,41 @@ def test_pruned_knn_identical_to_brute_force(problem):
     assert np.array_equal(brute.indices, reference)
     with pytest.raises(ValueError):
         wmd_knn(Q, T, E, k=T.shape[0] + 1)
+
+
+def test_ict_between_rwmd_and_wmd(problem):
+    Q, T, E = problem
+    full = wmd_distances(Q[:12], T, E)
+    rwmd = relaxed_wmd(Q[:12], T, E)
+    ict = ict_bounds(Q[:12], T, E)
+    finite = np.isfinite(full)
+    assert np.array_equal(np.isfinite(ict), finite)
+    assert np.all(ict[finite] <= full[finite] * (1 + 1e-12) + 1e-12)
+    assert np.all(ict[finite] >= rwmd[finite] * (1 - 1e-12) - 1e-12)
+    assert np.mean(ict[finite] > rwmd[finite] + 1e-9) > 0.5  # strictly tighter on most pairs
+
+
+def test_hand_computed_ict():
+    # x: 0.9 on word 0 at 0, 0.1 on word 3 at 2.9; y: 0.5 on word 1 at 1, 0.5 on word 2 at 3 (all on a line).
+    # RWMD: x→y 0.9·1 + 0.1·0.1 = 0.91, y→x 0.5·1 + 0.5·0.1 = 0.55. ICT: word 1 takes at most its 0.5 from word 0,
+    # the other 0.4 goes on to word 2: 0.5·1 + 0.4·3 + 0.1·0.1 = 1.71, which is the WMD here
+    E = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [2.9, 0.0]])
+    x = sparse.csr_matrix([[0.9, 0.0, 0.0, 0.1]])
+    y = sparse.csr_matrix([[0.0, 0.5, 0.5, 0.0]])
+    assert relaxed_wmd(x, y, E)[0, 0] == pytest.approx(0.91)
+    assert ict_bounds(x, y, E)[0, 0] == pytest.approx(1.71)
+    assert wmd(x, y, E) == pytest.approx(1.71)
+
+
+def test_pruned_knn_with_both_bounds_identical_to_brute_force(problem):
+    Q, T, E = problem
+    full = wmd_distances(Q, T, E)
+    reference = top_k(-full, 7)
+    tight = wmd_knn(Q, T, E, k=7)
+    loose = wmd_knn(Q, T, E, k=7, bound="rwmd")
+    for result in (tight, loose):
+        assert np.array_equal(result.indices, reference)
+        assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1))
+    assert tight.n_solved <= loose.n_solved
+    with pytest.raises(ValueError, match="unknown bound"):
+        wmd_knn(Q, T, E, k=7, bound="exact")
