@@ -281,23 +281,36 @@ def column_order(dictionary, tfidf=None) -> np.ndarray:
     return np.lexsort((ids, -idf))
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _value(s, power, have_power, exponent, integral, odd):
+    """similarity ** exponent as CPython computes it (float64); ``power`` is the memoised value if ``have_power``."""
+    if have_power:
+        return power
+    if exponent == 1.0:
+        return s
+    if exponent == 2.0:
+        return s * s  # exact for a float32 s, hence equal to pow(s, 2)
+    if s < 0.0 and integral:  # CPython: pow(|s|, y), negated for odd integer y
+        v = math.pow(-s, exponent)
+        return -v if odd else v
+    return math.pow(s, exponent)
+
+
 @numba.njit(cache=True, nogil=True)
-def _fill_columns(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2comp, limit, threshold, exponent,
-                  symmetric, dominant, paper):
-    """The greedy loop. Works on compact indices c (dictionary words with an embedding, in ascending id order);
-    cache row c of nbr_idx/nbr_sim/sorted_pos/id_pos belongs to compact word c.
+def _fill_symmetric(process, nbr_idx, nbr_sim, powers, sorted_pos, kv2comp, limit, threshold, exponent, dominant,
+                    paper):
+    """The greedy loop for a symmetric S'. Works on compact indices c (dictionary words with an embedding, in
+    ascending id order); cache row c of nbr_idx/nbr_sim/sorted_pos belongs to compact word c. Columns depend on the
+    columns processed before them, so this loop is sequential.
 
     powers: [m, k] float64 similarity**exponent, or a [0, 0] array to compute them here.
-    Returns per-column lists: count[m], rows[m, limit] (compact row indices), vals[m, limit] (float32). In the
-    non-symmetric case every list is sorted by row; in the symmetric case the lists are unsorted.
+    Returns per-column lists, unsorted: count[m], rows[m, limit] (compact row indices), vals[m, limit] (float32).
     """
     m = nbr_idx.shape[0]
     k = nbr_idx.shape[1]
     count = np.zeros(m, dtype=np.int64)
     colsum = np.zeros(m, dtype=np.float32)
     stamp = np.full(m, -1, dtype=np.int64)
-    chosen = np.full(k, -1, dtype=np.int64)
-    chosen_val = np.empty(k, dtype=np.float32)
     rows = np.empty((m, limit), dtype=np.int32)
     vals = np.empty((m, limit), dtype=np.float32)
     one32 = np.float32(1.0)
@@ -309,9 +322,8 @@ def _fill_columns(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2comp
         p = limit - count[c1]  # num_rows: neighbours requested from most_similar
         if p <= 0:
             continue
-        if symmetric:
-            for e in range(count[c1]):
-                stamp[rows[c1, e]] = c1
+        for e in range(count[c1]):
+            stamp[rows[c1, e]] = c1
         for j in range(k):  # candidates in column order (idf desc, id asc); non-dictionary words last
             pos = sorted_pos[c1, j]
             if pos >= p:
@@ -322,60 +334,14 @@ def _fill_columns(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2comp
             s = np.float64(nbr_sim[c1, pos])
             if not (s > threshold):
                 continue
-            if have_powers:
-                v = powers[c1, pos]
-            elif exponent == 1.0:
-                v = s
-            elif exponent == 2.0:
-                v = s * s  # exact for a float32 s, hence equal to pow(s, 2)
-            elif s < 0.0 and integral:  # CPython: pow(|s|, y), negated for odd integer y
-                v = math.pow(-s, exponent)
-                if odd:
-                    v = -v
-            else:
-                v = math.pow(s, exponent)
+            v = _value(s, powers[c1, pos] if have_powers else 0.0, have_powers, exponent, integral, odd)
             v32 = np.float32(v)
             a = abs(v)
             a32 = np.float32(a)
             if paper:
                 if dominant and np.float64(colsum[c1]) + a >= 1.0:
                     break
-                if symmetric:
-                    if count[c2] < limit and (not dominant or np.float64(colsum[c2]) + a < 1.0) \
-                            and stamp[c2] != c1:
-                        rows[c1, count[c1]] = c2
-                        vals[c1, count[c1]] = v32
-                        count[c1] += 1
-                        rows[c2, count[c2]] = c1
-                        vals[c2, count[c2]] = v32
-                        count[c2] += 1
-                        if dominant:
-                            colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
-                            colsum[c2] = np.float32(np.float64(colsum[c2]) + a)
-                else:
-                    chosen[pos] = step
-                    chosen_val[pos] = v32
-                    count[c1] += 1
-                    if dominant:
-                        colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
-            else:
-                if dominant and colsum[c1] + a32 >= one32:
-                    continue
-                if count[c1] == limit:
-                    continue
-                if symmetric and stamp[c2] == c1:
-                    continue
-                if not symmetric:
-                    chosen[pos] = step
-                    chosen_val[pos] = v32
-                    count[c1] += 1
-                    if dominant:
-                        colsum[c1] = colsum[c1] + a32
-                else:
-                    if dominant and colsum[c2] + a32 >= one32:
-                        continue
-                    if count[c2] == limit:
-                        continue
+                if count[c2] < limit and (not dominant or np.float64(colsum[c2]) + a < 1.0) and stamp[c2] != c1:
                     rows[c1, count[c1]] = c2
                     vals[c1, count[c1]] = v32
                     count[c1] += 1
@@ -383,22 +349,86 @@ def _fill_columns(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2comp
                     vals[c2, count[c2]] = v32
                     count[c2] += 1
                     if dominant:
-                        colsum[c1] = colsum[c1] + a32
-                        colsum[c2] = colsum[c2] + a32
-        if not symmetric and count[c1] > 0:  # emit the column's entries sorted by row
-            e = 0
-            for j in range(k):
-                pos = id_pos[c1, j]
-                if chosen[pos] == step:
-                    rows[c1, e] = kv2comp[nbr_idx[c1, pos]]
-                    vals[c1, e] = chosen_val[pos]
-                    e += 1
+                        colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
+                        colsum[c2] = np.float32(np.float64(colsum[c2]) + a)
+            else:
+                if dominant and (colsum[c1] + a32 >= one32 or colsum[c2] + a32 >= one32):
+                    continue
+                if count[c1] == limit or count[c2] == limit or stamp[c2] == c1:
+                    continue
+                rows[c1, count[c1]] = c2
+                vals[c1, count[c1]] = v32
+                count[c1] += 1
+                rows[c2, count[c2]] = c1
+                vals[c2, count[c2]] = v32
+                count[c2] += 1
+                if dominant:
+                    colsum[c1] = colsum[c1] + a32
+                    colsum[c2] = colsum[c2] + a32
     return count, rows, vals
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _fill_independent(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2comp, limit, threshold, exponent,
+                      dominant, paper):
+    """The greedy loop for a non-symmetric S': every column depends only on its own candidates, so the columns run
+    in parallel. Same arguments as :func:`_fill_symmetric`; the lists come out sorted by row."""
+    m = nbr_idx.shape[0]
+    k = nbr_idx.shape[1]
+    count = np.zeros(m, dtype=np.int64)
+    rows = np.empty((m, limit), dtype=np.int32)
+    vals = np.empty((m, limit), dtype=np.float32)
+    one32 = np.float32(1.0)
+    have_powers = powers.shape[0] > 0
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    for step in numba.prange(process.shape[0]):
+        c1 = process[step]
+        chosen = np.zeros(k, dtype=np.bool_)
+        chosen_val = np.empty(k, dtype=np.float32)
+        n_chosen = 0
+        colsum = np.float32(0.0)
+        for j in range(k):  # candidates in column order (idf desc, id asc); non-dictionary words last
+            pos = sorted_pos[c1, j]
+            if pos >= limit:
+                continue  # not among the first num_rows neighbours
+            c2 = kv2comp[nbr_idx[c1, pos]]
+            if c2 < 0:
+                break  # only non-dictionary words follow
+            s = np.float64(nbr_sim[c1, pos])
+            if not (s > threshold):
+                continue
+            v = _value(s, powers[c1, pos] if have_powers else 0.0, have_powers, exponent, integral, odd)
+            a = abs(v)
+            if paper:
+                if dominant and np.float64(colsum) + a >= 1.0:
+                    break
+                if dominant:
+                    colsum = np.float32(np.float64(colsum) + a)
+            else:
+                if dominant and colsum + np.float32(a) >= one32:
+                    continue
+                if n_chosen == limit:
+                    continue
+                if dominant:
+                    colsum = colsum + np.float32(a)
+            chosen[pos] = True
+            chosen_val[pos] = np.float32(v)
+            n_chosen += 1
+        e = 0
+        for j in range(k):  # emit the column's entries sorted by row
+            pos = id_pos[c1, j]
+            if chosen[pos]:
+                rows[c1, e] = kv2comp[nbr_idx[c1, pos]]
+                vals[c1, e] = chosen_val[pos]
+                e += 1
+        count[c1] = n_chosen
+    return count, rows, vals
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
 def _sorted_lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp):
-    """Column lists sorted by row (+ unit diagonal) -> CSC arrays, by one sequential gather."""
+    """Column lists sorted by row (+ unit diagonal) -> CSC arrays, columns copied in parallel."""
     indptr = np.zeros(n + 1, dtype=np.int64)
     for j in range(n):
         c = comp_of_dict[j]
@@ -406,7 +436,7 @@ def _sorted_lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp):
     nnz = indptr[n]
     indices = np.empty(nnz, dtype=np.int32)
     data = np.empty(nnz, dtype=np.float32)
-    for j in range(n):
+    for j in numba.prange(n):
         out = indptr[j]
         c = comp_of_dict[j]
         diagonal_done = False
@@ -427,38 +457,37 @@ def _sorted_lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp):
     return indptr, indices, data
 
 
-@numba.njit(cache=True, nogil=True)
-def _lists_to_csr(n, comp_of_dict, dict_of_comp, count, rows, vals):
-    """Unsorted column lists (+ unit diagonal) -> CSR arrays of the matrix (sorted column indices), by one
-    counting-sort scatter. For a symmetric matrix these are also its CSC arrays."""
-    nnz = n
-    for c in range(count.shape[0]):
-        nnz += count[c]
-    row_ptr = np.zeros(n + 1, dtype=np.int64)
-    for j in range(n):
-        row_ptr[j + 1] += 1  # diagonal
-        c = comp_of_dict[j]
-        if c >= 0:
-            for e in range(count[c]):
-                row_ptr[dict_of_comp[rows[c, e]] + 1] += 1
-    for i in range(n):
-        row_ptr[i + 1] += row_ptr[i]
-    fill = row_ptr[:-1].copy()
-    csr_col = np.empty(nnz, dtype=np.int32)
-    csr_val = np.empty(nnz, dtype=np.float32)
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _symmetric_lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp):
+    """Unsorted column lists of a symmetric matrix (+ unit diagonal) -> CSC arrays: every column holds all of its
+    entries, so each is sorted on its own, in parallel."""
+    indptr = np.zeros(n + 1, dtype=np.int64)
     for j in range(n):
         c = comp_of_dict[j]
+        indptr[j + 1] = indptr[j] + 1 + (count[c] if c >= 0 else 0)
+    nnz = indptr[n]
+    indices = np.empty(nnz, dtype=np.int32)
+    data = np.empty(nnz, dtype=np.float32)
+    for j in numba.prange(n):
+        out = indptr[j]
+        c = comp_of_dict[j]
+        diagonal_done = False
         if c >= 0:
+            order = np.argsort(rows[c, :count[c]])
             for e in range(count[c]):
-                i = dict_of_comp[rows[c, e]]
-                csr_col[fill[i]] = j
-                csr_val[fill[i]] = vals[c, e]
-                fill[i] += 1
-        # row j has received exactly the entries of columns < j so far: its diagonal goes next
-        csr_col[fill[j]] = j
-        csr_val[fill[j]] = 1.0
-        fill[j] += 1
-    return row_ptr, csr_col, csr_val
+                r = rows[c, order[e]]
+                if not diagonal_done and r > c:
+                    indices[out] = j
+                    data[out] = 1.0
+                    out += 1
+                    diagonal_done = True
+                indices[out] = dict_of_comp[r]
+                data[out] = vals[c, order[e]]
+                out += 1
+        if not diagonal_done:
+            indices[out] = j
+            data[out] = 1.0
+    return indptr, indices, data
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -571,12 +600,15 @@ class TermSimilarityBuilder:
             powers = self.powers(exponent)
         else:
             powers = np.empty((0, 0), dtype=np.float64)
-        count, rows, vals = _fill_columns(
-            self.process, self.nbr_idx, self.nbr_sim, powers, self.sorted_pos, self.id_pos, self.kv2comp,
-            nonzero_limit, threshold, exponent, bool(symmetric), bool(dominant), rule == "paper")
+        arguments = (self.process, self.nbr_idx, self.nbr_sim, powers, self.sorted_pos)
         if symmetric:
-            indptr, indices, data = _lists_to_csr(self.n, self.comp_of_dict, self.dict_of_comp, count, rows, vals)
+            count, rows, vals = _fill_symmetric(*arguments, self.kv2comp, nonzero_limit, threshold, exponent,
+                                                bool(dominant), rule == "paper")
+            indptr, indices, data = _symmetric_lists_to_csc(self.n, self.comp_of_dict, count, rows, vals,
+                                                            self.dict_of_comp)
         else:
+            count, rows, vals = _fill_independent(*arguments, self.id_pos, self.kv2comp, nonzero_limit, threshold,
+                                                  exponent, bool(dominant), rule == "paper")
             indptr, indices, data = _sorted_lists_to_csc(self.n, self.comp_of_dict, count, rows, vals,
                                                          self.dict_of_comp)
         matrix = sparse.csc_matrix((data, indices, indptr), shape=(self.n, self.n))
