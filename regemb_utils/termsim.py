@@ -296,6 +296,22 @@ def _value(s, power, have_power, exponent, integral, odd):
     return math.pow(s, exponent)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _candidate(c1, j, p, sorted_pos, nbr_idx, kv2comp, nbr_sim, threshold):
+    """Column c1's j-th candidate in column order: ``(pos, c2, s)``, with c2 = -1 to skip it (not among the first
+    ``p`` neighbours, or not above the threshold) and -2 to end the column (only non-dictionary words follow)."""
+    pos = sorted_pos[c1, j]
+    if pos >= p:
+        return pos, -1, 0.0
+    c2 = kv2comp[nbr_idx[c1, pos]]
+    if c2 < 0:
+        return pos, -2, 0.0
+    s = np.float64(nbr_sim[c1, pos])
+    if not (s > threshold):
+        return pos, -1, s
+    return pos, c2, s
+
+
 @numba.njit(cache=True, nogil=True)
 def _fill_symmetric(process, nbr_idx, nbr_sim, powers, sorted_pos, kv2comp, limit, threshold, exponent, dominant,
                     paper):
@@ -325,46 +341,36 @@ def _fill_symmetric(process, nbr_idx, nbr_sim, powers, sorted_pos, kv2comp, limi
         for e in range(count[c1]):
             stamp[rows[c1, e]] = c1
         for j in range(k):  # candidates in column order (idf desc, id asc); non-dictionary words last
-            pos = sorted_pos[c1, j]
-            if pos >= p:
-                continue  # not among the first num_rows neighbours
-            c2 = kv2comp[nbr_idx[c1, pos]]
+            pos, c2, s = _candidate(c1, j, p, sorted_pos, nbr_idx, kv2comp, nbr_sim, threshold)
+            if c2 == -2:
+                break
             if c2 < 0:
-                break  # only non-dictionary words follow
-            s = np.float64(nbr_sim[c1, pos])
-            if not (s > threshold):
                 continue
             v = _value(s, powers[c1, pos] if have_powers else 0.0, have_powers, exponent, integral, odd)
             v32 = np.float32(v)
             a = abs(v)
             a32 = np.float32(a)
-            if paper:
+            if paper:  # a dominance violation of the column ends it
                 if dominant and np.float64(colsum[c1]) + a >= 1.0:
                     break
-                if count[c2] < limit and (not dominant or np.float64(colsum[c2]) + a < 1.0) and stamp[c2] != c1:
-                    rows[c1, count[c1]] = c2
-                    vals[c1, count[c1]] = v32
-                    count[c1] += 1
-                    rows[c2, count[c2]] = c1
-                    vals[c2, count[c2]] = v32
-                    count[c2] += 1
-                    if dominant:
-                        colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
-                        colsum[c2] = np.float32(np.float64(colsum[c2]) + a)
-            else:
-                if dominant and (colsum[c1] + a32 >= one32 or colsum[c2] + a32 >= one32):
-                    continue
-                if count[c1] == limit or count[c2] == limit or stamp[c2] == c1:
-                    continue
-                rows[c1, count[c1]] = c2
-                vals[c1, count[c1]] = v32
-                count[c1] += 1
-                rows[c2, count[c2]] = c1
-                vals[c2, count[c2]] = v32
-                count[c2] += 1
-                if dominant:
-                    colsum[c1] = colsum[c1] + a32
-                    colsum[c2] = colsum[c2] + a32
+                accept = count[c2] < limit and (not dominant or np.float64(colsum[c2]) + a < 1.0)
+            else:  # any violation skips the candidate
+                accept = count[c1] < limit and count[c2] < limit and not (
+                    dominant and (colsum[c1] + a32 >= one32 or colsum[c2] + a32 >= one32))
+            if not accept or stamp[c2] == c1:
+                continue
+            rows[c1, count[c1]] = c2
+            vals[c1, count[c1]] = v32
+            count[c1] += 1
+            rows[c2, count[c2]] = c1
+            vals[c2, count[c2]] = v32
+            count[c2] += 1
+            if dominant and paper:  # the fork's float64 sums, stored back into float32
+                colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
+                colsum[c2] = np.float32(np.float64(colsum[c2]) + a)
+            elif dominant:
+                colsum[c1] = colsum[c1] + a32
+                colsum[c2] = colsum[c2] + a32
     return count, rows, vals
 
 
@@ -389,14 +395,10 @@ def _fill_independent(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2
         n_chosen = 0
         colsum = np.float32(0.0)
         for j in range(k):  # candidates in column order (idf desc, id asc); non-dictionary words last
-            pos = sorted_pos[c1, j]
-            if pos >= limit:
-                continue  # not among the first num_rows neighbours
-            c2 = kv2comp[nbr_idx[c1, pos]]
+            pos, c2, s = _candidate(c1, j, limit, sorted_pos, nbr_idx, kv2comp, nbr_sim, threshold)
+            if c2 == -2:
+                break
             if c2 < 0:
-                break  # only non-dictionary words follow
-            s = np.float64(nbr_sim[c1, pos])
-            if not (s > threshold):
                 continue
             v = _value(s, powers[c1, pos] if have_powers else 0.0, have_powers, exponent, integral, odd)
             a = abs(v)

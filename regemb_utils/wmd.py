@@ -191,13 +191,18 @@ class _Collection:
 
 def relaxed_wmd(Q, T, embeddings) -> np.ndarray:
     """RWMD for all pairs: max of the two one-sided relaxations (a lower bound of WMD); +inf for empty documents."""
+    return _all_pairs(Q, T, embeddings, lambda collection, q_w, D: collection.rwmd(q_w, D))
+
+
+def _all_pairs(Q, T, embeddings, bound) -> np.ndarray:
+    """``bound(collection, query weights, query-to-collection word distances)`` for every query; +inf if empty."""
     Q, T, E = _prepare(Q, T, embeddings)
     collection = _Collection(T, E)
     result = np.full((Q.shape[0], T.shape[0]), np.inf)
     for i in range(Q.shape[0]):
         q_ids, q_w = _row(Q, i)
         if len(q_ids):
-            result[i] = collection.rwmd(q_w, collection.query_distances(q_ids))
+            result[i] = bound(collection, q_w, collection.query_distances(q_ids))
     return result
 
 
@@ -258,14 +263,7 @@ def ict_bounds(Q, T, embeddings) -> np.ndarray:
     least as tight as RWMD. One-sided: each word's mass moves to the other document's words in order of distance, a
     word taking at most its own weight from each word (the constraint RWMD drops); the bound is the max of both
     directions. +inf for empty documents."""
-    Q, T, E = _prepare(Q, T, embeddings)
-    collection = _Collection(T, E)
-    result = np.full((Q.shape[0], T.shape[0]), np.inf)
-    for i in range(Q.shape[0]):
-        q_ids, q_w = _row(Q, i)
-        if len(q_ids):
-            result[i] = _ict(collection, q_w, collection.query_distances(q_ids))
-    return result
+    return _all_pairs(Q, T, embeddings, _ict)
 
 
 # ----------------------------------------------------------------------------------------------------------------
