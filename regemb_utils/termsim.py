@@ -429,8 +429,10 @@ def _fill_independent(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _sorted_lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp):
-    """Column lists sorted by row (+ unit diagonal) -> CSC arrays, columns copied in parallel."""
+def _lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp, sort):
+    """Column lists (+ unit diagonal) -> CSC arrays, columns in parallel. Each list must hold all of its column's
+    entries (true of both fills, since a symmetric fill writes every pair into both columns); ``sort`` sorts a
+    list by row first (the symmetric fill leaves them unsorted)."""
     indptr = np.zeros(n + 1, dtype=np.int64)
     for j in range(n):
         c = comp_of_dict[j]
@@ -443,39 +445,7 @@ def _sorted_lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp):
         c = comp_of_dict[j]
         diagonal_done = False
         if c >= 0:
-            for e in range(count[c]):
-                r = rows[c, e]
-                if not diagonal_done and r > c:
-                    indices[out] = j
-                    data[out] = 1.0
-                    out += 1
-                    diagonal_done = True
-                indices[out] = dict_of_comp[r]
-                data[out] = vals[c, e]
-                out += 1
-        if not diagonal_done:
-            indices[out] = j
-            data[out] = 1.0
-    return indptr, indices, data
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _symmetric_lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp):
-    """Unsorted column lists of a symmetric matrix (+ unit diagonal) -> CSC arrays: every column holds all of its
-    entries, so each is sorted on its own, in parallel."""
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for j in range(n):
-        c = comp_of_dict[j]
-        indptr[j + 1] = indptr[j] + 1 + (count[c] if c >= 0 else 0)
-    nnz = indptr[n]
-    indices = np.empty(nnz, dtype=np.int32)
-    data = np.empty(nnz, dtype=np.float32)
-    for j in numba.prange(n):
-        out = indptr[j]
-        c = comp_of_dict[j]
-        diagonal_done = False
-        if c >= 0:
-            order = np.argsort(rows[c, :count[c]])
+            order = np.argsort(rows[c, :count[c]]) if sort else np.arange(count[c])
             for e in range(count[c]):
                 r = rows[c, order[e]]
                 if not diagonal_done and r > c:
@@ -606,13 +576,11 @@ class TermSimilarityBuilder:
         if symmetric:
             count, rows, vals = _fill_symmetric(*arguments, self.kv2comp, nonzero_limit, threshold, exponent,
                                                 bool(dominant), rule == "paper")
-            indptr, indices, data = _symmetric_lists_to_csc(self.n, self.comp_of_dict, count, rows, vals,
-                                                            self.dict_of_comp)
         else:
             count, rows, vals = _fill_independent(*arguments, self.id_pos, self.kv2comp, nonzero_limit, threshold,
                                                   exponent, bool(dominant), rule == "paper")
-            indptr, indices, data = _sorted_lists_to_csc(self.n, self.comp_of_dict, count, rows, vals,
-                                                         self.dict_of_comp)
+        indptr, indices, data = _lists_to_csc(self.n, self.comp_of_dict, count, rows, vals, self.dict_of_comp,
+                                              bool(symmetric))
         matrix = sparse.csc_matrix((data, indices, indptr), shape=(self.n, self.n))
         matrix.has_sorted_indices = True
         return matrix
