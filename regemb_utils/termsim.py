@@ -174,7 +174,8 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
     words : the words to compute neighbours for (default: the whole embedding vocabulary). Words without an
         embedding are dropped.
     k : neighbours per word (the paper's largest C is 800); capped at ``len(kv) - 1``.
-    block_size : query rows per BLAS product; default keeps one block of similarities at about 256 MiB.
+    block_size : query rows per step (a BLAS product: by default one block of similarities is about 256 MiB; bit
+        operations: 2,048 rows by default).
     progress : show a tqdm progress bar.
     bits : compute with bit operations (XOR and popcount of packed sign bits), exact for vectors whose entries all
         have one magnitude per row, such as 1-bit quantized ones; ``None`` (default) does so when they have. Their
@@ -200,7 +201,7 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
     indices = np.empty((len(words), k), dtype=np.int32)
     similarities = np.empty((len(words), k), dtype=np.float32)
     if bits:
-        packed, unit = _sign_bits(kv.vectors), None
+        packed = _sign_bits(kv.vectors)
         block_size = block_size or 2048
     else:
         unit = _unit_rows(kv.vectors)
