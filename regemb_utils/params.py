@@ -125,12 +125,89 @@ _ORTHOGONALIZATION = (
     Parameter("tsne_words", _same(40), "a positive integer (most common words shown in Figure 1)", _positive_int),
 )
 
+def _booleans(value):
+    values = (value,) if isinstance(value, bool) else tuple(value)
+    if not values or any(not isinstance(v, bool) for v in values) or len(set(values)) != len(values):
+        raise ValueError
+    return tuple(v for v in (True, False) if v in values)  # the paper's order: True first
+
+
+def _numbers_in(low, high, positive=False):
+    def check(value):
+        values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+        if not values or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+            raise ValueError
+        if any(not low <= v <= high for v in values) or (positive and any(v <= 0 for v in values)):
+            raise ValueError
+        return tuple(sorted({float(v) for v in values}))
+
+    return check
+
+
+def _odd_ks(value):
+    values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    if not values or any(isinstance(v, bool) or not isinstance(v, int) or v not in range(1, 20, 2) for v in values):
+        raise ValueError
+    return tuple(sorted(set(values)))
+
+
+def _scheduler(value):
+    if not isinstance(value, str) or not (value in ("local", "dask-local") or value.startswith("tcp://")):
+        raise ValueError
+    return value
+
+
+def _n_jobs(value):
+    if isinstance(value, bool) or not isinstance(value, int) or not (value >= 1 or value == -1):
+        raise ValueError
+    return value
+
+
+_METHOD_NAMES = ("bow", "soft_vsm", "wmd_quantized", "soft_vsm_quantized", "wmd", "soft_vsm_quantized_ortho",
+                 "soft_vsm_ortho", "tfidf_l1", "wmd_tfidf")
+
+_CLASSIFICATION = (
+    _DATASETS,
+    Parameter("max_documents", {"smoke": 20, "paper": None},
+              'a positive integer, at least the largest k (documents kept from the start of each split), or "all"', _limit),
+    Parameter("methods", _same(_METHOD_NAMES), f"a non-empty list drawn from {list(_METHOD_NAMES)}",
+              _subset_of(_METHOD_NAMES)),
+    Parameter("ks", {"smoke": (1, 3, 5, 7, 9), "paper": tuple(range(1, 20, 2))}, "a non-empty list drawn from [1, 3, 5, ..., 19] (kNN's k)", _odd_ks),
+    Parameter("slopes", _same((0.0,)), "a non-empty list of numbers in [0, 1] (the dtb pivot slope s; it cancels)",
+              _numbers_in(0.0, 1.0)),
+    Parameter("symmetric", {"smoke": (True, False), "paper": (True, False)},
+              "a non-empty list drawn from [True, False] (Sym)", _booleans),
+    Parameter("dominant", {"smoke": (True,), "paper": (True, False)},
+              "a non-empty list drawn from [True, False] (Dom)", _booleans),
+    Parameter("idf", {"smoke": (True,), "paper": (True, False)},
+              "a non-empty list drawn from [True, False] (Idf)", _booleans),
+    Parameter("nonzero_limits", {"smoke": (10, 40), "paper": (100, 200, 400, 800)},
+              "a non-empty list of positive integers (the grid's C)", _sizes),
+    Parameter("thresholds", {"smoke": (-1.0, 0.0), "paper": (-1.0, -0.5, 0.0, 0.5)},
+              "a non-empty list of numbers in [-1, 1] (the grid's t)", _numbers_in(-1.0, 1.0)),
+    Parameter("exponents", {"smoke": (1.0, 4.0), "paper": (1.0, 2.0, 3.0, 4.0)},
+              "a non-empty list of positive numbers (the grid's o; integers when a threshold is negative)",
+              _numbers_in(0.0, 1e6, positive=True)),
+    Parameter("rule", _same("paper"), "one of ['paper', 'gensim'] (how S' handles a dominance violation)",
+              _one_of(("paper", "gensim"))),
+    Parameter("reference", _same("train"), "one of ['train', 'train+validation'] (the test run's reference set)",
+              _one_of(("train", "train+validation"))),
+    Parameter("test", _same("mcnemar"), "one of ['mcnemar', 'paper_t_test'] (the significance test)",
+              _one_of(("mcnemar", "paper_t_test"))),
+    Parameter("wmd_solver", _same("pot"), "one of ['pot', 'pyemd'] (the exact EMD solver)", _one_of(("pot", "pyemd"))),
+    Parameter("n_jobs", _same(os.cpu_count() or 1), "a positive integer or -1 (parallel worker processes)", _n_jobs),
+    Parameter("scheduler", _same("local"),
+              "'local' (joblib on this machine), 'dask-local' (a dask LocalCluster) or a 'tcp://host:port' address "
+              "of a dask scheduler", _scheduler),
+)
+
 CHAPTERS: dict[str, tuple[Parameter, ...]] = {
     "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
     "02_training": (_CORPUS_ARTICLES, _TOKENIZER, *_TRAINING, Parameter(
         "cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "a positive integer (word pairs sampled)",
         _positive_int)),
     "03_orthogonalization": _ORTHOGONALIZATION,
+    "04_scm_vs_wmd": _CLASSIFICATION,
 }
 
 
@@ -184,4 +261,15 @@ def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> Ch
     if chapter == "03_orthogonalization" and values["svd_dimensions"] >= values["factor_words"]:
         raise ParameterError(f"svd_dimensions={values['svd_dimensions']} is not allowed; svd_dimensions must be "
                              f"smaller than factor_words={values['factor_words']}")
+    if chapter == "04_scm_vs_wmd":
+        _check_classification(values)
     return ChapterParameters(values)
+
+
+def _check_classification(values: dict[str, Any]) -> None:
+    if values["max_documents"] is not None and values["max_documents"] < max(values["ks"]):
+        raise ParameterError(f"max_documents={values['max_documents']} is not allowed; max_documents must be at least "
+                             f"the largest k ({max(values['ks'])}) or \"all\"")
+    if min(values["thresholds"]) < 0 and any(o != int(o) for o in values["exponents"]):
+        raise ParameterError(f"exponents={list(values['exponents'])} is not allowed; with a negative threshold every "
+                             "exponent must be an integer (a negative similarity to a fractional power is complex)")

@@ -22,7 +22,7 @@ from typing import Any
 
 import joblib
 
-__all__ = ["parameter_grid", "GridSearchResult", "grid_search"]
+__all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best", "grid_search"]
 
 
 def parameter_grid(specification: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -51,24 +51,37 @@ def _rows(params: dict[str, Any], outcome) -> list[dict[str, Any]]:
     return [{**params, "error": float(outcome)}]
 
 
-def grid_search(
-    evaluate: Callable[[dict[str, Any]], float | Mapping[int, float]],
-    grid: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]],
+def evaluate_grid(
+    evaluate: Callable[[dict[str, Any]], Any],
+    points: Sequence[Mapping[str, Any]],
     *,
     n_jobs: int | None = None,
     verbose: int = 0,
-) -> GridSearchResult:
-    """Evaluate every grid point (in parallel, active joblib backend) and pick the lowest validation error.
+    progress: bool = False,
+    description: str = "grid points",
+) -> list[Any]:
+    """``[evaluate(point) for point in points]`` through ``joblib.Parallel`` (active backend), in grid order.
 
-    ``grid`` is a list of parameter dicts or a ``{name: values}`` specification (see :func:`parameter_grid`).
-    ``n_jobs=None`` lets the active backend decide (joblib's default is 1 worker outside a ``parallel_backend``
-    block). An error that is NaN raises ``ValueError``.
+    With ``progress`` a tqdm bar counts the finished grid points (results arrive in order, so the bar advances as the
+    earliest unfinished point completes). ``evaluate`` may return anything picklable.
     """
-    points = parameter_grid(grid) if isinstance(grid, Mapping) else [dict(point) for point in grid]
-    if not points:
+    from tqdm.auto import tqdm
+
+    points = [dict(point) for point in points]
+    parallel = joblib.Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator")
+    outcomes = parallel(joblib.delayed(evaluate)(point) for point in points)
+    return list(tqdm(outcomes, total=len(points), disable=not progress, desc=description, unit="point"))
+
+
+def select_best(table: Sequence[Mapping[str, Any]]) -> GridSearchResult:
+    """The row of ``table`` (in grid order, k ascending inside a point) with the lowest ``error``; ties: the first.
+
+    The lowest error is the highest accuracy; the first row among equals is the earliest grid point, then the
+    smallest k (notes §8). A NaN error raises ``ValueError``.
+    """
+    table = [dict(row) for row in table]
+    if not table:
         raise ValueError("the grid is empty")
-    outcomes = joblib.Parallel(n_jobs=n_jobs, verbose=verbose)(joblib.delayed(evaluate)(point) for point in points)
-    table = [row for point, outcome in zip(points, outcomes) for row in _rows(point, outcome)]
     for row in table:
         if row["error"] != row["error"]:
             raise ValueError(f"evaluate returned NaN for {row}")
@@ -76,3 +89,24 @@ def grid_search(
     best_row = dict(table[best])
     best_error = best_row.pop("error")
     return GridSearchResult(best_params=best_row, best_error=best_error, table=table)
+
+
+def grid_search(
+    evaluate: Callable[[dict[str, Any]], float | Mapping[int, float]],
+    grid: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]],
+    *,
+    n_jobs: int | None = None,
+    verbose: int = 0,
+    progress: bool = False,
+) -> GridSearchResult:
+    """Evaluate every grid point (in parallel, active joblib backend) and pick the lowest validation error.
+
+    ``grid`` is a list of parameter dicts or a ``{name: values}`` specification (see :func:`parameter_grid`).
+    ``n_jobs=None`` lets the active backend decide (joblib's default is 1 worker outside a ``parallel_backend``
+    block). An error that is NaN raises ``ValueError``. ``progress`` shows a tqdm bar over the grid points.
+    """
+    points = parameter_grid(grid) if isinstance(grid, Mapping) else [dict(point) for point in grid]
+    if not points:
+        raise ValueError("the grid is empty")
+    outcomes = evaluate_grid(evaluate, points, n_jobs=n_jobs, verbose=verbose, progress=progress)
+    return select_best([row for point, outcome in zip(points, outcomes) for row in _rows(point, outcome)])

@@ -42,3 +42,39 @@ def test_bad_parameters_say_what_is_allowed(kwargs, message):
 def test_unknown_chapter():
     with pytest.raises(ParameterError, match="unknown chapter '99_x'; allowed: 01_preprocessing"):
         chapter_parameters("99_x")
+
+
+def test_chapter_4_profiles():
+    smoke = chapter_parameters("04_scm_vs_wmd", "smoke")
+    paper = chapter_parameters("04_scm_vs_wmd", "paper")
+    assert paper.max_documents is None and paper.ks == tuple(range(1, 20, 2))
+    assert paper.symmetric == paper.dominant == paper.idf == (True, False)
+    assert paper.nonzero_limits == (100, 200, 400, 800) and paper.thresholds == (-1.0, -0.5, 0.0, 0.5)
+    assert paper.exponents == (1.0, 2.0, 3.0, 4.0)
+    assert len(paper.methods) == 9 and paper.reference == "train" and paper.test == "mcnemar"
+    assert smoke.max_documents >= max(smoke.ks)
+    p = chapter_parameters("04_scm_vs_wmd", "smoke", symmetric=[False, True], thresholds=[0, -1], ks=[5, 1])
+    assert p.symmetric == (True, False) and p.thresholds == (-1.0, 0.0) and p.ks == (1, 5)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"methods": ["lsi"]}, "methods must be a non-empty list drawn from ['bow', 'soft_vsm'"),
+        ({"ks": [2]}, "ks must be a non-empty list drawn from [1, 3, 5, ..., 19]"),
+        ({"symmetric": [1]}, "symmetric must be a non-empty list drawn from [True, False]"),
+        ({"thresholds": [1.5]}, "thresholds must be a non-empty list of numbers in [-1, 1]"),
+        ({"exponents": [0]}, "exponents=[0] is not allowed"),
+        ({"exponents": [1.5]}, "with a negative threshold every exponent must be an integer"),
+        ({"reference": "test"}, "reference must be one of ['train', 'train+validation']"),
+        ({"test": "t"}, "test must be one of ['mcnemar', 'paper_t_test']"),
+        ({"scheduler": "yarn"}, "scheduler must be 'local'"),
+        ({"n_jobs": 0}, "n_jobs=0 is not allowed"),
+        ({"max_documents": 5}, "max_documents must be at least the largest k (9)"),
+        ({"nonzero_limit": 3}, "unknown parameter(s) nonzero_limit for chapter 04_scm_vs_wmd"),
+    ],
+)
+def test_chapter_4_bad_parameters(kwargs, message):
+    with pytest.raises(ParameterError) as error:
+        chapter_parameters("04_scm_vs_wmd", "smoke", **kwargs)
+    assert message in str(error.value)
