@@ -254,3 +254,17 @@ def test_parallel_context_refuses_an_unknown_scheduler():
     with pytest.raises(ValueError, match="unknown scheduler 'yarn'"):
         with cl.parallel_context("yarn"):
             pass
+
+
+def test_dask_cluster_gives_the_local_results(toy):
+    """The grid points and WMD batches of a small problem on a dask LocalCluster equal the local run."""
+    settings = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, n_jobs=2)
+    for method in ("soft_vsm_ortho", "wmd"):
+        local = toy["results"]["toy", method]
+        with cl.parallel_context("dask-local", 2):
+            remote = classify(method, toy["documents"], settings, key={"on": "dask"}, embeddings=toy["embeddings"],
+                              matrices=toy["matrices"], cache=toy["cache"])["toy"]
+        assert remote.params == local.params
+        pd.testing.assert_frame_equal(remote.validation, local.validation)
+        for k in local.predictions:
+            np.testing.assert_array_equal(remote.predictions[k], local.predictions[k])
