@@ -53,7 +53,7 @@ from .text import tokenize
 
 __all__ = [
     "Method", "METHODS", "SPARSE_KEYS", "Settings", "Documents", "prepare_documents", "term_embeddings",
-    "represent_pair", "Run", "MethodResult", "InMemoryMatrices", "CachedMatrices", "nearest", "wmd_neighbours",
+    "represent_pair", "query_rows", "Run", "MethodResult", "InMemoryMatrices", "CachedMatrices", "nearest", "wmd_neighbours",
     "classify", "parallel_context", "error_table", "relative_error_table", "speed_table", "optimal_parameters",
     "significance_table", "nonpositive_table", "PAPER_TEST_ERRORS", "PAPER_RELATIVE_ERRORS", "PAPER_SPEEDS",
     "PAPER_TABLE_2", "chapter_documents", "run_chapter",
@@ -100,6 +100,7 @@ class Settings:
     rule: str = "paper"
     reference: str = "train"
     wmd_solver: str = "pot"
+    wmd_queries: tuple[tuple[str, int | None], ...] = ()  # (data set, at most this many WMD queries per split)
     n_jobs: int = 1
     progress: bool = False
 
@@ -109,8 +110,8 @@ class Settings:
                 ("nonzero_limit", params["nonzero_limits"]), ("threshold", params["thresholds"]),
                 ("exponent", params["exponents"]))
         return cls(ks=tuple(params["ks"]), slopes=tuple(params["slopes"]), sparse_grid=grid, rule=params["rule"],
-                   reference=params["reference"], wmd_solver=params["wmd_solver"], n_jobs=params["n_jobs"],
-                   progress=progress)
+                   reference=params["reference"], wmd_solver=params["wmd_solver"],
+                   wmd_queries=tuple(params["wmd_queries"]), n_jobs=params["n_jobs"], progress=progress)
 
     def points(self, method: str) -> list[dict[str, Any]]:
         """The method's grid points in the paper's order: the slope first, then the orthogonalization keys."""
@@ -124,6 +125,10 @@ class Settings:
             grid += list(self.sparse_grid)
         keys = [key for key, _ in grid]
         return [dict(zip(keys, values)) for values in itertools.product(*(values for _, values in grid))]
+
+    def query_limit(self, method: str, dataset: str) -> int | None:
+        """At most this many queries per split for ``method`` on ``dataset`` (None: all); only WMD is limited."""
+        return dict(self.wmd_queries).get(dataset) if METHODS[method].measure == "wmd" else None
 
     def key(self, method: str) -> dict[str, Any]:
         """The settings that change the method's results (for the artifact key)."""
@@ -262,6 +267,17 @@ class CachedMatrices:
 # similarities and neighbours, on one core, timed
 
 
+QUERY_SEED = 42
+
+
+def query_rows(n: int, limit: int | None, seed: int = QUERY_SEED) -> np.ndarray:
+    """The queries of a split that a limited method answers: all ``n``, or a seeded random ``limit`` of them
+    (sorted). The same seed gives the same rows to every limited method, so their predictions stay paired."""
+    if limit is None or limit >= n:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).permutation(n)[:limit])
+
+
 @dataclass(frozen=True)
 class Run:
     """One similarity computation: its split, size and time, and what went wrong or was saved."""
@@ -374,10 +390,14 @@ class _Task:
     solver: str = "pot"
     n_jobs: int | None = 1  # inside a run (WMD batches); 1 inside grid-point workers
     progress: bool = False
+    query_limits: dict[str, int | None] = field(default_factory=dict)  # data set -> at most this many queries
 
     def run(self, name: str, point: Mapping[str, Any], queries: str, reference: str, S=None):
+        """kNN votes for every k, the timed run, and the rows of the query split that were answered."""
         documents = self.documents[name]
         Q, R = represent_pair(self.method, documents, queries, reference, point.get("slope", 0.0))
+        rows = query_rows(Q.shape[0], self.query_limits.get(name))
+        Q = Q[rows]
         if S is not None:
             S = sparse.csc_matrix(S[:, documents.terms])[documents.terms, :]
         indices, run = nearest(self.method, Q, R, max(self.ks), queries, term_similarity=S,
@@ -386,7 +406,7 @@ class _Task:
                                description=f"{self.method} {name} {queries}")
         reference_labels = documents.split(reference)[1]
         votes = _votes(reference_labels[indices], self.ks, documents.n_labels)
-        return votes, run
+        return votes, run, rows
 
 
 def _votes(neighbour_labels, ks, n_labels) -> dict[int, np.ndarray]:
@@ -400,8 +420,8 @@ def _validation_point(task: _Task, point: dict[str, Any]) -> dict[str, tuple[dic
     S = task.matrices.build(point) if METHODS[task.method].measure == "sparse_scm" else None
     outcome = {}
     for name, documents in task.documents.items():
-        votes, run = task.run(name, point, "validation", "train", S)
-        truth = documents.labels["validation"]
+        votes, run, rows = task.run(name, point, "validation", "train", S)
+        truth = documents.labels["validation"][rows]
         outcome[name] = ({k: int(np.sum(v != truth)) for k, v in votes.items()}, len(truth), run)
     return outcome
 
@@ -414,9 +434,13 @@ class MethodResult:
     method: str
     params: dict[str, Any]  # the chosen grid point and k
     validation: pd.DataFrame  # one row per (grid point, k): its parameters, errors, error
-    truth: np.ndarray  # test labels
+    truth: np.ndarray  # test labels of the answered queries
     predictions: dict[int, np.ndarray]  # test predictions for every k at the chosen grid point
     runs: list[Run] = field(default_factory=list)  # every validation grid run, then the test run
+    test_rows: np.ndarray | None = None  # the answered rows of the test split (None: all of them)
+
+    def rows(self) -> np.ndarray:
+        return np.arange(len(self.truth)) if self.test_rows is None else self.test_rows
 
     @property
     def k(self) -> int:
@@ -444,10 +468,11 @@ def _select(points, outcomes, name) -> tuple[dict[str, Any], pd.DataFrame, list[
 
 def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices):
     points = settings.points(method)
-    task = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, 1, False)
+    limits = {name: settings.query_limit(method, name) for name in documents}
+    task = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, 1, False, limits)
     if len(points) == 1:  # no grid: one run per data set (WMD parallel over query batches)
         inner = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, settings.n_jobs,
-                      settings.progress)
+                      settings.progress, limits)
         outcomes = [_validation_point(inner, points[0])]
     else:
         outcomes = evaluate_grid(partial(_validation_point, task), points, n_jobs=settings.n_jobs,
@@ -457,11 +482,12 @@ def _compute(method: str, documents: dict[str, Documents], settings: Settings, e
         chosen, table, runs = _select(points, outcomes, name)
         point = {key: value for key, value in chosen.items() if key != "k"}
         test_task = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, settings.n_jobs,
-                          settings.progress)
+                          settings.progress, limits)
         S = matrices.build(point) if METHODS[method].measure == "sparse_scm" else None
-        predictions, run = test_task.run(name, point, "test", settings.reference, S)
-        results[name] = MethodResult(name, method, chosen, table, documents[name].labels["test"], predictions,
-                                     runs + [run])
+        predictions, run, rows = test_task.run(name, point, "test", settings.reference, S)
+        all_rows = len(rows) == len(documents[name].labels["test"])
+        results[name] = MethodResult(name, method, chosen, table, documents[name].labels["test"][rows], predictions,
+                                     runs + [run], None if all_rows else rows)
     return results
 
 
@@ -483,6 +509,9 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
         raise ValueError(f"method {method!r} needs matrices")
     cache = cache or ArtifactCache()
     keys = {name: dict(key, dataset=name, method=method, **settings.key(method)) for name in documents}
+    for name in documents:
+        if settings.query_limit(method, name) is not None:
+            keys[name]["query_limit"] = settings.query_limit(method, name)
     missing = {name: documents[name] for name in documents if not cache.has("knn", keys[name])}
     computed = _compute(method, missing, settings, embeddings, matrices) if missing else {}
 
@@ -620,6 +649,7 @@ def significance_table(results: Mapping[tuple[str, str], MethodResult], test: st
                        alpha: float = 0.05) -> pd.DataFrame:
     """Every pair of methods on every data set: p-value, BH q-value over all the tests, and the verdict.
 
+    Each pair is compared on the test queries both answered (the WMD methods may answer a subsample).
     ``test="mcnemar"``: the exact McNemar test on the paired test predictions (two-sided), significant when
     q < α. ``test="paper_t_test"``: the paper's "t-test" (:func:`regemb_utils.statistics.paper_t_test`) with the
     more accurate method first (its p-value is one-sided; we assume the paper's order put the better method first,
@@ -633,16 +663,19 @@ def significance_table(results: Mapping[tuple[str, str], MethodResult], test: st
         methods = [m for d, m in order if d == dataset]
         for a, b in itertools.combinations(methods, 2):
             ra, rb = results[dataset, a], results[dataset, b]
-            pa, pb = ra.predictions[ra.k], rb.predictions[rb.k]
-            row = {"dataset": dataset, "a": METHODS[a].label, "b": METHODS[b].label,
-                   "error a": 100 * ra.test_error, "error b": 100 * rb.test_error}
+            common = np.intersect1d(ra.rows(), rb.rows())  # paired: the test queries both methods answered
+            at, bt = np.searchsorted(ra.rows(), common), np.searchsorted(rb.rows(), common)
+            pa, pb, truth = ra.predictions[ra.k][at], rb.predictions[rb.k][bt], ra.truth[at]
+            error_a, error_b = float(np.mean(pa != truth)), float(np.mean(pb != truth))
+            row = {"dataset": dataset, "a": METHODS[a].label, "b": METHODS[b].label, "queries": len(common),
+                   "error a": 100 * error_a, "error b": 100 * error_b}
             if test == "mcnemar":
-                outcome = mcnemar_exact(pa, pb, ra.truth)
+                outcome = mcnemar_exact(pa, pb, truth)
                 row.update({"only a right": outcome.only_a_correct, "only b right": outcome.only_b_correct,
                             "p": outcome.pvalue})
             else:
-                n = len(ra.truth)
-                accuracies = sorted([1 - ra.test_error, 1 - rb.test_error], reverse=True)
+                n = len(common)
+                accuracies = sorted([1 - error_a, 1 - error_b], reverse=True)
                 row.update({"p": paper_t_test(accuracies[0], n, accuracies[1], n, alpha).pvalue})
             rows.append(row)
     table = pd.DataFrame(rows)
@@ -694,6 +727,7 @@ def run_chapter(params, *, cache: ArtifactCache | None = None, progress: bool = 
     from .embeddings import profile_embeddings
     from .orthogonalization import neighbour_cache
     from .params import chapter_parameters
+    from .termsim import is_binary
 
     cache = cache or ArtifactCache()
     preprocessing = chapter_parameters("01_preprocessing", params["profile"])
@@ -713,7 +747,8 @@ def run_chapter(params, *, cache: ArtifactCache | None = None, progress: bool = 
             if m.measure == "sparse_scm":
                 k = max(params["nonzero_limits"])
                 neighbour_key = dict(model_key, corpus_articles=preprocessing.corpus_articles,
-                                     dictionary_tokenizer=preprocessing.tokenizer)
+                                     dictionary_tokenizer=preprocessing.tokenizer,
+                                     bit_operations=is_binary(vectors.vectors))
                 neighbour_cache(vectors, dictionary, k, neighbour_key, cache)  # chapter 3's, or computed now
                 matrices = CachedMatrices(str(cache.root.resolve()), preprocessing.corpus_articles,
                                           preprocessing.tokenizer, tuple(sorted(neighbour_key.items())), k,

@@ -54,8 +54,13 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, k: int, key: 
     def load(directory: Path):
         return Neighbours.load(directory / "neighbours.npz"), float((directory / "seconds.txt").read_text())
 
-    # 1-bit vectors take the exact bit-operation path (exact ties), which orders ties differently from BLAS rounding
-    params = dict(key, k=k, bit_operations=is_binary(vectors.vectors))
+    # 1-bit vectors take the exact bit-operation path (exact ties), which orders ties differently from BLAS rounding.
+    # Without the vectors (a worker loading an existing cache) the key must say which path built it.
+    params = dict(key, k=k)
+    if vectors is not None:
+        params["bit_operations"] = is_binary(vectors.vectors)
+    elif "bit_operations" not in params:
+        raise ValueError("without vectors, the key must contain 'bit_operations'")
     return (cache or ArtifactCache()).get("neighbours", params, compute, save, load)
 
 

@@ -151,6 +151,23 @@ def _odd_ks(value):
     return tuple(sorted(set(values)))
 
 
+def _wmd_queries(value):
+    """"all", a positive integer, or a mapping data set -> either (missing data sets: "all"); stored as a
+    sorted tuple of (data set, limit or None)."""
+    if isinstance(value, Mapping):
+        unknown = set(value) - set(DATASETS)
+        if unknown:
+            raise ValueError
+        return tuple(sorted((name, _limit(limit)) for name, limit in value.items()))
+    return tuple((name, _limit(value)) for name in DATASETS)
+
+
+# WMD queries per split in the paper profile: exact WMD costs ≈ 0.06 s (TWITTER) to ≈ 50 s (20NEWS) per query on one
+# core here, ≈ 100 core-hours per WMD method for 20NEWS's test split alone; these sizes keep the chapter near 2 h on
+# 2 cores (see the chapter).
+_PAPER_WMD_QUERIES = {"bbcsport": 100, "twitter": 200, "ohsumed": 100, "reuters": 100, "amazon": 50, "20news": 10}
+
+
 def _scheduler(value):
     if not isinstance(value, str) or not (value in ("local", "dask-local") or value.startswith("tcp://")):
         raise ValueError
@@ -194,6 +211,10 @@ _CLASSIFICATION = (
               _one_of(("train", "train+validation"))),
     Parameter("test", _same("mcnemar"), "one of ['mcnemar', 'paper_t_test'] (the significance test)",
               _one_of(("mcnemar", "paper_t_test"))),
+    Parameter("wmd_queries", {"smoke": _wmd_queries("all"), "paper": _wmd_queries(_PAPER_WMD_QUERIES)},
+              '"all", a positive integer, or a mapping from data set to either: at most this many validation and '
+              'this many test queries per data set for the WMD methods (a seeded random subsample; the others use '
+              'every query)', _wmd_queries),
     Parameter("wmd_solver", _same("pot"), "one of ['pot', 'pyemd'] (the exact EMD solver)", _one_of(("pot", "pyemd"))),
     Parameter("n_jobs", _same(os.cpu_count() or 1), "a positive integer or -1 (parallel worker processes)", _n_jobs),
     Parameter("scheduler", _same("local"),

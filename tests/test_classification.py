@@ -13,7 +13,8 @@ from regemb_utils import classification as cl
 from regemb_utils.cache import ArtifactCache
 from regemb_utils.classification import (
     METHODS, InMemoryMatrices, MethodResult, Run, Settings, classify, error_table, optimal_parameters,
-    prepare_documents, relative_error_table, represent_pair, significance_table, speed_table, term_embeddings,
+    prepare_documents, query_rows, relative_error_table, represent_pair, significance_table, speed_table,
+    term_embeddings,
 )
 from regemb_utils.data import Dataset, Split
 from regemb_utils.orthogonalization import MatrixGrid
@@ -149,6 +150,31 @@ def test_results_come_from_the_cache_the_second_time(toy, monkeypatch):
     with pytest.raises(AssertionError, match="recomputed"):  # another rule is another artifact
         classify("soft_vsm_ortho", toy["documents"], changed, key={"data": "toy"}, matrices=toy["matrices"],
                  cache=toy["cache"])
+
+
+def test_wmd_answers_a_seeded_subsample_of_queries_paired_with_the_full_run(toy):
+    limited = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, wmd_queries=(("toy", 5),))
+    assert limited.query_limit("wmd", "toy") == 5 and limited.query_limit("soft_vsm", "toy") is None
+    sub = classify("wmd", toy["documents"], limited, key={"data": "toy"}, embeddings=toy["embeddings"],
+                   cache=toy["cache"])["toy"]  # another limit is another artifact: computed, not the full one
+    full = toy["results"]["toy", "wmd"]
+    rows = query_rows(12, 5)
+    np.testing.assert_array_equal(sub.test_rows, rows)
+    assert len(set(rows)) == 5 and np.all(np.diff(rows) > 0)
+    np.testing.assert_array_equal(query_rows(12, 5), rows)  # seeded
+    np.testing.assert_array_equal(query_rows(12, 12), np.arange(12))
+    np.testing.assert_array_equal(sub.truth, toy["documents"]["toy"].labels["test"][rows])
+    np.testing.assert_array_equal(sub.predictions[1], full.predictions[1][rows])  # exact WMD: same neighbours
+    assert [r.pairs for r in sub.runs] == [5 * 24, 5 * 24]  # 5 validation and 5 test queries against 24
+    # paired tests use the common queries: a method that errs only outside them ties with the subsample
+    other = toy["results"]["toy", "bow"]
+    wrong = {k: v.copy() for k, v in other.predictions.items()}
+    outside = np.setdiff1d(np.arange(12), rows)
+    wrong[1][outside] = (wrong[1][outside] + 1) % toy["documents"]["toy"].n_labels
+    results = {("toy", "wmd"): sub, ("toy", "bow"): MethodResult("toy", "bow", {"k": 1}, pd.DataFrame(),
+                                                                 other.truth, wrong)}
+    row = significance_table(results).iloc[0]
+    assert row["queries"] == 5 and row["error a"] == 0 and row["error b"] == 0 and row["p"] == 1.0
 
 
 def test_missing_inputs_and_unknown_methods_are_refused(toy):

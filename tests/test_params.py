@@ -78,3 +78,13 @@ def test_chapter_4_bad_parameters(kwargs, message):
     with pytest.raises(ParameterError) as error:
         chapter_parameters("04_scm_vs_wmd", "smoke", **kwargs)
     assert message in str(error.value)
+
+
+def test_wmd_queries_take_all_a_number_or_a_mapping_per_data_set():
+    assert chapter_parameters("04_scm_vs_wmd", "smoke").wmd_queries == tuple((d, None) for d in DATASETS)
+    assert chapter_parameters("04_scm_vs_wmd", "smoke", wmd_queries=7).wmd_queries == tuple((d, 7) for d in DATASETS)
+    given = chapter_parameters("04_scm_vs_wmd", "smoke", wmd_queries={"twitter": "all", "20news": 3})
+    assert given.wmd_queries == (("20news", 3), ("twitter", None))
+    for bad in (0, -1, "some", {"bbc": 3}, {"twitter": 0}):
+        with pytest.raises(ParameterError, match="wmd_queries=.* is not allowed; wmd_queries must be"):
+            chapter_parameters("04_scm_vs_wmd", "smoke", wmd_queries=bad)
