@@ -519,13 +519,38 @@ def _scatter_path(X, Y, S, s_arrays, starts, y_scale, out, x_forms, threads):
 # L1 distance
 
 
-def l1_distance(X, Y) -> np.ndarray:
-    """L1 distance of every row of ``X`` to every row of ``Y`` (e.g. TF-IDF L1 vectors; Sato et al. 2022)."""
-    from sklearn.metrics.pairwise import manhattan_distances
+@numba.njit(cache=True, parallel=True)
+def _common_minima(x_indptr, x_indices, x_data, yt_indptr, yt_indices, yt_data, out):  # pragma: no cover - numba
+    """out[i, j] = Σ_t min(x_it, y_jt) over the terms both rows hold, through an inverted index of Y."""
+    for i in prange(len(x_indptr) - 1):
+        row = out[i]
+        for p in range(x_indptr[i], x_indptr[i + 1]):
+            t, v = x_indices[p], x_data[p]
+            for q in range(yt_indptr[t], yt_indptr[t + 1]):
+                w = yt_data[q]
+                row[yt_indices[q]] += v if v < w else w
 
+
+def l1_distance(X, Y, *, n_threads: int | None = None) -> np.ndarray:
+    """L1 distance of every row of ``X`` to every row of ``Y`` (e.g. TF-IDF L1 rows, Sato et al. 2022).
+
+    For non-negative rows, |x − y| = x + y − 2·min(x, y) term by term, so ‖x − y‖₁ = ‖x‖₁ + ‖y‖₁ − 2 Σ min(x_t, y_t),
+    where only the terms both documents hold contribute to the sum: one pass over an inverted index, as fast as a
+    sparse product. Rows with a negative entry fall back to scikit-learn's ``manhattan_distances``.
+    """
     X, Y = _csr(X, "X"), _csr(Y, "Y")
     _check_columns(X, Y)
-    return np.asarray(manhattan_distances(X.astype(np.float64), Y.astype(np.float64)))
+    X, Y = X.astype(np.float64), Y.astype(np.float64)
+    if (X.nnz and X.data.min() < 0) or (Y.nnz and Y.data.min() < 0):
+        from sklearn.metrics.pairwise import manhattan_distances
+
+        return np.asarray(manhattan_distances(X, Y))
+    Yt = sparse.csr_matrix(Y.T)
+    minima = np.zeros((X.shape[0], Y.shape[0]))
+    with _numba_threads(n_threads):
+        _common_minima(X.indptr, X.indices, X.data, Yt.indptr, Yt.indices, Yt.data, minima)
+    x_sums, y_sums = np.asarray(X.sum(axis=1)).ravel(), np.asarray(Y.sum(axis=1)).ravel()
+    return np.maximum(x_sums[:, None] + y_sums[None, :] - 2 * minima, 0.0)
 
 
 def similarity_matrix(measure: str, X, Y, **kwargs) -> np.ndarray:

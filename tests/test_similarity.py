@@ -119,6 +119,22 @@ def test_sparse_scm_nonpositive_documents_are_zero_and_counted():
     assert sims[2, 0] == pytest.approx(expected)
 
 
+def test_l1_distance_equals_scikit_learn_on_random_documents():
+    from sklearn.metrics.pairwise import manhattan_distances
+
+    rng = np.random.default_rng(3)
+    X = sparse.random(40, 300, density=0.05, format="csr", random_state=rng)
+    Y = sparse.random(70, 300, density=0.08, format="csr", random_state=rng)
+    X[3] = 0  # an empty document: its distance is ‖y‖₁
+    X.eliminate_zeros()
+    np.testing.assert_allclose(l1_distance(X, Y), manhattan_distances(X, Y), rtol=0, atol=1e-12)
+    self_distances = l1_distance(Y, Y)
+    assert self_distances.min() >= 0 and np.diag(self_distances).max() <= 1e-12  # no rounding residue below zero
+    signed = X.copy()
+    signed.data[::2] *= -1  # negative entries: the scikit-learn path
+    np.testing.assert_allclose(l1_distance(signed, Y), manhattan_distances(signed, Y), atol=1e-12)
+
+
 def test_l1_distance_and_dispatch():
     X = sparse.csr_matrix(np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 0.0]]))
     Y = sparse.csr_matrix(np.array([[0.0, 0.5, 0.5]]))
