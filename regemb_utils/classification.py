@@ -231,6 +231,17 @@ class InMemoryMatrices:
 _LOADED: dict = {}  # per process: the last CachedMatrices' MatrixGrid
 
 
+def _allow_kept_memory(limit: int = 16 * 2**30) -> None:
+    """joblib's loky workers restart themselves when their memory grows by 300 MB (a leak check); a worker that keeps
+    its S' source (≈ 2 GB for the paper's dictionary) on purpose would restart, and reload it, after every grid
+    point. Raise the check's limit in this worker (loky reads it on every check)."""
+    try:
+        from joblib.externals.loky import process_executor
+    except ImportError:  # pragma: no cover
+        return
+    process_executor._MAX_MEMORY_LEAK_SIZE = max(process_executor._MAX_MEMORY_LEAK_SIZE, limit)
+
+
 @dataclass(frozen=True)
 class CachedMatrices:
     """S' for a grid point, from the neighbour cache and the dictionary in the artifact cache.
@@ -257,6 +268,7 @@ class CachedMatrices:
             dictionary = corpus_dictionary(self.corpus_articles, self.tokenizer, cache)
             neighbours, _ = neighbour_cache(None, dictionary, self.k, dict(self.neighbour_key), cache)
             _LOADED[self] = MatrixGrid(neighbours, dictionary, self.rule)
+            _allow_kept_memory()
         return _LOADED[self]
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
