@@ -53,8 +53,8 @@ from .text import tokenize
 
 __all__ = [
     "Method", "METHODS", "SPARSE_KEYS", "Settings", "Documents", "prepare_documents", "term_embeddings",
-    "represent_pair", "query_rows", "Run", "MethodResult", "InMemoryMatrices", "CachedMatrices", "nearest", "wmd_neighbours",
-    "classify", "parallel_context", "error_table", "relative_error_table", "speed_table", "optimal_parameters",
+    "represent_pair", "query_rows", "method_inputs", "Run", "MethodResult", "InMemoryMatrices", "CachedMatrices",
+    "nearest", "wmd_neighbours", "classify", "parallel_context", "error_table", "relative_error_table", "speed_table", "optimal_parameters",
     "significance_table", "nonpositive_table", "PAPER_TEST_ERRORS", "PAPER_RELATIVE_ERRORS", "PAPER_SPEEDS",
     "PAPER_TABLE_2", "chapter_documents", "run_chapter",
 ]
@@ -729,6 +729,30 @@ def chapter_documents(params, cache: ArtifactCache | None = None):
     return dictionary, documents
 
 
+def method_inputs(method: str, params, dictionary, documents, models, cache: ArtifactCache | None = None):
+    """(embeddings per data set, S' builder) that ``method`` needs: raw embedding rows for the dense SCM and the WMD,
+    :class:`CachedMatrices` over chapter 3's neighbour cache (computed here if missing) for the sparse SCM."""
+    from .orthogonalization import neighbour_cache
+    from .params import chapter_parameters
+    from .termsim import is_binary
+
+    cache = cache or ArtifactCache()
+    m = METHODS[method]
+    vectors = models[m.model][0] if m.model else None
+    embeddings = matrices = None
+    if m.measure in ("dense_scm", "wmd"):
+        embeddings = {name: term_embeddings(vectors, dictionary, d.terms) for name, d in documents.items()}
+    if m.measure == "sparse_scm":
+        preprocessing = chapter_parameters("01_preprocessing", params["profile"])
+        k = max(params["nonzero_limits"])
+        neighbour_key = dict(models[m.model][1], corpus_articles=preprocessing.corpus_articles,
+                             dictionary_tokenizer=preprocessing.tokenizer, bit_operations=is_binary(vectors.vectors))
+        neighbour_cache(vectors, dictionary, k, neighbour_key, cache)  # chapter 3's, or computed now
+        matrices = CachedMatrices(str(cache.root.resolve()), preprocessing.corpus_articles, preprocessing.tokenizer,
+                                  tuple(sorted(neighbour_key.items())), k, params["rule"])
+    return embeddings, matrices
+
+
 def run_chapter(params, *, cache: ArtifactCache | None = None, progress: bool = True):
     """Every method of ``params`` (chapter 4's parameters) on every data set: ``{(dataset, method): MethodResult}``.
 
@@ -737,9 +761,7 @@ def run_chapter(params, *, cache: ArtifactCache | None = None, progress: bool = 
     batches) run in parallel where ``params.scheduler`` says.
     """
     from .embeddings import profile_embeddings
-    from .orthogonalization import neighbour_cache
     from .params import chapter_parameters
-    from .termsim import is_binary
 
     cache = cache or ArtifactCache()
     preprocessing = chapter_parameters("01_preprocessing", params["profile"])
@@ -751,20 +773,8 @@ def run_chapter(params, *, cache: ArtifactCache | None = None, progress: bool = 
     results: dict[tuple[str, str], MethodResult] = {}
     with parallel_context(params["scheduler"], params["n_jobs"]):
         for method in params["methods"]:
-            m = METHODS[method]
-            vectors, model_key = models[m.model] if m.model else (None, None)
-            embeddings = matrices = None
-            if m.measure in ("dense_scm", "wmd"):
-                embeddings = {name: term_embeddings(vectors, dictionary, d.terms) for name, d in documents.items()}
-            if m.measure == "sparse_scm":
-                k = max(params["nonzero_limits"])
-                neighbour_key = dict(model_key, corpus_articles=preprocessing.corpus_articles,
-                                     dictionary_tokenizer=preprocessing.tokenizer,
-                                     bit_operations=is_binary(vectors.vectors))
-                neighbour_cache(vectors, dictionary, k, neighbour_key, cache)  # chapter 3's, or computed now
-                matrices = CachedMatrices(str(cache.root.resolve()), preprocessing.corpus_articles,
-                                          preprocessing.tokenizer, tuple(sorted(neighbour_key.items())), k,
-                                          params["rule"])
+            model_key = models[METHODS[method].model][1] if METHODS[method].model else None
+            embeddings, matrices = method_inputs(method, params, dictionary, documents, models, cache)
             key = dict(base, embeddings=model_key)
             for name, result in classify(method, documents, settings, key=key, embeddings=embeddings,
                                          matrices=matrices, cache=cache).items():

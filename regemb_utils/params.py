@@ -222,6 +222,20 @@ _CLASSIFICATION = (
               "of a dask scheduler", _scheduler),
 )
 
+def _perplexity(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 100:
+        raise ValueError
+    return float(value)
+
+
+_MAPS = (
+    _DATASETS,
+    Parameter("map_documents", {"smoke": "all", "paper": 1000},
+              'a positive integer or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
+              _limit),
+    Parameter("perplexity", {"smoke": 5.0, "paper": 30.0}, "a number in [1, 100] (t-SNE's perplexity)", _perplexity),
+)
+
 CHAPTERS: dict[str, tuple[Parameter, ...]] = {
     "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
     "02_training": (_CORPUS_ARTICLES, _TOKENIZER, *_TRAINING, Parameter(
@@ -229,6 +243,9 @@ CHAPTERS: dict[str, tuple[Parameter, ...]] = {
         _positive_int)),
     "03_orthogonalization": _ORTHOGONALIZATION,
     "04_scm_vs_wmd": _CLASSIFICATION,
+    "05_confusion_tsne": _MAPS,
+    "06_scorecard": (Parameter("cosine_pairs", {"smoke": 100_000, "paper": 1_000_000},
+                               "a positive integer (random word pairs for the cosine statistics)", _positive_int),),
 }
 
 
