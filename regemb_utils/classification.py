@@ -374,7 +374,7 @@ def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_simi
         if measure == "cosine":
             similarities = cosine_similarity(Q, R)
         elif measure == "l1":
-            similarities = -l1_distance(Q, R)
+            similarities = -l1_distance(Q, R, n_threads=1)
         elif measure == "dense_scm":
             similarities = dense_scm(Q, R, embeddings)
         elif measure == "sparse_scm":

@@ -100,3 +100,16 @@ def test_plotly_figure_renders(served, tmp_path):
     dom = rendered_dom(f"{served}/notebooks/01_preprocessing.html", tmp_path)
     assert 'class="main-svg"' in dom, "no plotly figure was drawn on the preprocessing chapter"
     assert "<mjx-container" in dom
+
+
+def test_3d_document_map_renders(served, tmp_path):
+    dom = rendered_dom(f"{served}/notebooks/05_confusion_tsne.html", tmp_path)
+    assert dom.count('class="gl-container"') >= 2, "no interactive 3-D t-SNE scene was drawn on chapter 5"
+    assert re.search(r'class="gl-container"[^>]*>\s*<canvas', dom), "the 3-D scene has no WebGL canvas"
+    assert "WebGL is not supported" not in dom
+
+
+def test_landing_page_leads_with_the_scorecard_headline(book):
+    page = (book / "_build" / "html" / "intro.html").read_text()
+    headline = page[page.index("The answer, first"):page.index("What the paper claims")]
+    assert headline.count('class="pasted-text"') == 7, "the headline's numbers were not pasted from the scorecard"
