@@ -135,9 +135,10 @@ def map_figure_2d(coordinates: np.ndarray, labels, class_names: Sequence[str], a
     """A static scatter of 2-D coordinates coloured by the true class."""
     colours = _palette(len(class_names))
     labels = np.asarray(labels)
+    size = float(np.clip(4000 / max(len(labels), 1), 4, 30))  # small dots for many documents
     for label, name in enumerate(class_names):
         points = coordinates[labels == label]
-        ax.scatter(points[:, 0], points[:, 1], s=6, color=colours[label], label=name, alpha=0.8, linewidths=0)
+        ax.scatter(points[:, 0], points[:, 1], s=size, color=colours[label], label=name, alpha=0.8, linewidths=0)
     ax.set(title=title, xticks=[], yticks=[])
     return ax
 

@@ -165,7 +165,7 @@ def _wmd_queries(value):
 # WMD queries per split in the paper profile: exact WMD costs ≈ 0.06 s (TWITTER) to ≈ 50 s (20NEWS) per query on one
 # core here, ≈ 100 core-hours per WMD method for 20NEWS's test split alone; these sizes keep the chapter near 2 h on
 # 2 cores (see the chapter).
-_PAPER_WMD_QUERIES = {"bbcsport": 100, "twitter": 200, "ohsumed": 100, "reuters": 100, "amazon": 50, "20news": 10}
+_PAPER_WMD_QUERIES = {"bbcsport": 100, "twitter": "all", "ohsumed": 100, "reuters": 100, "amazon": 40, "20news": 6}
 
 
 def _scheduler(value):
@@ -230,7 +230,7 @@ def _perplexity(value):
 
 _MAPS = (
     _DATASETS,
-    Parameter("map_documents", {"smoke": "all", "paper": 1000},
+    Parameter("map_documents", {"smoke": None, "paper": 1000},
               'a positive integer or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
               _limit),
     Parameter("perplexity", {"smoke": 5.0, "paper": 30.0}, "a number in [1, 100] (t-SNE's perplexity)", _perplexity),

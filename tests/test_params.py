@@ -93,6 +93,7 @@ def test_wmd_queries_take_all_a_number_or_a_mapping_per_data_set():
 def test_map_and_scorecard_parameters():
     maps = chapter_parameters("05_confusion_tsne", "paper")
     assert maps.map_documents == 1000 and maps.perplexity == 30.0
+    assert chapter_parameters("05_confusion_tsne", "smoke").map_documents is None
     assert chapter_parameters("05_confusion_tsne", "smoke", map_documents="all").map_documents is None
     with pytest.raises(ParameterError, match="perplexity=0 is not allowed; perplexity must be a number in"):
         chapter_parameters("05_confusion_tsne", "smoke", perplexity=0)
