@@ -112,5 +112,5 @@ def test_3d_document_map_renders(served, tmp_path):
 
 def test_landing_page_leads_with_the_scorecard_headline(book):
     page = (book / "_build" / "html" / "intro.html").read_text()
-    headline = page[page.index("The answer, first"):page.index("What the paper claims")]
+    headline = page[page.index('id="the-answer-first"'):page.index('id="what-the-paper-claims"')]
     assert headline.count('class="pasted-text"') == 8, "the headline's numbers were not pasted from the scorecard"
