@@ -162,8 +162,8 @@ def _wmd_queries(value):
     return tuple((name, _limit(value)) for name in DATASETS)
 
 
-# WMD queries per split in the paper profile: exact WMD costs ≈ 0.06 s (TWITTER) to ≈ 50 s (20NEWS) per query on one
-# core here, ≈ 100 core-hours per WMD method for 20NEWS's test split alone; these sizes keep the chapter near 2 h on
+# WMD queries per split in the paper profile: exact WMD costs ≈ 0.06 s (TWITTER) to ≈ 30–40 s (20NEWS) per query on
+# one core here, ≈ 60–80 core-hours per WMD method for 20NEWS's test split alone; these sizes keep the chapter near 2 h on
 # 2 cores (see the chapter).
 _PAPER_WMD_QUERIES = {"bbcsport": 100, "twitter": "all", "ohsumed": 100, "reuters": 100, "amazon": 40, "20news": 6}
 
