@@ -409,7 +409,8 @@ class _Task:
         documents = self.documents[name]
         Q, R = represent_pair(self.method, documents, queries, reference, point.get("slope", 0.0))
         rows = query_rows(Q.shape[0], self.query_limits.get(name))
-        Q = Q[rows]
+        if len(rows) < Q.shape[0]:  # a subsample (WMD); no copy of the whole split at every grid point
+            Q = Q[rows]
         if S is not None:
             S = sparse.csc_matrix(S[:, documents.terms])[documents.terms, :]
         indices, run = nearest(self.method, Q, R, max(self.ks), queries, term_similarity=S,
@@ -747,7 +748,7 @@ def method_inputs(method: str, params, dictionary, documents, models, cache: Art
         k = max(params["nonzero_limits"])
         neighbour_key = dict(models[m.model][1], corpus_articles=preprocessing.corpus_articles,
                              dictionary_tokenizer=preprocessing.tokenizer, bit_operations=is_binary(vectors.vectors))
-        neighbour_cache(vectors, dictionary, k, neighbour_key, cache)  # chapter 3's, or computed now
+        neighbour_cache(vectors, dictionary, k, neighbour_key, cache, load=False)  # chapter 3's, or computed now
         matrices = CachedMatrices(str(cache.root.resolve()), preprocessing.corpus_articles, preprocessing.tokenizer,
                                   tuple(sorted(neighbour_key.items())), k, params["rule"])
     return embeddings, matrices

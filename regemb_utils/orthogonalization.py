@@ -38,10 +38,11 @@ def common_tfidf(dictionary: Dictionary) -> TfidfModel:
 
 
 def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, k: int, key: dict,
-                    cache: ArtifactCache | None = None) -> tuple[Neighbours, float]:
+                    cache: ArtifactCache | None = None, *, load: bool = True) -> tuple[Neighbours, float] | None:
     """The top-``k`` neighbours of every dictionary word with an embedding, and the seconds it took to compute.
 
-    ``key`` identifies the embeddings and the dictionary (the parameters that produced them)."""
+    ``key`` identifies the embeddings and the dictionary (the parameters that produced them). ``load=False`` only
+    makes sure the artifact exists (computing it if missing) and returns None: for callers whose workers load it."""
     def compute():
         start = time.perf_counter()
         neighbours = nearest_neighbours(vectors, list(dictionary.token2id), k=k)
@@ -51,7 +52,7 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, k: int, key: 
         value[0].save(directory / "neighbours.npz")
         (directory / "seconds.txt").write_text(repr(value[1]))
 
-    def load(directory: Path):
+    def load_artifact(directory: Path):
         return Neighbours.load(directory / "neighbours.npz"), float((directory / "seconds.txt").read_text())
 
     # 1-bit vectors take the exact bit-operation path (exact ties), which orders ties differently from BLAS rounding.
@@ -61,7 +62,10 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, k: int, key: 
         params["bit_operations"] = is_binary(vectors.vectors)
     elif "bit_operations" not in params:
         raise ValueError("without vectors, the key must contain 'bit_operations'")
-    return (cache or ArtifactCache()).get("neighbours", params, compute, save, load)
+    cache = cache or ArtifactCache()
+    if not load and cache.has("neighbours", params):
+        return None
+    return cache.get("neighbours", params, compute, save, load_artifact)
 
 
 class MatrixGrid:
