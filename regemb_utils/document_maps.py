@@ -120,8 +120,11 @@ def tsne_map(dissimilarities: np.ndarray, dimensions: int = 2, *, perplexity: fl
         raise ValueError(f"dimensions must be 2 or 3, got {dimensions}")
     if n < 3:
         raise ValueError(f"t-SNE needs at least 3 documents, got {n}")
+    if not 0 < perplexity < n:
+        raise ValueError(f"perplexity={perplexity} is not allowed; it must lie in (0, {n}), below the number of "
+                         "documents on the map")
     tsne = TSNE(n_components=dimensions, metric="precomputed", init="random", random_state=seed,
-                perplexity=min(perplexity, (n - 1) / 3))
+                perplexity=perplexity)
     return tsne.fit_transform(dissimilarities)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -37,14 +38,15 @@ def trained_embeddings(
 ) -> tuple[KeyedVectors, TrainingSummary]:
     """Model ``model`` ("32-bit" or "1-bit") trained on the Wikipedia corpus, or loaded from the artifact cache.
 
-    The number of worker threads is not part of the artifact's key: it changes only the lock-free updates' order.
+    ``workers`` is part of the artifact's key: one thread gives the same vectors on every run, several threads
+    update without locks in a varying order and so give other vectors each time.
     """
     if model not in BITLEVELS:
         raise ValueError(f"unknown model {model!r}; allowed: {', '.join(BITLEVELS)}")
     bitlevel = BITLEVELS[model]
     settings = dict(size=size, bitlevel=bitlevel, window=window, negative=negative, sample=sample, epochs=epochs,
                     min_count=min_count, seed=seed)
-    params = dict(settings, corpus_articles=corpus_articles, tokenizer=tokenizer)
+    params = dict(settings, corpus_articles=corpus_articles, tokenizer=tokenizer, workers=workers)
 
     def compute():
         result = train_word2bits(WikipediaCorpus(corpus_articles, tokenizer), workers=workers, **settings)
@@ -106,23 +108,19 @@ def word_pair_table(vectors: KeyedVectors, pairs: list[tuple[str, str]]) -> pd.D
     return pd.DataFrame(rows)
 
 
-def embedding_settings(params, model: str) -> dict:
-    """The keyword arguments of :func:`trained_embeddings` for ``model`` under chapter 2's parameters ``params``."""
-    size = params["dimensions"] if model == "32-bit" else params["quantized_dimensions"]
-    names = ("corpus_articles", "tokenizer", "epochs", "window", "negative", "sample", "min_count", "workers")
-    return dict(size=size, **{name: params[name] for name in names})
+def embedding_settings(training: dict, model: str, corpus_articles: int | None, tokenizer: str) -> dict:
+    """The keyword arguments of :func:`trained_embeddings` for ``model`` under chapter 2's parameters ``training``,
+    on chapter 1's corpus."""
+    size = training["dimensions"] if model == "32-bit" else training["quantized_dimensions"]
+    names = ("epochs", "window", "negative", "sample", "min_count", "workers")
+    return dict(size=size, corpus_articles=corpus_articles, tokenizer=tokenizer, **{name: training[name] for name in names})
 
 
-def profile_embeddings(profile: str, cache: ArtifactCache | None = None) -> dict[str, tuple[KeyedVectors, dict]]:
-    """Both models as chapter 2 makes them under ``profile`` (loaded from the cache, or trained), each with the
-    settings that identify it (for the keys of artifacts derived from it)."""
-    from .params import chapter_parameters
-
-    params = chapter_parameters("02_training", profile)
-    models = {}
-    for model in BITLEVELS:
-        settings = embedding_settings(params, model)
-        vectors, _ = trained_embeddings(model, cache=cache, **settings)
-        key = {k: v for k, v in settings.items() if k != "workers"}
-        models[model] = vectors, dict(key, model=model)
-    return models
+def train_models(training: dict, corpus_articles: int | None, tokenizer: str, cache: ArtifactCache | None = None):
+    """Both models, trained at the same time (each with ``training["workers"]`` threads) or loaded from the cache:
+    ``{model: (vectors, TrainingSummary)}``."""
+    with ThreadPoolExecutor(max_workers=len(BITLEVELS)) as pool:
+        futures = {model: pool.submit(trained_embeddings, model, cache=cache,
+                                      **embedding_settings(training, model, corpus_articles, tokenizer))
+                   for model in BITLEVELS}
+        return {model: future.result() for model, future in futures.items()}

@@ -13,7 +13,7 @@ from gensim.models import KeyedVectors, TfidfModel
 from scipy import sparse
 from tqdm.auto import tqdm
 
-from .cache import ArtifactCache
+from .cache import ArtifactCache, fingerprint
 from .cholesky import orthogonalized_embeddings, stored_inner_product_errors, theorem_check
 from .termsim import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
@@ -35,6 +35,12 @@ def grid_points(grid: dict[str, tuple]) -> list[dict]:
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:
     """The paper's ``TfidfModel(dictionary=common_dictionary, smartirs='dtn')``: used only to order S' by idf."""
     return TfidfModel(dictionary=dictionary, smartirs="dtn")
+
+
+def neighbour_key(vectors: KeyedVectors, model_key: dict, corpus_articles: int | None, tokenizer: str) -> dict:
+    """What identifies a neighbour cache: the embeddings (their settings and their content) and the dictionary."""
+    return dict(model_key, corpus_articles=corpus_articles, dictionary_tokenizer=tokenizer,
+                bit_operations=is_binary(vectors.vectors), vectors=fingerprint(vectors.vectors))
 
 
 def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, k: int, key: dict,

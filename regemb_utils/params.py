@@ -1,12 +1,18 @@
 """Chapter parameters: one validated structure per chapter, with a default for each profile.
 
 A chapter's papermill ``parameters`` cell sets ``profile`` and leaves every other parameter at ``None``, which means
-"the profile's default". :func:`chapter_parameters` checks everything at the start of the chapter and stops it with a
-message that names the parameter and what is allowed.
+"the profile's default" (or, for a parameter whose default is :data:`INHERITED`, "what the chapter before used":
+:mod:`regemb_utils.pipeline` fills those in from that chapter's record). :func:`chapter_parameters` checks everything
+at the start of the chapter and stops it with a message that names the parameter and what is allowed.
+
+List- and mapping-valued parameters may be given as Python values (papermill ``-y``) or as a JSON string (papermill
+``-p datasets '["bbcsport"]'``).
 """
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +21,7 @@ from .data import DATASETS
 from .text import TOKENIZER_RULES
 
 PROFILES = ("smoke", "paper")
+INHERITED = "inherited"  # a default that the pipeline takes from the previous chapter's record
 
 
 class ParameterError(ValueError):
@@ -88,6 +95,15 @@ def _unit_interval(value):
     return float(value)
 
 
+def _at_least(minimum):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ValueError
+        return value
+
+    return check
+
+
 def _same(value):
     return {"smoke": value, "paper": value}
 
@@ -101,7 +117,8 @@ _TRAINING = (
     Parameter("negative", _same(24), "a positive integer", _positive_int),
     Parameter("sample", _same(1e-4), "a number in [0, 1)", _unit_interval),
     Parameter("min_count", _same(5), "a positive integer", _positive_int),
-    Parameter("workers", _same(os.cpu_count() or 1), "a positive integer (threads)", _positive_int),
+    Parameter("workers", _same(1), "a positive integer (training threads per model; 1 is deterministic, more threads "
+              "give lock-free updates in a varying order and so other vectors on every run)", _positive_int),
 )
 
 def _sizes(value):
@@ -112,8 +129,8 @@ def _sizes(value):
 
 
 _ORTHOGONALIZATION = (
-    Parameter("rule", _same("paper"), "one of ['paper', 'gensim'] (a dominance violation ends the column, or skips "
-              "the candidate)", _one_of(("paper", "gensim"))),
+    Parameter("fill_rule", _same("paper"), "one of ['paper', 'gensim'] (a dominance violation ends the column, or "
+              "skips the candidate)", _one_of(("paper", "gensim"))),
     Parameter("nonzero_limits", {"smoke": (10, 20, 40), "paper": (100, 200, 400, 800)},
               "a non-empty list of positive integers (the grid's C)", _sizes),
     Parameter("factor_words", {"smoke": 300, "paper": 2000},
@@ -122,7 +139,8 @@ _ORTHOGONALIZATION = (
               "a non-empty list of positive integers (vocabulary sizes N for the fill-in study)", _sizes),
     Parameter("svd_dimensions", {"smoke": 20, "paper": 200},
               "a positive integer smaller than factor_words (dense orthogonalized embeddings)", _positive_int),
-    Parameter("tsne_words", _same(40), "a positive integer (most common words shown in Figure 1)", _positive_int),
+    Parameter("tsne_words", _same(40), "an integer of at least 2 (most common words shown in Figure 1)",
+              _at_least(2)),
 )
 
 def _booleans(value):
@@ -168,6 +186,13 @@ def _wmd_queries(value):
 _PAPER_WMD_QUERIES = {"bbcsport": 100, "twitter": "all", "ohsumed": 100, "reuters": 100, "amazon": 40, "20news": 6}
 
 
+def _methods(value):
+    chosen = _subset_of(_METHOD_NAMES)(value)
+    if "bow" not in chosen:
+        raise ValueError
+    return chosen
+
+
 def _scheduler(value):
     if not isinstance(value, str) or not (value in ("local", "dask-local") or value.startswith("tcp://")):
         raise ValueError
@@ -183,12 +208,17 @@ def _n_jobs(value):
 _METHOD_NAMES = ("bow", "soft_vsm", "wmd_quantized", "soft_vsm_quantized", "wmd", "soft_vsm_quantized_ortho",
                  "soft_vsm_ortho", "tfidf_l1", "wmd_tfidf")
 
+_INHERITED_DATASETS = Parameter(
+    "datasets", _same(INHERITED), f"a non-empty list drawn from {list(DATASETS)} and from the previous chapter's",
+    _subset_of(DATASETS))
+
 _CLASSIFICATION = (
-    _DATASETS,
+    _INHERITED_DATASETS,
     Parameter("max_documents", {"smoke": 20, "paper": None},
-              'a positive integer, at least the largest k (documents kept from the start of each split), or "all"', _limit),
-    Parameter("methods", _same(_METHOD_NAMES), f"a non-empty list drawn from {list(_METHOD_NAMES)}",
-              _subset_of(_METHOD_NAMES)),
+              'a positive integer, at least the largest k (documents kept from the start of each split of chapter '
+              '1\'s), or "all"', _limit),
+    Parameter("methods", _same(_METHOD_NAMES), f"a non-empty list drawn from {list(_METHOD_NAMES)} that includes "
+              "'bow' (the baseline of the relative errors)", _methods),
     Parameter("ks", {"smoke": (1, 3, 5, 7, 9), "paper": tuple(range(1, 20, 2))}, "a non-empty list drawn from [1, 3, 5, ..., 19] (kNN's k)", _odd_ks),
     Parameter("slopes", _same((0.0,)), "a non-empty list of numbers in [0, 1] (the dtb pivot slope s; it cancels)",
               _numbers_in(0.0, 1.0)),
@@ -205,7 +235,7 @@ _CLASSIFICATION = (
     Parameter("exponents", {"smoke": (1.0, 4.0), "paper": (1.0, 2.0, 3.0, 4.0)},
               "a non-empty list of positive numbers (the grid's o; integers when a threshold is negative)",
               _numbers_in(0.0, 1e6, positive=True)),
-    Parameter("rule", _same("paper"), "one of ['paper', 'gensim'] (how S' handles a dominance violation)",
+    Parameter("fill_rule", _same("paper"), "one of ['paper', 'gensim'] (how S' handles a dominance violation)",
               _one_of(("paper", "gensim"))),
     Parameter("reference", _same("train"), "one of ['train', 'train+validation'] (the test run's reference set)",
               _one_of(("train", "train+validation"))),
@@ -229,23 +259,34 @@ def _perplexity(value):
 
 
 _MAPS = (
-    _DATASETS,
+    _INHERITED_DATASETS,
     Parameter("map_documents", {"smoke": None, "paper": 1000},
-              'a positive integer or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
-              _limit),
-    Parameter("perplexity", {"smoke": 5.0, "paper": 30.0}, "a number in [1, 100] (t-SNE's perplexity)", _perplexity),
+              'an integer of at least 3 or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
+              lambda value: None if value == "all" else _at_least(3)(value)),
+    Parameter("perplexity", {"smoke": 5.0, "paper": 30.0},
+              "a number in [1, 100] (t-SNE's perplexity), smaller than the number of documents on every map",
+              _perplexity),
 )
+
+def _record_id(value):
+    if not isinstance(value, str) or not re.fullmatch(r"\d{8}T\d{6}-[0-9a-f]{6}", value):
+        raise ValueError
+    return value
+
+
+_PREVIOUS_RECORD = Parameter(
+    "previous_record", _same(None), "None (the latest record of the previous chapter for this profile) or a record "
+    "id such as 20261123T221500-1a2b3c, as printed by that chapter", _record_id)
 
 CHAPTERS: dict[str, tuple[Parameter, ...]] = {
     "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
-    "02_training": (_CORPUS_ARTICLES, _TOKENIZER, *_TRAINING, Parameter(
+    "02_training": (*_TRAINING, Parameter(
         "cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "a positive integer (word pairs sampled)",
-        _positive_int)),
-    "03_orthogonalization": _ORTHOGONALIZATION,
-    "04_scm_vs_wmd": _CLASSIFICATION,
-    "05_confusion_tsne": _MAPS,
-    "06_scorecard": (Parameter("cosine_pairs", {"smoke": 100_000, "paper": 1_000_000},
-                               "a positive integer (random word pairs for the cosine statistics)", _positive_int),),
+        _positive_int), _PREVIOUS_RECORD),
+    "03_orthogonalization": (*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
+    "04_scm_vs_wmd": (*_CLASSIFICATION, _PREVIOUS_RECORD),
+    "05_confusion_tsne": (*_MAPS, _PREVIOUS_RECORD),
+    "06_scorecard": (_PREVIOUS_RECORD,),
 }
 
 
@@ -274,6 +315,16 @@ class ChapterParameters(Mapping):
         return f"ChapterParameters({self._values!r})"
 
 
+def _parsed(value: Any) -> Any:
+    """A JSON list or mapping given as a string (papermill ``-p``) becomes the list or mapping."""
+    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise ValueError from None
+    return value
+
+
 def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> ChapterParameters:
     """Validate a chapter's parameters; ``None`` means the profile's default."""
     if chapter not in CHAPTERS:
@@ -293,7 +344,7 @@ def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> Ch
             values[name] = p.defaults[profile]
             continue
         try:
-            values[name] = p.check(value)
+            values[name] = p.check(_parsed(value))
         except (ValueError, TypeError):
             raise ParameterError(f"{name}={value!r} is not allowed; {name} must be {p.allowed}") from None
     if chapter == "03_orthogonalization" and values["svd_dimensions"] >= values["factor_words"]:

@@ -121,3 +121,20 @@ def corpus_statistics(dictionary: Dictionary) -> CorpusStatistics:
         vocabulary=len(dictionary),
         vocabulary_min_count_5=sum(1 for count in dictionary.cfs.values() if count >= 5),
     )
+
+
+def table_1_summary(table: pd.DataFrame) -> str:
+    """One line per data set of :func:`dataset_statistics`' table, in Markdown: our sizes and E[p] beside the
+    paper's Table 1, and why they differ where our documents are not the paper's."""
+    lines = []
+    for name, row in table.iterrows():
+        ours, paper = row["ours"], row["paper"]
+        same = int(ours["train"]) == int(paper["train"]) and int(ours["test"]) == int(paper["test"])
+        sizes = (f"{int(ours['train']):,} training and {int(ours['test']):,} test documents"
+                 + (", as in the paper" if same else f" (paper: {int(paper['train']):,} and {int(paper['test']):,})"))
+        ep = ours.get("E[p] in corpus dictionary", ours["E[p]"])
+        line = f"- **{name.upper()}**: {sizes}; $E[p]$ {ep:.1f} over the corpus dictionary's words (paper: {paper['E[p]']:.1f})"
+        if name in DIFFERENT_DATA:
+            line += f"; our documents differ from the paper's: {DIFFERENT_DATA[name]}"
+        lines.append(line + ".")
+    return "\n".join(lines)

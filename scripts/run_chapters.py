@@ -1,7 +1,19 @@
-"""Execute every chapter of the book (in _toc.yml order) with papermill and a given profile."""
+"""Execute the book's chapters (in _toc.yml order) with papermill.
+
+    scripts/run_chapters.py --profile paper --output notebooks                 every chapter
+    scripts/run_chapters.py --from 04 -p datasets '["bbcsport"]' -y 'ks: [1, 3]' --output notebooks
+                                                                               chapter 4 with new parameters, then 5, 6
+
+Parameters given with ``-p NAME VALUE`` (VALUE read as papermill does, and as JSON when it is a list or mapping) or
+``-y YAML`` go to the first chapter run (``--from``, or ``--only``'s single chapter); every later chapter runs with
+its defaults and takes its inputs from the records of the chapters before it (regemb_utils.pipeline), so a rerun
+flows into the rest of the book. Unknown parameter names are refused before anything runs.
+"""
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +22,7 @@ import papermill
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+BATCH = {"REGEMB_BATCH": "1"}  # progress bars as text lines (regemb_utils.progress), not widgets
 
 
 def chapters() -> list[Path]:
@@ -43,22 +56,77 @@ def compact_streams(path: Path) -> None:
     nbformat.write(notebook, path)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--profile", default="paper")
+def parse_value(text: str):
+    """A ``-p`` value: None, a boolean, an integer, a float, a JSON list or mapping, else the string itself."""
+    if text in ("None", "null"):
+        return None
+    if text in ("True", "False", "true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    if text.strip()[:1] in ("[", "{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            raise SystemExit(f"-p value {text!r} looks like a list or mapping but is not valid JSON") from None
+    return text
+
+
+def select(names: list[str], wanted: str) -> int:
+    matches = [i for i, name in enumerate(names) if name == wanted or name.split("_", 1)[0] == wanted]
+    if len(matches) != 1:
+        raise SystemExit(f"unknown chapter {wanted!r}; allowed: {', '.join(names)} (or their numbers)")
+    return matches[0]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", default="paper", help="smoke or paper (default)")
     parser.add_argument("--output", type=Path, required=True, help="directory that receives the executed notebooks")
-    parser.add_argument("--only", nargs="*", help="chapter names (e.g. 01_preprocessing) to run, default all")
-    args = parser.parse_args()
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--from", dest="start", help="run this chapter (e.g. 04) and every chapter after it")
+    group.add_argument("--only", nargs="*", help="run only these chapters (e.g. 01_preprocessing 03)")
+    parser.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
+    parser.add_argument("-y", "--yaml", action="append", default=[], help="parameters as YAML, e.g. 'ks: [1, 3]'")
+    args = parser.parse_args(argv)
+
+    from regemb_utils.cache import ArtifactCache, CacheError
+    from regemb_utils.params import ParameterError, chapter_parameters
+
+    notebooks = chapters()
+    names = [p.stem for p in notebooks]
+    if args.only:
+        selected = sorted({select(names, wanted) for wanted in args.only})
+    else:
+        selected = list(range(select(names, args.start) if args.start else 0, len(names)))
+    parameters = {name: parse_value(value) for name, value in args.parameter}
+    for text in args.yaml:
+        loaded = yaml.safe_load(text)
+        if not isinstance(loaded, dict):
+            raise SystemExit(f"-y {text!r} is not a YAML mapping of parameter names to values")
+        parameters.update(loaded)
+    if parameters and args.only and len(selected) > 1:
+        raise SystemExit("-p/-y parameters go to one chapter: use --from CHAPTER, or --only with one chapter")
+    first = names[selected[0]]
+    try:  # names and values checked before anything runs; the chapter checks again against its inputs
+        chapter_parameters(first, args.profile, **parameters)
+        cache = ArtifactCache()
+        cache.check_writable()
+    except (ParameterError, CacheError) as error:
+        raise SystemExit(f"{first}: {error}") from None
+    os.environ.update(BATCH, REGEMB_CACHE=str(cache.root))  # absolute: papermill's kernels run in notebooks/
     args.output.mkdir(parents=True, exist_ok=True)
-    for notebook in chapters():
-        if args.only and notebook.stem not in args.only:
-            continue
-        print(f"running {notebook.name} with profile {args.profile}", flush=True)
+    for index in selected:
+        notebook = notebooks[index]
+        given = dict(parameters) if index == selected[0] else {}
+        print(f"running {notebook.name} with profile {args.profile}" + (f" and {given}" if given else ""), flush=True)
         # Into a temporary file first: a chapter that fails never replaces a good notebook (it is kept for reading).
         partial = args.output / f".{notebook.stem}.partial.ipynb"
-        papermill.execute_notebook(
-            notebook, partial, parameters={"profile": args.profile}, cwd=notebook.parent, progress_bar=False
-        )
+        papermill.execute_notebook(notebook, partial, parameters={"profile": args.profile, **given},
+                                   cwd=notebook.parent, progress_bar=False)
         compact_streams(partial)
         partial.replace(args.output / notebook.name)
     return 0

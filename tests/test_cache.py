@@ -1,18 +1,41 @@
+import errno
 import os
+import stat
+import subprocess
+import sys
 
+import numpy as np
 import pytest
+from scipy import sparse
 
 from regemb_utils import cache as cache_module
-from regemb_utils.cache import ArtifactCache, artifact_key
+from regemb_utils.cache import ArtifactCache, CacheError, artifact_key, fingerprint
 
 
-def test_key_depends_on_parameters_and_version(monkeypatch):
-    a = artifact_key("x", {"n": 1, "m": 2})
-    assert a == artifact_key("x", {"m": 2, "n": 1})  # order does not matter
-    assert a != artifact_key("x", {"n": 2, "m": 2})
-    assert a != artifact_key("y", {"n": 1, "m": 2})
-    monkeypatch.setattr(cache_module, "__version__", "999")
-    assert a != artifact_key("x", {"n": 1, "m": 2})
+def test_key_depends_on_parameters_and_the_kind_version(monkeypatch):
+    a = artifact_key("knn", {"n": 1, "m": 2})
+    assert a == artifact_key("knn", {"m": 2, "n": 1})  # order does not matter
+    assert a != artifact_key("knn", {"n": 2, "m": 2})
+    assert a != artifact_key("neighbours", {"n": 1, "m": 2})
+    monkeypatch.setitem(cache_module.ARTIFACT_VERSIONS, "knn", cache_module.ARTIFACT_VERSIONS["knn"] + 1)
+    assert a != artifact_key("knn", {"n": 1, "m": 2})  # a bumped computation never reads the old artifact
+    with pytest.raises(KeyError, match="unknown artifact kind 'thing'"):
+        artifact_key("thing", {})
+
+
+def test_fingerprint_is_by_content():
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    assert fingerprint(x) == fingerprint(x.copy()) == fingerprint(np.asfortranarray(x))
+    assert fingerprint(x) != fingerprint(x.astype(np.float32))
+    y = x.copy()
+    y[2, 3] += 1e-12
+    assert fingerprint(x) != fingerprint(y)
+    m = sparse.random(20, 30, density=0.2, random_state=0, format="csr")
+    assert fingerprint(m) == fingerprint(m.tocsc())
+    assert fingerprint(m) == fingerprint(sparse.csr_matrix(m.toarray()))
+    labels = np.arange(20)
+    assert fingerprint(m, labels) != fingerprint(m, labels[::-1])
+    assert fingerprint({"a": 1, "b": [1, 2]}) == fingerprint({"b": [1, 2], "a": 1})
 
 
 def test_computes_once_then_loads(tmp_path):
@@ -23,10 +46,10 @@ def test_computes_once_then_loads(tmp_path):
         calls.append(1)
         return {"value": 42}
 
-    assert cache.get("thing", {"n": 1}, compute) == {"value": 42}
-    assert cache.get("thing", {"n": 1}, compute) == {"value": 42}
+    assert cache.get("knn", {"n": 1}, compute) == {"value": 42}
+    assert cache.get("knn", {"n": 1}, compute) == {"value": 42}
     assert len(calls) == 1
-    assert cache.get("thing", {"n": 2}, compute) == {"value": 42}
+    assert cache.get("knn", {"n": 2}, compute) == {"value": 42}
     assert len(calls) == 2
 
 
@@ -38,12 +61,74 @@ def test_interrupted_write_leaves_no_artifact(tmp_path):
         raise KeyboardInterrupt  # the run is stopped in the middle of writing
 
     with pytest.raises(KeyboardInterrupt):
-        cache.get("thing", {"n": 1}, lambda: 1, save=crashing_save)
-    assert not cache.has("thing", {"n": 1})
+        cache.get("knn", {"n": 1}, lambda: 1, save=crashing_save)
+    assert not cache.has("knn", {"n": 1})
     assert os.listdir(tmp_path) == []  # the staging directory is gone too
-    assert cache.get("thing", {"n": 1}, lambda: 7) == 7  # and the next run computes it whole
+    assert cache.get("knn", {"n": 1}, lambda: 7) == 7  # and the next run computes it whole
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "delete"])
+def test_a_damaged_artifact_is_reported_and_recomputed(tmp_path, capfd, damage):
+    cache = ArtifactCache(tmp_path)
+    cache.get("knn", {"n": 1}, lambda: list(range(1000)))
+    target = cache.path("knn", {"n": 1})
+    data = (target / "artifact.pkl").read_bytes()
+    if damage == "truncate":
+        (target / "artifact.pkl").write_bytes(data[: len(data) // 2])
+    elif damage == "flip":
+        (target / "artifact.pkl").write_bytes(data[:-3] + bytes([data[-3] ^ 1]) + data[-2:])
+    else:
+        (target / "artifact.pkl").unlink()
+    assert cache.get("knn", {"n": 1}, lambda: "recomputed") == "recomputed"
+    err = capfd.readouterr().err
+    assert str(target) in err and "damaged" in err
+    assert cache.get("knn", {"n": 1}, lambda: "again") == "recomputed"  # the recomputed artifact is intact
 
 
 def test_root_from_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("REGEMB_CACHE", str(tmp_path / "elsewhere"))
     assert ArtifactCache().root == tmp_path / "elsewhere"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REGEMB_CACHE", "relative")
+    assert ArtifactCache().root == tmp_path / "relative"  # made absolute where it is read
+
+
+def test_empty_environment_variable_is_refused(monkeypatch):
+    monkeypatch.setenv("REGEMB_CACHE", "")
+    with pytest.raises(CacheError, match="REGEMB_CACHE is set but empty"):
+        ArtifactCache()
+
+
+def test_unwritable_location_fails_early_with_its_name(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("REGEMB_CACHE", str(blocker / "cache"))
+    with pytest.raises(CacheError) as error:
+        ArtifactCache().check_writable()
+    assert "REGEMB_CACHE" in str(error.value) and str(blocker / "cache") in str(error.value)
+
+
+def test_full_disk_fails_early(tmp_path, monkeypatch):
+    def no_space(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cache_module.os, "fsync", no_space)
+    with pytest.raises(CacheError, match="the disk is full"):
+        ArtifactCache(tmp_path).check_writable()
+
+
+def test_staging_of_a_killed_run_is_removed_and_artifacts_are_group_readable(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    host = cache_module._host()
+    stale = tmp_path / f".knn-0123456789abcdef.stage-{host}.{dead.pid}.abcd1234"
+    alive = tmp_path / f".knn-0123456789abcdef.stage-{host}.{os.getpid()}.abcd1234"
+    other_host = tmp_path / f".knn-0123456789abcdef.stage-elsewhere.{dead.pid}.abcd1234"
+    for path in (stale, alive, other_host):
+        path.mkdir()
+    cache.check_writable()
+    assert not stale.exists() and alive.exists() and other_host.exists()
+    cache.get("knn", {"n": 1}, lambda: 1)
+    mode = cache.path("knn", {"n": 1}).stat().st_mode
+    assert mode & stat.S_IRGRP and mode & stat.S_IXGRP
