@@ -69,18 +69,19 @@ def plot_confusion(counts: np.ndarray, class_names: Sequence[str], ax, *, normal
 
 def map_sample(n: int, limit: int | None, seed: int = 42) -> np.ndarray:
     """The test documents a map shows: all ``n``, or a seeded random ``limit`` of them (sorted)."""
-    from .classification import query_rows
+    from .documents import query_rows
 
     return query_rows(n, limit, seed)
 
 
 def test_similarities(method: str, result, documents, *, embeddings=None, matrices=None, rows=None) -> np.ndarray:
     """SCM [n, n] between the test documents ``rows`` (all if None) of one data set, under ``method`` at the
-    parameters that chapter 4 selected (``result`` is its :class:`regemb_utils.classification.MethodResult`); the
+    parameters that chapter 4 selected (``result`` is its :class:`regemb_utils.knn_runs.MethodResult`); the
     idf is the training split's, as in the test run."""
     from scipy import sparse
 
-    from .classification import METHODS, SPARSE_KEYS, represent_pair
+    from .documents import represent_pair
+    from .methods import METHODS, SPARSE_KEYS
     from .similarity import dense_scm, sparse_scm
 
     measure = METHODS[method].measure

@@ -295,7 +295,7 @@ class Chapter:
 
     def documents(self, names, max_documents) -> tuple[Any, dict[str, Any]]:
         """Chapter 1's dictionary and the data sets ``names`` (cut to ``max_documents``) counted over it."""
-        from .classification import prepare_documents
+        from .documents import prepare_documents
 
         dictionary = self.dictionary()
         _, tokenizer = self.corpus()
@@ -306,7 +306,9 @@ class Chapter:
         """(embedding rows per data set, S' builder) that ``method`` needs under chapter 4's parameters
         ``classification``: raw embedding rows for the dense SCM and the WMD; :class:`CachedMatrices` over the
         neighbour cache (chapter 3's when it is deep enough, else computed here) for the sparse SCM."""
-        from .classification import METHODS, CachedMatrices, term_embeddings
+        from .documents import term_embeddings
+        from .methods import METHODS
+        from .term_matrices import CachedMatrices
         from .orthogonalization import neighbour_cache, neighbour_key
 
         m = METHODS[method]
@@ -334,7 +336,8 @@ def run_classification(chapter: Chapter, *, progress: bool = True) -> dict:
     The dictionary and the data sets are chapter 1's, the embeddings chapter 2's; methods run one after the other and,
     inside each, the grid points (or WMD batches) run in parallel where ``params.scheduler`` says. Every result comes
     from the artifact cache when its inputs (by content) and settings are there."""
-    from .classification import Settings, classify, parallel_context
+    from .knn_runs import classify, parallel_context
+    from .methods import Settings
 
     params = chapter.params
     dictionary, documents = chapter.documents(params.datasets, params.max_documents)

@@ -54,7 +54,8 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
     ``errors``, ``relative``, ``speeds``, ``parameters``: chapter 4's :func:`error_table`,
     :func:`relative_error_table`, :func:`speed_table` and :func:`optimal_parameters`.
     """
-    from .classification import METHODS, PAPER_TABLE_2
+    from .methods import METHODS
+    from .paper import PAPER_TABLE_2
     from .embeddings import PAPER_COSINES, PAPER_GOOD_BAD
     from .preprocessing import PAPER_TABLE_1
 

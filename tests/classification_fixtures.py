@@ -6,6 +6,8 @@ from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors
 from scipy import sparse
 
+from regemb_utils.data import Dataset, Split
+
 
 def random_documents(rng, n_docs, vocabulary, min_len=1, max_len=30, zipf=1.1):
     """Token lists drawn from ``vocabulary`` with Zipfian word frequencies."""
@@ -53,3 +55,23 @@ def random_term_matrix(rng, n_terms, per_column=5, positive_definite=True, negat
         off = off * scale
     matrix = (off + sparse.identity(n_terms, format="csc")).tocsc()
     return matrix.astype(np.float32)
+
+
+def separable_dataset(seed=0, n_per_class=12, length=8):
+    """Two classes with disjoint words whose embeddings form two orthogonal clusters: every method is exact."""
+    rng = np.random.default_rng(seed)
+    words = {0: [f"a{i}" for i in range(10)], 1: [f"b{i}" for i in range(10)]}
+
+    def split(n):
+        labels = np.tile([0, 1], n)
+        texts = [" ".join(rng.choice(words[label], size=length)) for label in labels]
+        return Split(texts, labels)
+
+    dataset = Dataset("toy", ("A", "B"), split(n_per_class), split(n_per_class // 2), split(n_per_class // 2))
+    dictionary = Dictionary([t.split() for t in dataset.train.texts + dataset.validation.texts] + [["zzz"]])
+    kv = KeyedVectors(vector_size=8)
+    centre = {0: np.eye(8)[0] * 3, 1: np.eye(8)[1] * 3}
+    kv.add_vectors(words[0] + words[1],
+                   np.array([centre[c] + rng.normal(scale=0.3, size=8) for c in (0, 1) for _ in words[c]],
+                            dtype=np.float32))
+    return dataset, dictionary, kv

@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from regemb_utils.classification import (
-    PAPER_SPEEDS, PAPER_TABLE_2, MethodResult, Run, error_table, optimal_parameters, relative_error_table, speed_table,
-)
+from regemb_utils.knn_runs import MethodResult, Run
+from regemb_utils.paper import PAPER_SPEEDS, PAPER_TABLE_2
+from regemb_utils.results import error_table, optimal_parameters, relative_error_table, speed_table
 from regemb_utils.scorecard import CORPUS_DIFFERS, headline, scorecard
 
 

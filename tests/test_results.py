@@ -1,0 +1,77 @@
+"""Chapter 4's result tables."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from regemb_utils.knn_runs import MethodResult
+from regemb_utils.results import error_table, optimal_parameters, relative_error_table, significance_table
+from regemb_utils.statistics import mcnemar_exact
+
+
+def _result(dataset, method, truth, predicted, k=1, runs=()):
+    return MethodResult(dataset, method, {"k": k}, pd.DataFrame(), np.asarray(truth), {k: np.asarray(predicted)},
+                        list(runs))
+
+
+def test_error_table_has_the_agresti_coull_interval():
+    truth = np.zeros(50, dtype=int)
+    predicted = truth.copy()
+    predicted[:10] = 1  # 10 errors of 50
+    table = error_table({("bbcsport", "bow"): _result("bbcsport", "bow", truth, predicted)})
+    row = table.iloc[0]
+    z = 1.959963984540054
+    n_tilde = 50 + z * z
+    p_tilde = (10 + z * z / 2) / n_tilde
+    radius = z * math.sqrt(p_tilde * (1 - p_tilde) / n_tilde)
+    assert row["errors"] == 10 and row["error"] == pytest.approx(20.0)
+    assert row["lower"] == pytest.approx(100 * (p_tilde - radius))
+    assert row["upper"] == pytest.approx(100 * (p_tilde + radius))
+    assert row["paper"] == 23  # the paper's BoW on BBCSPORT
+
+
+def test_relative_error_is_a_ratio_of_means():
+    errors = pd.DataFrame([
+        {"dataset": "a", "method": "bow", "error": 40.0}, {"dataset": "b", "method": "bow", "error": 20.0},
+        {"dataset": "a", "method": "soft_vsm", "error": 10.0}, {"dataset": "b", "method": "soft_vsm", "error": 20.0},
+    ])
+    table = relative_error_table(errors).set_index("method")
+    assert table.loc["soft_vsm", "relative error"] == pytest.approx(100 * 15 / 30)  # not the mean of 25 % and 100 %
+    assert table.loc["bow", "relative error"] == pytest.approx(100.0)
+
+
+def test_significance_uses_paired_predictions_and_bh_over_all_tests():
+    rng = np.random.default_rng(1)
+    truth = rng.integers(0, 3, 200)
+    results = {}
+    for dataset in ("bbcsport", "twitter"):
+        for method, noise in (("bow", 0.4), ("soft_vsm", 0.2), ("wmd", 0.1)):
+            predicted = np.where(rng.random(200) < noise, (truth + 1) % 3, truth)
+            results[dataset, method] = _result(dataset, method, truth, predicted)
+    table = significance_table(results)
+    assert len(table) == 2 * 3
+    first = table.iloc[0]
+    expected = mcnemar_exact(results["bbcsport", "bow"].predictions[1], results["bbcsport", "soft_vsm"].predictions[1],
+                             truth)
+    assert (first["a"], first["b"]) == ("BoW", "Soft VSM") and first["p"] == pytest.approx(expected.pvalue)
+    m = len(table)
+    order = np.argsort(table["p"].to_numpy())
+    assert table["q"].to_numpy()[order[-1]] == pytest.approx(table["p"].to_numpy()[order[-1]])  # largest p: q = p
+    assert table["q"].min() <= table["p"].min() * m + 1e-12
+    paper = significance_table(results, test="paper_t_test")
+    assert (paper["p"] <= 0.5).all()  # one-sided with the better method first
+    assert paper["significant"].sum() >= table["significant"].sum()  # the paper's test is the more liberal
+    with pytest.raises(ValueError, match="unknown test"):
+        significance_table(results, test="t")
+
+
+def test_optimal_parameters_put_the_papers_table_2_beside():
+    result = MethodResult("bbcsport", "soft_vsm_ortho", {"slope": 0.0, "symmetric": True, "dominant": True,
+                          "idf": True, "nonzero_limit": 200, "threshold": 0.0, "exponent": 4.0, "k": 3},
+                          pd.DataFrame(), np.zeros(3, int), {3: np.zeros(3, int)})
+    table = optimal_parameters({("bbcsport", "soft_vsm_ortho"): result})
+    assert list(table["source"]) == ["Soft VSM (ortho.)", "paper: Soft VSM (ortho.)"]
+    assert table.iloc[0]["nonzero_limit"] == 200 and table.iloc[1]["nonzero_limit"] == 100
