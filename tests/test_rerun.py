@@ -1,0 +1,148 @@
+"""Chapters as a pipeline, end to end with the smoke profile: two runs from empty caches give the same results, a
+rerun with new parameters flows into every later chapter, and the book built after a rerun is consistent."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+pytestmark = pytest.mark.book
+
+TIMINGS = re.compile(r"seconds|minutes|wps|time_ratio|speed|run_minutes")
+
+
+def run_chapters(cache: Path, output: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, REGEMB_CACHE=str(cache))
+    return subprocess.run([sys.executable, ROOT / "scripts" / "run_chapters.py", "--profile", "smoke", "--output",
+                           output, *args], env=env, capture_output=True, text=True)
+
+
+def build_book(notebooks: Path, where: Path) -> Path:
+    """The book built with warnings as errors from the executed ``notebooks``."""
+    for path in ROOT.iterdir():
+        if path.suffix in (".yml", ".md", ".py") and path.is_file():
+            shutil.copy(path, where / path.name)
+        elif path.name in ("assets", "_ext"):
+            shutil.copytree(path, where / path.name)
+    shutil.copytree(notebooks, where / "notebooks")
+    subprocess.run([BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", where], check=True,
+                   capture_output=True, text=True)
+    return where / "_build" / "html"
+
+
+def glued(notebook: Path) -> dict[str, object]:
+    """Every value a chapter glued, by name (plain-text form)."""
+    values = {}
+    for cell in json.loads(notebook.read_text())["cells"]:
+        for output in cell.get("outputs", []):
+            key = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if key is not None:
+                data = output.get("data", {})
+                values[key] = "".join(data.get("application/papermill.record/text/plain", data.get("text/plain", "")))
+    return values
+
+
+def latest(cache: Path, chapter: str) -> dict:
+    directory = cache / "records" / "smoke" / chapter
+    found = [json.loads((p / "record.json").read_text()) for p in directory.iterdir() if (p / "record.json").exists()]
+    return max(found, key=lambda r: (r["finished"], r["id"]))
+
+
+@pytest.fixture(scope="module")
+def first(tmp_path_factory):
+    cache, output = tmp_path_factory.mktemp("cache-a"), tmp_path_factory.mktemp("run-a")
+    done = run_chapters(cache, output)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return cache, output
+
+
+def test_two_runs_from_empty_caches_give_the_same_results(first, tmp_path_factory):
+    cache, output = tmp_path_factory.mktemp("cache-b"), tmp_path_factory.mktemp("run-b")
+    done = run_chapters(cache, output)
+    assert done.returncode == 0, done.stderr[-3000:]
+    compared = 0
+    for notebook in sorted(first[1].glob("*.ipynb")):
+        a, b = glued(notebook), glued(output / notebook.name)
+        assert a.keys() == b.keys(), notebook.name
+        for key in a:
+            if not TIMINGS.search(key):
+                assert a[key] == b[key], f"{notebook.name}: {key} differs between two runs ({a[key]} vs {b[key]})"
+                compared += 1
+    assert compared > 100
+    import numpy as np
+
+    from regemb_utils.cache import ArtifactCache
+    from regemb_utils.embeddings import train_models
+
+    training = latest(cache, "02_training")["parameters"]
+    a = train_models(training, 200, "paper", ArtifactCache(first[0]))
+    b = train_models(training, 200, "paper", ArtifactCache(cache))
+    for model in a:  # the two runs trained their own vectors, and they are the same
+        np.testing.assert_array_equal(a[model][0].vectors, b[model][0].vectors)
+
+
+def test_a_rerun_of_chapter_2_flows_into_chapters_3_and_4(first, tmp_path):
+    cache, base = first
+    done = run_chapters(cache, tmp_path / "notebooks", "--from", "02", "-p", "dimensions", "20")
+    assert done.returncode == 0, done.stderr[-3000:]
+    training, orthogonalization, classification = (latest(cache, c) for c in
+                                                    ("02_training", "03_orthogonalization", "04_scm_vs_wmd"))
+    assert training["parameters"]["dimensions"] == 20
+    assert orthogonalization["previous"] == training["id"] and classification["previous"] == orthogonalization["id"]
+    trained = {a["key"] for a in training["artifacts"] if a["name"] == "word2bits"}
+    assert len(trained) == 2 and trained <= {a["key"] for a in orthogonalization["artifacts"]}
+    assert any(a["name"] == "knn" and a["computed"] for a in classification["artifacts"])  # new embeddings, new results
+    for chapter in ("01_preprocessing",):
+        shutil.copy(base / f"{chapter}.ipynb", tmp_path / "notebooks")
+    build_book(tmp_path / "notebooks", tmp_path)
+
+
+@pytest.mark.parametrize("chapter", ["04", "01"])
+def test_a_rerun_on_one_data_set_builds_a_consistent_book(first, tmp_path, chapter):
+    cache, base = first
+    done = run_chapters(cache, tmp_path / "notebooks", "--from", chapter, "-p", "datasets", '["twitter"]')
+    assert done.returncode == 0, done.stderr[-3000:]
+    for notebook in base.glob("*.ipynb"):
+        if not (tmp_path / "notebooks" / notebook.name).exists():
+            shutil.copy(notebook, tmp_path / "notebooks")
+    html = build_book(tmp_path / "notebooks", tmp_path)
+    counts = set()
+    for page in ("intro.html", "notebooks/06_scorecard.html"):
+        text = re.sub(r"<[^>]+>", "", (html / page).read_text())
+        counts |= {int(n) for n in re.findall(r"of\s+(?:the\s+)?(\d+)\s+data\s+sets", text)}
+    assert counts == {1}, f"the landing page and the scorecard speak of {counts} data sets after a one-set rerun"
+    assert glued(tmp_path / "notebooks" / "04_scm_vs_wmd.ipynb")["n_datasets"] == "1"
+
+
+def test_bad_parameters_are_refused_before_anything_runs(first, tmp_path):
+    cache, _ = first
+    for args, message in (
+        (["--from", "02", "-p", "dimension", "20"], "unknown parameter(s) dimension for chapter 02_training; allowed:"),
+        (["--from", "02", "-y", "threshold: [0.5]"], "unknown parameter(s) threshold"),
+        (["--only", "03", "-p", "tsne_words", "1"], "tsne_words=1 is not allowed; tsne_words must be an integer of "
+                                                    "at least 2"),
+        (["--only", "01", "-p", "corpus_articles", "1"], "corpus_articles must be an integer of at least 200"),
+        (["--only", "04", "-p", "methods", '["wmd"]'], "that includes 'bow'"),
+        (["--only", "05", "-p", "perplexity", "0.5"], "perplexity must be a number in [1, 100]"),
+    ):
+        done = run_chapters(cache, tmp_path, *args)
+        assert done.returncode != 0 and message in done.stderr, (args, done.stderr[-2000:])
+    env = dict(os.environ, REGEMB_CACHE=str(cache))  # papermill itself: the chapter stops at its first cell
+    done = subprocess.run([BIN / "papermill", ROOT / "notebooks" / "05_confusion_tsne.ipynb", tmp_path / "05.ipynb",
+                           "-p", "profile", "smoke", "-p", "perplexity", "99"], env=env, capture_output=True, text=True,
+                          cwd=ROOT / "notebooks")
+    assert done.returncode != 0 and "perplexity=99.0 is not allowed" in done.stderr
+    executed = json.loads((tmp_path / "05.ipynb").read_text())["cells"]
+    failed = [i for i, c in enumerate(executed) if any(o["output_type"] == "error" for o in c.get("outputs", []))]
+    first_code = next(i for i, c in enumerate(executed) if c["cell_type"] == "code"
+                      and "parameters" not in c["metadata"].get("tags", []) and "injected-parameters"
+                      not in c["metadata"].get("tags", []))
+    assert failed == [first_code]
