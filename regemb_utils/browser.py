@@ -49,6 +49,11 @@ class _CountingHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):  # quiet
         pass
 
+    def send_error(self, code, message=None, explain=None):
+        with self.server.lock:
+            self.server.errors.append((self.path, code))
+        super().send_error(code, message, explain)
+
     def copyfile(self, source, outputfile):
         data = source.read()
         outputfile.write(data)
@@ -60,12 +65,14 @@ class _CountingHandler(http.server.SimpleHTTPRequestHandler):
 @contextlib.contextmanager
 def serve(directory: str | os.PathLike) -> Iterator[http.server.ThreadingHTTPServer]:
     """Serve ``directory`` on 127.0.0.1 (a free port) for the ``with`` block; yields the server, whose ``url`` is
-    its address and whose ``bytes_sent`` / ``requests`` count what was served (reset them between pages)."""
+    its address, whose ``bytes_sent`` / ``requests`` count what was served (reset them between pages) and whose
+    ``errors`` lists the requests it could not answer."""
     handler = functools.partial(_CountingHandler, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.lock = threading.Lock()
     server.bytes_sent = 0
     server.requests = []
+    server.errors = []  # (path, HTTP status) of every request answered with an error, e.g. a missing file
     server.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
