@@ -35,8 +35,9 @@ _PROBE = r"""
   window.__bench = {figures: null, count: 0, webglMissing: false};
   const drawn = (gd) => {
     if (!gd._fullLayout || !gd.querySelector('.main-svg')) return false;
-    for (const scene of gd.querySelectorAll('.gl-container')) {
-      if (!scene.querySelector('canvas')) return false;
+    for (const id of (gd._fullLayout._subplots || {}).gl3d || []) {  // each 3-D scene needs its WebGL canvas
+      const scene = gd._fullLayout[id] && gd._fullLayout[id]._scene;
+      if (!scene || !scene.container || !scene.container.querySelector('canvas')) return false;
     }
     return true;
   };
