@@ -16,7 +16,7 @@ book: setup
 test: setup
 	$(BIN)/python -m pytest
 
-setup: $(VENV)/.installed assets/plotly.min.js assets/mathjax/tex-chtml.js
+setup: $(VENV)/.installed assets/plotly.min.js assets/mathjax/.trimmed
 
 $(VENV)/.installed: pyproject.toml scripts/system-packages.sh
 	bash scripts/system-packages.sh
@@ -30,10 +30,17 @@ assets/plotly.min.js: $(VENV)/.installed
 	mkdir -p assets
 	cp "$$($(BIN)/python -c 'import plotly, pathlib; print(pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js")')" $@
 
-assets/mathjax/tex-chtml.js:
+# Of MathJax's 24 MB es5/ folder only what the book loads: the tex-chtml component (TeX in, HTML-CSS out, menu), its
+# web fonts and the TeX extensions it autoloads (\boldsymbol, \color, ...). Not shipped: the other components and
+# the speech/explorer tools (a11y/, sre/), which the menu's accessibility options would load.
+assets/mathjax/.trimmed:
 	npm install --silent --no-audit --no-fund --prefix .build/npm mathjax@$(MATHJAX_VERSION)
 	rm -rf assets/mathjax
-	cp -r .build/npm/node_modules/mathjax/es5 assets/mathjax
+	mkdir -p assets/mathjax/output/chtml/fonts assets/mathjax/input/tex
+	cp .build/npm/node_modules/mathjax/es5/tex-chtml.js assets/mathjax/
+	cp -r .build/npm/node_modules/mathjax/es5/output/chtml/fonts/woff-v2 assets/mathjax/output/chtml/fonts/
+	cp -r .build/npm/node_modules/mathjax/es5/input/tex/extensions assets/mathjax/input/tex/
+	touch $@
 
 clean:
 	rm -rf _build .build

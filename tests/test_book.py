@@ -1,6 +1,10 @@
 """The book end to end: every chapter executed with the smoke profile into a temporary directory (the committed
 notebooks are never touched), the book built from them with warnings as errors, and the built pages checked in
-headless Chromium: plotly figures and formulas render from the book's own files, with no network."""
+headless Chromium: plotly figures and formulas render from the book's own files, with no network, and every page is
+readable (nothing wider than the text column, no nan/None in tables, every figure captioned and numbered).
+
+``REGEMB_BOOK_HTML=_build/html pytest -m book -k readable`` runs the readability check on an already built book
+(e.g. the one built from the committed notebooks) without executing any chapter."""
 from __future__ import annotations
 
 import functools
@@ -80,10 +84,11 @@ def served(book):
 
 def rendered_dom(url: str, tmp_path: Path) -> str:
     """The page's DOM after its scripts ran, from headless Chromium."""
+    from regemb_utils.browser import CHROMIUM_FLAGS, chromium_path
+
     result = subprocess.run(
         [
-            "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            chromium_path() or "chromium", *CHROMIUM_FLAGS,
             f"--user-data-dir={tmp_path / 'chromium'}", "--virtual-time-budget=20000", "--dump-dom", url,
         ],
         capture_output=True, text=True, timeout=120, check=True,
@@ -110,7 +115,126 @@ def test_3d_document_map_renders(served, tmp_path):
     assert "WebGL is not supported" not in dom
 
 
+def test_plotly_js_only_where_needed(book):
+    html = book / "_build" / "html"
+    for page in html.rglob("*.html"):
+        text = page.read_text()
+        loads = "plotly.min.js" in text
+        assert loads == ("plotly-graph-div" in text), \
+            f"{page.relative_to(html)} {'loads' if loads else 'does not load'} plotly.js"
+
+
 def test_landing_page_leads_with_the_scorecard_headline(book):
     page = (book / "_build" / "html" / "intro.html").read_text()
     headline = page[page.index('id="the-answer-first"'):page.index('id="what-the-paper-claims"')]
     assert headline.count('class="pasted-text"') == 8, "the headline's numbers were not pasted from the scorecard"
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Readability of every built page, measured in the browser's layout (1280 x 1000 window, the theme's desktop layout)
+
+# Inside the page: the article column, then three kinds of problem. Elements inside a horizontally scrolling container
+# count too (a table that has to be scrolled is wider than the column); only the outermost offender is reported.
+_READABILITY_PROBE = r"""
+(() => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  const column = article.getBoundingClientRect();
+  const describe = (el) => {
+    const figure = el.closest('figure');
+    const caption = figure && figure.querySelector('.caption-number');
+    const section = el.closest('section');
+    const heading = section && section.querySelector('h1, h2, h3');
+    const where = caption ? caption.textContent.trim() : (heading ? heading.textContent.replace('#', '').trim() : '');
+    const text = (el.innerText || el.getAttribute('alt') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+    return `${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ?
+      '.' + el.className.trim().split(/\s+/).join('.') : ''} in "${where}": "${text}"`;
+  };
+  const ignored = (el) => el.closest('.margin, .sidebar, aside, mjx-assistive-mml, .headerlink, .copybtn');
+  const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const problems = {overflow: [], missing: [], uncaptioned: [], wide_code: []};
+  // 1. horizontal overflow of the text column. Code listings (<pre>) scroll in their own box by design: a long code
+  // line is reported once per listing under "wide_code", which the test does not count as a failure.
+  const offenders = new Set(), listings = new Set();
+  const extent = (el) => { const r = el.getBoundingClientRect(); return [r.left - column.left, r.right - column.left]; };
+  for (const el of article.querySelectorAll('*')) {
+    if (ignored(el) || !visible(el)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.left < column.left - 1 || r.right > column.right + 1) {
+      const listing = el.closest('pre');
+      if (listing && listing !== el) {
+        if (!listings.has(listing)) {
+          listings.add(listing);
+          problems.wide_code.push(`${describe(listing)} has a line wider than the column`);
+        }
+        continue;
+      }
+      let outer = el.parentElement, covered = false;
+      while (outer && outer !== article) { if (offenders.has(outer)) { covered = true; break; } outer = outer.parentElement; }
+      offenders.add(el);
+      const [left, right] = extent(el);
+      if (!covered) problems.overflow.push(`${describe(el)} spans ${Math.round(left)} to ${Math.round(right)} px ` +
+                                            `of a ${Math.round(column.width)} px column`);
+    }
+  }
+  // 2. nan / NaN / None shown in a table cell
+  for (const cell of article.querySelectorAll('table td, table th')) {
+    const text = cell.innerText.trim();
+    if (/\b(nan|NaN|None)\b/.test(text)) problems.missing.push(`${describe(cell)}`);
+  }
+  // 3. figures (images and plotly figures) without a numbered caption
+  const figures = [...article.querySelectorAll('img, .plotly-graph-div')].filter(el => !ignored(el) &&
+    !(el.tagName === 'IMG' && el.closest('.plotly-graph-div')));
+  for (const el of figures) {
+    const figure = el.closest('figure');
+    const caption = figure && figure.querySelector('figcaption');
+    if (!caption || !caption.querySelector('.caption-number') || !caption.innerText.replace(/^\s*Fig\.\s*[\d.]+\s*/, '').trim()) {
+      problems.uncaptioned.push(describe(el));
+    }
+  }
+  return problems;
+})()
+"""
+
+
+def readability_problems(browser, url: str) -> dict[str, list[str]]:
+    """What makes the page at ``url`` hard to read: elements wider than the text column ("overflow"), table cells
+    showing nan/NaN/None ("missing"), and images or plotly figures without a numbered caption ("uncaptioned")."""
+    browser.navigate(url)
+    browser.evaluate("document.fonts.ready.then(() => new Promise(r => setTimeout(r, 500)))", await_promise=True)
+    return browser.evaluate(_READABILITY_PROBE)
+
+
+def book_pages(html: Path) -> list[str]:
+    """The reader's pages of a built book (not the search page, the index or the redirect)."""
+    skip = {"search.html", "genindex.html", "index.html"}
+    return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html")
+                  if p.name not in skip and "_static" not in p.parts and "_sources" not in p.parts)
+
+
+@pytest.fixture(scope="module")
+def built_html(request):
+    """The built book's HTML: ``$REGEMB_BOOK_HTML`` if set (no chapter is run), else the smoke build."""
+    given = os.environ.get("REGEMB_BOOK_HTML")
+    if given:
+        return Path(given).resolve()
+    return request.getfixturevalue("book") / "_build" / "html"
+
+
+# Known failures of the chapters as committed (paper profile, built from the committed notebooks): tables with nan
+# (chapter 4: Figure 8, 9 and 10 tables), tables wider than the column (chapters 2, 4, 5, 6), and chapter 5's 12
+# confusion-matrix images and 12 t-SNE maps without a numbered caption. strict=True: once the chapters pass, this
+# marker must go.
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="today's chapters: nan in chapter 4's tables, tables wider than the column in chapters "
+                          "2, 4, 5, 6, uncaptioned figures in chapter 5 (issue 14)")
+def test_every_page_is_readable(built_html):
+    from regemb_utils.browser import Chromium, serve
+
+    report = []
+    with serve(built_html) as server, Chromium() as browser:
+        for page in book_pages(built_html):
+            problems = readability_problems(browser, f"{server.url}/{page}")
+            for kind, found in problems.items():
+                if kind != "wide_code":
+                    report += [f"{page}: {kind}: {item}" for item in found]
+    assert not report, f"{len(report)} readability problems:\n" + "\n".join(report)

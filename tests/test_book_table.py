@@ -1,0 +1,139 @@
+"""regemb_utils.book.table: what a reader sees in a rendered table, and the CSV behind its download link."""
+from __future__ import annotations
+
+import base64
+import io
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from regemb_utils.book import MISSING, collapsible, table
+
+
+class _Cells(HTMLParser):
+    """Header and body cell texts, the download link and whether a <details> wraps the table."""
+
+    def __init__(self):
+        super().__init__()
+        self.header, self.rows, self.links, self.details, self.summary = [], [], [], False, None
+        self._cell = None
+        self._in_summary = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = [tag, ""]
+        elif tag == "a":
+            self.links.append(attrs)
+        elif tag == "details":
+            self.details = True
+        elif tag == "summary":
+            self._in_summary, self.summary = True, ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            (self.header if self._cell[0] == "th" else self.rows[-1]).append(self._cell[1])
+            self._cell = None
+        elif tag == "summary":
+            self._in_summary = False
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell[1] += data
+        if self._in_summary:
+            self.summary += data
+
+
+def parse(rendered) -> _Cells:
+    parser = _Cells()
+    parser.feed(rendered.html)
+    parser.rows = [row for row in parser.rows if row]
+    return parser
+
+
+def link_csv(parsed: _Cells) -> str:
+    href = parsed.links[0]["href"]
+    prefix = "data:text/csv;charset=utf-8;base64,"
+    assert href.startswith(prefix)
+    return base64.b64decode(href[len(prefix):]).decode("utf-8")
+
+
+@pytest.fixture
+def frame():
+    return pd.DataFrame({
+        "dataset": ["bbcsport", "twitter", "20news"],
+        "test documents": [220, 932, 7528],
+        "errors": [5.0, np.nan, 2256.0],  # whole numbers stored as floats because of the missing value
+        "error": [0.0227, 0.3101, np.nan],
+        "speed (pairs / s)": [1_462_366.25, 0.472, None],
+        "symmetric": [True, False, True],
+        "note": ["", None, "stated"],
+    }, index=[7, 3, 9])
+
+
+def test_no_nan_none_and_missing_values_are_dashes(frame):
+    parsed = parse(table(frame, {"error": "percent"}))
+    text = " ".join(cell for row in parsed.rows for cell in row)
+    assert not re.search(r"\b(nan|NaN|None|NaT|<NA>)\b", text)
+    assert "nan" not in table(frame).html.lower()
+    assert parsed.rows[1][2] == MISSING and parsed.rows[2][3] == MISSING and parsed.rows[2][4] == MISSING
+    assert parsed.rows[1][6] == MISSING
+
+
+def test_integers_percentages_and_headers(frame):
+    parsed = parse(table(frame, {"error": "percent"}))
+    assert parsed.header == list(frame.columns)  # units in headers, as given
+    assert [row[1] for row in parsed.rows] == ["220", "932", "7,528"]
+    assert [row[2] for row in parsed.rows] == ["5", MISSING, "2,256"]  # whole floats shown as integers
+    assert [row[3] for row in parsed.rows[:2]] == ["2.3\u00a0%", "31.0\u00a0%"]
+    assert parsed.rows[0][4] == "1,462,366.25"
+    assert [row[5] for row in parsed.rows] == ["yes", "no", "yes"]
+
+
+def test_format_options(frame):
+    parsed = parse(table(frame, {"error": "percent:2", "speed (pairs / s)": "int", "test documents": "{:d} docs",
+                                 "errors": lambda v: f"<{v:g}>"}))
+    assert parsed.rows[0][3] == "2.27\u00a0%"
+    assert parsed.rows[0][4] == "1,462,366"
+    assert parsed.rows[2][1] == "7528 docs"
+    assert parsed.rows[0][2] == "<5>"  # escaped in the HTML, shown as typed
+    assert "&lt;5&gt;" in table(frame, {"errors": lambda v: f"<{v:g}>"}).html
+    with pytest.raises(KeyError, match="no such"):
+        table(frame, {"no such": "int"})
+
+
+def test_index_is_hidden_unless_named(frame):
+    parsed = parse(table(frame))
+    assert len(parsed.header) == len(frame.columns) and all(row[0] != "7" for row in parsed.rows)
+    named = parse(table(frame.set_index("dataset")))
+    assert named.header[0] == "dataset" and named.rows[0][0] == "bbcsport"
+
+
+def test_download_link_carries_the_frame(frame):
+    rendered = table(frame, {"error": "percent"}, download="errors")
+    parsed = parse(rendered)
+    assert parsed.links[0]["download"] == "errors.csv"
+    csv = link_csv(parsed)
+    assert csv == rendered.csv
+    back = pd.read_csv(io.StringIO(csv), keep_default_na=True)
+    expected = frame.reset_index(drop=True)
+    pd.testing.assert_frame_equal(back.drop(columns="note"), expected.drop(columns="note"), check_dtype=False)
+    assert back["note"].isna().tolist() == [True, True, False]  # "" and None both come back empty
+    assert table(frame).csv is None and not parse(table(frame)).links
+
+
+def test_collapsed_tables(frame):
+    parsed = parse(table(frame, download="all", collapsed="Show all 3 rows"))
+    assert parsed.details and parsed.summary == "Show all 3 rows" and parsed.links
+    assert "<details" in collapsible(table(frame), "More").html
+    assert collapsible("<p>x</p>", "More").html.startswith('<details class="regemb-collapsed"><summary>More</summary>')
+
+
+def test_only_data_frames():
+    with pytest.raises(TypeError):
+        table([1, 2, 3])
