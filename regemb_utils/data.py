@@ -31,7 +31,6 @@ from sklearn.utils import check_random_state
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 DATA_DIR = REPOSITORY / "data"
-CHECKSUMS = DATA_DIR / "SHA256SUMS"
 
 DATASETS = ("bbcsport", "twitter", "ohsumed", "reuters", "amazon", "20news")
 
@@ -60,16 +59,29 @@ class DataChecksumError(ValueError):
 def data_dir() -> Path:
     """The folder the data files are read from: ``$REGEMB_DATA`` if set, else the repository's ``data/``.
 
-    The checksums are always those of the repository (``data/SHA256SUMS``), wherever the files are read from.
+    Installed outside the repository, the package has no ``data/`` beside it: set ``REGEMB_DATA`` to a copy of the
+    repository's ``data/`` folder (with its ``SHA256SUMS``).
     """
     override = os.environ.get("REGEMB_DATA")
-    return Path(override) if override else DATA_DIR
+    if override:
+        return Path(override).expanduser().resolve()
+    if not DATA_DIR.is_dir():
+        raise FileNotFoundError(f"the data folder {DATA_DIR} does not exist (the package is installed outside its "
+                                "repository?): set REGEMB_DATA to the repository's data/ folder")
+    return DATA_DIR
+
+
+def _expected_checksums() -> dict[str, str]:
+    """The repository's ``data/SHA256SUMS`` in a checkout, wherever the files are read from; installed outside the
+    repository, the one in ``$REGEMB_DATA``."""
+    repository = DATA_DIR / "SHA256SUMS"
+    return _checksums(repository if repository.is_file() else data_dir() / "SHA256SUMS")
 
 
 @functools.lru_cache(maxsize=None)
-def _expected_checksums() -> dict[str, str]:
+def _checksums(path: Path) -> dict[str, str]:
     sums = {}
-    for line in CHECKSUMS.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         digest, name = line.split(maxsplit=1)
@@ -106,7 +118,7 @@ def data_file(relative_path: str, directory: str | os.PathLike | None = None) ->
     expected = _expected_checksums().get(relative_path)
     if expected is None:
         known = ", ".join(sorted(_expected_checksums()))
-        raise KeyError(f"{relative_path!r} is not listed in {CHECKSUMS}; known files: {known}")
+        raise KeyError(f"{relative_path!r} is not listed in the data checksums; known files: {known}")
     path = Path(directory) if directory is not None else data_dir()
     path = path / relative_path
     try:
@@ -188,6 +200,37 @@ def _make_dataset(name, class_names, trval_texts, trval_labels, test_texts, test
         validation=Split(list(val_texts), np.asarray(val_labels, dtype=np.int64)),
         test=Split(list(test_texts), np.asarray(test_labels, dtype=np.int64)),
     )
+
+
+def dataset_from_texts(name: str, texts, labels, *, test_size: int | float = 0.3,
+                       class_names=None) -> Dataset:
+    """A data set of one's own, split by the paper's rule: a seeded shuffle (``random_state=42``) into train +
+    validation and test (``test_size`` documents, or that fraction), then the last 20 % of train + validation as the
+    validation split (unshuffled, as for BBCSPORT and TWITTER).
+
+    ``labels`` may be any values; ``class_names`` (default: the sorted distinct labels) fixes their order.
+    """
+    texts = list(texts)
+    labels = list(labels)
+    if not isinstance(name, str) or not name:
+        raise ValueError("name must be a non-empty string")
+    if len(texts) != len(labels):
+        raise ValueError(f"{len(texts)} texts but {len(labels)} labels")
+    if not all(isinstance(t, str) for t in texts):
+        raise ValueError("every text must be a string")
+    names = tuple(sorted(set(labels), key=str)) if class_names is None else tuple(class_names)
+    unknown = set(labels) - set(names)
+    if unknown:
+        raise ValueError(f"labels {sorted(map(str, unknown))} are not among class_names {list(names)}")
+    if len(names) < 2:
+        raise ValueError("a classification data set needs at least two classes")
+    n_test = round(test_size * len(texts)) if isinstance(test_size, float) else test_size
+    if isinstance(test_size, bool) or not isinstance(n_test, int) or not 1 <= n_test <= len(texts) - 5:
+        raise ValueError(f"test_size={test_size!r} is not allowed; give a number of test documents, or a fraction, "
+                         f"that leaves at least 5 of the {len(texts)} documents for training and validation")
+    index = {label: i for i, label in enumerate(names)}
+    codes = [index[label] for label in labels]
+    return _make_dataset(name, names, *_split(texts, codes, len(texts) - n_test, n_test), shuffle_validation=False)
 
 
 # ---------------------------------------------------------------------------------------------------------------------

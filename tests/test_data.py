@@ -5,6 +5,7 @@ import codecs
 import hashlib
 import os
 import pickle
+import re
 import shutil
 import tarfile
 
@@ -361,3 +362,44 @@ def test_wikipedia_rejects_bad_max_articles(bad):
 def test_wikipedia_corpus_rejects_unknown_rule():
     with pytest.raises(ValueError, match="paper"):
         WikipediaCorpus(rule="nltk")
+
+
+def test_a_data_set_of_ones_own_is_split_by_the_papers_rule():
+    from regemb_utils.data import _make_dataset, _split, dataset_from_texts
+
+    texts = [f"document {i} about {'cats' if i % 3 else 'dogs'}" for i in range(50)]
+    labels = ["cats" if i % 3 else "dogs" for i in range(50)]
+    d = dataset_from_texts("pets", texts, labels, test_size=10)
+    assert d.name == "pets" and d.class_names == ("cats", "dogs")
+    assert (len(d.train), len(d.validation), len(d.test)) == (32, 8, 10)  # the last 20 % of the rest validate
+    for split in d.splits.values():  # every text keeps its label
+        assert all(d.class_names[label] == ("cats" if "cats" in text else "dogs")
+                   for text, label in zip(split.texts, split.labels))
+    same = _make_dataset("pets", ("cats", "dogs"), *_split(texts, [0 if l == "cats" else 1 for l in labels], 40, 10),
+                         shuffle_validation=False)
+    assert d.test.texts == same.test.texts and d.train.texts == same.train.texts  # the loaders' own rule
+    assert dataset_from_texts("pets", texts, labels, test_size=0.2).test.texts == d.test.texts
+    assert dataset_from_texts("pets", texts, labels, test_size=10, class_names=["dogs", "cats"]).class_names == \
+        ("dogs", "cats")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(labels=["a"] * 9), "10 texts but 9 labels"),
+    (dict(labels=["a"] * 10), "at least two classes"),
+    (dict(test_size=6), "test_size=6 is not allowed"),
+    (dict(test_size=0), "test_size=0 is not allowed"),
+    (dict(class_names=["a"]), "labels ['b'] are not among class_names ['a']"),
+])
+def test_a_data_set_of_ones_own_refuses_bad_input(kwargs, message):
+    from regemb_utils.data import dataset_from_texts
+
+    arguments = dict(texts=[f"text {i}" for i in range(10)], labels=["a", "b"] * 5, test_size=2) | kwargs
+    with pytest.raises(ValueError, match=re.escape(message)):
+        dataset_from_texts("mine", **arguments)
+
+
+def test_outside_the_repository_the_data_folder_is_named(monkeypatch, tmp_path):
+    monkeypatch.delenv("REGEMB_DATA", raising=False)
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match="set REGEMB_DATA to the repository's data/ folder"):
+        data.data_dir()
