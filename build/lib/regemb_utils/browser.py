@@ -1,0 +1,277 @@
+"""Headless Chromium driven over the DevTools protocol, for the book's browser checks and the page-load benchmark.
+
+Only the standard library: a local HTTP server for a built book (:func:`serve`), Debian's ``/usr/bin/chromium``
+started headless with software WebGL (:class:`Chromium`), and a minimal WebSocket client for the DevTools protocol.
+Nothing here reaches the network: the browser runs with background networking, component updates and sync off, and
+reads only what the local server serves.
+"""
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+import http.server
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["CHROMIUM_FLAGS", "chromium_path", "serve", "Chromium", "DevToolsError"]
+
+# The flags every run uses (tests and benchmark alike). SwiftShader is Chromium's software WebGL: this Chromium no
+# longer falls back to it on its own, so it is asked for explicitly.
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-quic", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+    "--hide-scrollbars", "--mute-audio",
+)
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium (``/usr/bin/chromium``), or whatever ``chromium`` is on PATH; None when there is none."""
+    for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+class _CountingHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a folder and adds up the bytes of every response body it sends (``server.bytes_sent``)."""
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def send_error(self, code, message=None, explain=None):
+        with self.server.lock:
+            self.server.errors.append((self.path, code))
+        super().send_error(code, message, explain)
+
+    def copyfile(self, source, outputfile):
+        data = source.read()
+        outputfile.write(data)
+        with self.server.lock:
+            self.server.bytes_sent += len(data)
+            self.server.requests.append((self.path, len(data)))
+
+
+@contextlib.contextmanager
+def serve(directory: str | os.PathLike) -> Iterator[http.server.ThreadingHTTPServer]:
+    """Serve ``directory`` on 127.0.0.1 (a free port) for the ``with`` block; yields the server, whose ``url`` is
+    its address, whose ``bytes_sent`` / ``requests`` count what was served (reset them between pages) and whose
+    ``errors`` lists the requests it could not answer."""
+    handler = functools.partial(_CountingHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.lock = threading.Lock()
+    server.bytes_sent = 0
+    server.requests = []
+    server.errors = []  # (path, HTTP status) of every request answered with an error, e.g. a missing file
+    server.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class DevToolsError(RuntimeError):
+    """The DevTools protocol answered with an error, or a page script threw."""
+
+
+class _WebSocket:
+    """The client side of RFC 6455, just enough for the DevTools protocol (text frames, no extensions)."""
+
+    def __init__(self, url: str, timeout: float):
+        assert url.startswith("ws://")
+        host_port, _, path = url[len("ws://"):].partition("/")
+        host, _, port = host_port.partition(":")
+        self.sock = socket.create_connection((host, int(port)), timeout=timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET /{path} HTTP/1.1\r\nHost: {host_port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                          .encode())
+        response = b""
+        while b"\r\n\r\n" not in response:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise ConnectionError("DevTools closed the connection during the handshake")
+            response += chunk
+        head, _, self._buffer = response.partition(b"\r\n\r\n")
+        if b" 101 " not in head.split(b"\r\n", 1)[0]:
+            raise ConnectionError(f"DevTools refused the WebSocket: {head[:200]!r}")
+
+    def _read(self, n: int) -> bytes:
+        while len(self._buffer) < n:
+            chunk = self.sock.recv(max(65536, n - len(self._buffer)))
+            if not chunk:
+                raise ConnectionError("DevTools closed the connection")
+            self._buffer += chunk
+        data, self._buffer = self._buffer[:n], self._buffer[n:]
+        return data
+
+    def send(self, text: str) -> None:
+        payload = text.encode()
+        header = bytearray([0x81])  # FIN + text
+        n = len(payload)
+        if n < 126:
+            header.append(0x80 | n)
+        elif n < 1 << 16:
+            header.append(0x80 | 126)
+            header += struct.pack("!H", n)
+        else:
+            header.append(0x80 | 127)
+            header += struct.pack("!Q", n)
+        mask = os.urandom(4)
+        header += mask
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(bytes(header) + masked)
+
+    def receive(self) -> str:
+        message = b""
+        while True:
+            first, second = self._read(2)
+            opcode, n = first & 0x0F, second & 0x7F
+            if n == 126:
+                n = struct.unpack("!H", self._read(2))[0]
+            elif n == 127:
+                n = struct.unpack("!Q", self._read(8))[0]
+            mask = self._read(4) if second & 0x80 else None
+            payload = self._read(n)
+            if mask:
+                payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+            if opcode == 0x8:
+                raise ConnectionError("DevTools closed the connection")
+            if opcode == 0x9:  # ping: answer with a pong
+                self.sock.sendall(bytes([0x8A, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)
+                continue
+            if opcode in (0x0, 0x1, 0x2):
+                message += payload
+                if first & 0x80:
+                    return message.decode()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+class Chromium:
+    """A headless Chromium with one page, driven over the DevTools protocol.
+
+    Use as a context manager; each instance has its own fresh profile (no cache carried over), so every page load
+    transfers everything it needs::
+
+        with serve("_build/html") as server, Chromium() as browser:
+            browser.navigate(f"{server.url}/intro.html")
+            browser.evaluate("document.title")
+    """
+
+    def __init__(self, width: int = 1280, height: int = 1000, timeout: float = 120.0, executable: str | None = None):
+        self.width, self.height, self.timeout = width, height, timeout
+        self.executable = executable or chromium_path()
+        if self.executable is None:
+            raise FileNotFoundError("no Chromium found (Debian package `chromium`)")
+        self._next_id = 0
+        self._events: list[dict] = []
+
+    def __enter__(self) -> "Chromium":
+        self._profile = tempfile.TemporaryDirectory(prefix="regemb-chromium-")
+        profile = Path(self._profile.name)
+        self._process = subprocess.Popen(
+            [self.executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0",
+             f"--window-size={self.width},{self.height}", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            port_file = profile / "DevToolsActivePort"
+            deadline = time.monotonic() + self.timeout
+            while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
+                if self._process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("Chromium did not start its DevTools endpoint")
+                time.sleep(0.05)
+            port = int(port_file.read_text().split("\n")[0])
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=self.timeout) as response:
+                pages = [t for t in json.load(response) if t["type"] == "page"]
+            self._ws = _WebSocket(pages[0]["webSocketDebuggerUrl"], self.timeout)
+            self.call("Page.enable")
+            self.call("Runtime.enable")
+            self.call("Emulation.setDeviceMetricsOverride", width=self.width, height=self.height,
+                      deviceScaleFactor=1, mobile=False)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if getattr(self, "_ws", None) is not None:
+            self._ws.close()
+        self._process.terminate()
+        try:
+            self._process.wait(10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        self._profile.cleanup()
+
+    # -- protocol ---------------------------------------------------------------------------------------------------
+    def call(self, method: str, **params):
+        """Send one DevTools command and return its result (events that arrive meanwhile are kept)."""
+        self._next_id += 1
+        ident = self._next_id
+        self._ws.send(json.dumps({"id": ident, "method": method, "params": params}))
+        while True:
+            message = json.loads(self._ws.receive())
+            if message.get("id") == ident:
+                if "error" in message:
+                    raise DevToolsError(f"{method}: {message['error']}")
+                return message.get("result", {})
+            if "method" in message:
+                self._events.append(message)
+
+    def wait_for_event(self, method: str, timeout: float | None = None) -> dict:
+        """The first kept or arriving event named ``method`` (consumed)."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while True:
+            for i, event in enumerate(self._events):
+                if event["method"] == method:
+                    return self._events.pop(i)["params"]
+            self._ws.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                message = json.loads(self._ws.receive())
+            except socket.timeout:
+                raise TimeoutError(f"no {method} within the time limit") from None
+            finally:
+                self._ws.sock.settimeout(self.timeout)
+            if "method" in message:
+                self._events.append(message)
+
+    # -- conveniences -----------------------------------------------------------------------------------------------
+    def add_script_on_new_document(self, source: str) -> None:
+        """Run ``source`` in every page before the page's own scripts."""
+        self.call("Page.addScriptToEvaluateOnNewDocument", source=source)
+
+    def navigate(self, url: str, timeout: float | None = None) -> None:
+        """Open ``url`` and wait for its load event."""
+        self._events = [e for e in self._events if e["method"] != "Page.loadEventFired"]
+        result = self.call("Page.navigate", url=url)
+        if result.get("errorText"):
+            raise DevToolsError(f"navigating to {url}: {result['errorText']}")
+        self.wait_for_event("Page.loadEventFired", timeout)
+
+    def evaluate(self, expression: str, await_promise: bool = False, timeout: float | None = None):
+        """The JSON value of a JavaScript expression in the page (a promise is awaited with ``await_promise``)."""
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True,
+                           awaitPromise=await_promise, timeout=int(1000 * (timeout or self.timeout)))
+        if "exceptionDetails" in result:
+            details = result["exceptionDetails"]
+            text = details.get("exception", {}).get("description") or details.get("text")
+            raise DevToolsError(f"page script failed: {text}")
+        return result["result"].get("value")

@@ -1,0 +1,95 @@
+"""A data set's documents for chapter 4: term counts over the common dictionary, the weighting of a query/reference
+pair of splits, and the queries a limited method answers.
+
+All documents are represented over the words of the common dictionary that occur in the data set (columns
+``Documents.terms``); restricting the dictionary to these words changes no similarity, distance or weight.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from .methods import METHODS
+from .representations import DtbWeighting, bow_matrix, l1_normalize, tfidf_l1_matrix
+from .text import tokenize
+
+__all__ = ["Documents", "prepare_documents", "term_embeddings", "represent_pair", "QUERY_SEED", "query_rows"]
+
+
+@dataclass
+class Documents:
+    """One data set's splits as term counts over the common-dictionary words that occur in it."""
+
+    name: str
+    class_names: tuple[str, ...]
+    terms: np.ndarray  # common-dictionary ids of the columns
+    counts: dict[str, sparse.csr_matrix]  # split -> raw counts
+    labels: dict[str, np.ndarray]
+    char_lengths: dict[str, np.ndarray]  # split -> Σ len(token) of every document (before dictionary filtering)
+
+    def split(self, which: str) -> tuple[sparse.csr_matrix, np.ndarray, np.ndarray]:
+        """Counts, labels and character lengths of ``which``: a split name or ``"train+validation"``."""
+        names = which.split("+")
+        unknown = [name for name in names if name not in self.counts]
+        if unknown:
+            raise ValueError(f"unknown split {which!r}; allowed: train, validation, test, train+validation")
+        return (sparse.csr_matrix(sparse.vstack([self.counts[n] for n in names], format="csr")),
+                np.concatenate([self.labels[n] for n in names]),
+                np.concatenate([self.char_lengths[n] for n in names]))
+
+    @property
+    def n_labels(self) -> int:
+        return len(self.class_names)
+
+
+def prepare_documents(dataset, dictionary, tokenizer: str = "paper") -> Documents:
+    """Tokenize a :class:`regemb_utils.data.Dataset` and count its words over the common ``dictionary``."""
+    tokens = {name: [tokenize(text, tokenizer) for text in split.texts] for name, split in dataset.splits.items()}
+    counts = {name: bow_matrix(documents, dictionary) for name, documents in tokens.items()}
+    terms = np.unique(np.concatenate([m.indices for m in counts.values()])).astype(np.int64)
+    counts = {name: sparse.csr_matrix(m[:, terms]) for name, m in counts.items()}
+    lengths = {name: np.array([sum(map(len, d)) for d in documents], dtype=np.float64)
+               for name, documents in tokens.items()}
+    labels = {name: np.asarray(split.labels, dtype=np.int64) for name, split in dataset.splits.items()}
+    return Documents(dataset.name, tuple(dataset.class_names), terms, counts, labels, lengths)
+
+
+def term_embeddings(vectors, dictionary, terms: np.ndarray) -> np.ndarray:
+    """Raw embedding rows (float32) of the dictionary ids ``terms``; a word without an embedding gets a zero row."""
+    matrix = np.zeros((len(terms), vectors.vector_size), dtype=np.float32)
+    index = vectors.key_to_index
+    for row, term in enumerate(terms):
+        position = index.get(dictionary[int(term)])
+        if position is not None:
+            matrix[row] = vectors.vectors[position]
+    return matrix
+
+
+def represent_pair(method: str, documents: Documents, queries: str, reference: str, slope: float = 0.0):
+    """Weighted query and reference matrices for ``method``; idf and avgdl come from the reference set."""
+    weighting = METHODS[method].weighting
+    q_counts, _, _ = documents.split(queries)
+    r_counts, _, r_lengths = documents.split(reference)
+    if weighting == "bow":
+        return q_counts, r_counts
+    if weighting == "nbow":
+        return l1_normalize(q_counts), l1_normalize(r_counts)
+    if weighting == "tfidf_l1":
+        return tfidf_l1_matrix(q_counts, r_counts), tfidf_l1_matrix(r_counts, r_counts)
+    if weighting == "dtb":
+        dtb = DtbWeighting(r_counts, float(np.mean(r_lengths)) if np.mean(r_lengths) > 0 else 1.0)
+        return dtb.transform(q_counts, slope), dtb.transform(r_counts, slope)
+    raise ValueError(f"unknown weighting {weighting!r}")  # pragma: no cover
+
+
+QUERY_SEED = 42
+
+
+def query_rows(n: int, limit: int | None, seed: int = QUERY_SEED) -> np.ndarray:
+    """The queries of a split that a limited method answers: all ``n``, or a seeded random ``limit`` of them
+    (sorted). The same seed gives the same rows to every limited method, so their predictions stay paired."""
+    if limit is None or limit >= n:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).permutation(n)[:limit])

@@ -1,0 +1,318 @@
+"""Chapter 4's timed kNN runs: one method on every data set, with model selection (paper §5.4–§6; notes §6–§9).
+
+For each data set and method:
+
+1. **model selection** on the validation split: every grid point of the method (the dtb slope for the soft VSMs, the
+   whole orthogonalization grid for the sparse SCM, nothing else for BoW, TF-IDF L1 and the WMDs) is evaluated with
+   the training split as the reference set, for every k at once (one top-max(k) search); the row with the highest
+   validation accuracy wins, ties going to the earliest grid point, then to the smallest k (notes §8,
+   :func:`regemb_utils.selection.select_best`);
+2. the **test run** at the chosen grid point, with the training split as the reference set (the paper's choice,
+   notes §6) or, with ``reference="train+validation"``, the training and validation splits;
+3. the result (:class:`MethodResult`: the validation table, the chosen parameters, the test predictions for every k,
+   the timings and the documents with xᵀS'x ≤ 0) is stored in the artifact cache, one artifact per data set and
+   method.
+
+Grid points run through :func:`regemb_utils.selection.evaluate_grid` (joblib: every local core, or a dask cluster
+under ``joblib.parallel_backend("dask")``); each grid point of the sparse SCM builds S' **once** and evaluates it on
+every data set, because the matrices depend on the embedding and the common dictionary only (as in the paper's code).
+The worker processes load the neighbour cache and the dictionary from the artifact cache themselves
+(:class:`regemb_utils.term_matrices.CachedMatrices`), so a task carries only its grid point and the documents. WMD
+queries run in batches through joblib too.
+
+Timing: every similarity computation runs on **one core** (BLAS and numba limited to one thread) and is timed
+without building S' and without the document representation, so Σ pairs / Σ seconds is pairs per second per core
+(the paper's Figure 10; it pooled the validation grid runs and the test runs of all data sets, and so do we).
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import joblib
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from .cache import ArtifactCache, fingerprint
+from .documents import Documents, query_rows, represent_pair
+from .knn import top_k
+from .methods import METHODS, Settings
+from .selection import evaluate_grid, select_best
+from .similarity import cosine_similarity, dense_scm, l1_distance, sparse_scm
+
+__all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One similarity computation: its split, size and time, and what went wrong or was saved."""
+
+    split: str  # "validation" or "test"
+    pairs: int
+    seconds: float
+    nonpositive: int = 0  # documents (queries + reference) with xᵀS'x ≤ 0 (similarity 0 to all)
+    negative: int = 0  # of those, xᵀS'x < 0
+    solved: int | None = None  # WMD: exact EMD problems solved
+
+
+@contextmanager
+def _one_core():
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield
+
+
+def _wmd_batch(Q, R, embeddings, k, solver):
+    from .wmd import wmd_knn
+
+    _warm_up()
+    start = time.perf_counter()
+    with _one_core():
+        result = wmd_knn(Q, R, embeddings, k, solver=solver, n_jobs=1)
+    return result.indices, result.n_solved, time.perf_counter() - start
+
+
+def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int | None = 1, progress: bool = False,
+                   batch_size: int | None = None, description: str = "WMD"):
+    """Exact WMD k nearest neighbours, queries in batches through joblib; (indices, Σ seconds, EMD solves)."""
+    Q = sparse.csr_matrix(Q)
+    n = Q.shape[0]
+    if batch_size is None:
+        workers = joblib.effective_n_jobs(n_jobs)
+        batch_size = int(min(64, max(1, math.ceil(n / (4 * workers)))))
+    batches = [np.arange(start, min(start + batch_size, n)) for start in range(0, n, batch_size)]
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+    outcomes = parallel(joblib.delayed(_wmd_batch)(Q[rows], R, embeddings, k, solver) for rows in batches)
+    from tqdm.auto import tqdm
+
+    outcomes = list(tqdm(outcomes, total=len(batches), disable=not progress, desc=description, unit="batch"))
+    if not outcomes:
+        return np.empty((0, k), dtype=np.int64), 0.0, 0
+    return (np.concatenate([o[0] for o in outcomes]), float(sum(o[2] for o in outcomes)),
+            int(sum(o[1] for o in outcomes)))
+
+
+_WARM = []
+
+
+def _warm_up() -> None:
+    """Compile (or load) the numba kernels and import the EMD solvers once per process, outside the timings."""
+    if _WARM:
+        return
+    from .wmd import wmd_knn
+
+    X = sparse.csr_matrix(np.array([[1.0, 0.0], [0.5, 0.5]]))
+    sparse_scm(X, X, sparse.identity(2, format="csc"), n_threads=1)
+    for solver in ("pot", "pyemd"):
+        wmd_knn(X, X, np.eye(2), 1, solver=solver, n_jobs=1)
+    _WARM.append(True)
+
+
+def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_similarity=None, solver: str = "pot",
+            n_jobs: int | None = 1, progress: bool = False, description: str = "") -> tuple[np.ndarray, Run]:
+    """Indices [n_queries, k] of the k most similar reference documents (ties: lower index) and the timed run."""
+    measure = METHODS[method].measure
+    _warm_up()
+    pairs = Q.shape[0] * R.shape[0]
+    if not 1 <= k <= R.shape[0]:
+        raise ValueError(f"k = {k} needs at least {k} reference documents, there are {R.shape[0]}")
+    if measure == "wmd":
+        indices, seconds, solved = wmd_neighbours(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs,
+                                                  progress=progress, description=description or f"{method} {split}")
+        return indices, Run(split, pairs, seconds, solved=solved)
+    nonpositive = negative = 0
+    with _one_core():
+        start = time.perf_counter()
+        if measure == "cosine":
+            similarities = cosine_similarity(Q, R)
+        elif measure == "l1":
+            similarities = -l1_distance(Q, R, n_threads=1)
+        elif measure == "dense_scm":
+            similarities = dense_scm(Q, R, embeddings)
+        elif measure == "sparse_scm":
+            similarities, info = sparse_scm(Q, R, term_similarity, n_threads=1, return_info=True)
+            nonpositive, negative = info.n_nonpositive, info.x_negative + info.y_negative
+        else:  # pragma: no cover
+            raise ValueError(f"unknown measure {measure!r}")
+        seconds = time.perf_counter() - start
+    return top_k(similarities, k), Run(split, pairs, seconds, nonpositive, negative)
+
+
+@dataclass
+class _Task:
+    """Everything a grid point needs; picklable (joblib and dask ship it to their workers)."""
+
+    method: str
+    documents: dict[str, Documents]
+    embeddings: dict[str, np.ndarray] | None
+    matrices: Any  # InMemoryMatrices | CachedMatrices | None
+    ks: tuple[int, ...]
+    solver: str = "pot"
+    n_jobs: int | None = 1  # inside a run (WMD batches); 1 inside grid-point workers
+    progress: bool = False
+    query_limits: dict[str, int | None] = field(default_factory=dict)  # data set -> at most this many queries
+
+    def run(self, name: str, point: Mapping[str, Any], queries: str, reference: str, S=None):
+        """kNN votes for every k, the timed run, and the rows of the query split that were answered."""
+        documents = self.documents[name]
+        Q, R = represent_pair(self.method, documents, queries, reference, point.get("slope", 0.0))
+        rows = query_rows(Q.shape[0], self.query_limits.get(name))
+        if len(rows) < Q.shape[0]:  # a subsample (WMD); no copy of the whole split at every grid point
+            Q = Q[rows]
+        if S is not None:
+            S = sparse.csc_matrix(S[:, documents.terms])[documents.terms, :]
+        indices, run = nearest(self.method, Q, R, max(self.ks), queries, term_similarity=S,
+                               embeddings=None if self.embeddings is None else self.embeddings[name],
+                               solver=self.solver, n_jobs=self.n_jobs, progress=self.progress,
+                               description=f"{self.method} {name} {queries}")
+        reference_labels = documents.split(reference)[1]
+        votes = _votes(reference_labels[indices], self.ks, documents.n_labels)
+        return votes, run, rows
+
+
+def _votes(neighbour_labels, ks, n_labels) -> dict[int, np.ndarray]:
+    from .knn import knn_votes
+
+    return dict(zip(ks, knn_votes(neighbour_labels, ks, n_labels=n_labels)))
+
+
+def _validation_point(task: _Task, point: dict[str, Any]) -> dict[str, tuple[dict[int, int], int, Run]]:
+    """Errors per k on the validation split of every data set at one grid point (S' built once for all)."""
+    S = task.matrices.build(point) if METHODS[task.method].measure == "sparse_scm" else None
+    outcome = {}
+    for name, documents in task.documents.items():
+        votes, run, rows = task.run(name, point, "validation", "train", S)
+        truth = documents.labels["validation"][rows]
+        outcome[name] = ({k: int(np.sum(v != truth)) for k, v in votes.items()}, len(truth), run)
+    return outcome
+
+
+@dataclass
+class MethodResult:
+    """One method on one data set: model selection, the test run, and their cost."""
+
+    dataset: str
+    method: str
+    params: dict[str, Any]  # the chosen grid point and k
+    validation: pd.DataFrame  # one row per (grid point, k): its parameters, errors, error
+    truth: np.ndarray  # test labels of the answered queries
+    predictions: dict[int, np.ndarray]  # test predictions for every k at the chosen grid point
+    runs: list[Run] = field(default_factory=list)  # every validation grid run, then the test run
+    test_rows: np.ndarray | None = None  # the answered rows of the test split (None: all of them)
+
+    def rows(self) -> np.ndarray:
+        return np.arange(len(self.truth)) if self.test_rows is None else self.test_rows
+
+    @property
+    def k(self) -> int:
+        return int(self.params["k"])
+
+    @property
+    def test_errors(self) -> int:
+        return int(np.sum(self.predictions[self.k] != self.truth))
+
+    @property
+    def test_error(self) -> float:
+        return self.test_errors / len(self.truth)
+
+
+def _select(points, outcomes, name) -> tuple[dict[str, Any], pd.DataFrame, list[Run]]:
+    rows, runs = [], []
+    for point, outcome in zip(points, outcomes):
+        errors, n, run = outcome[name]
+        rows += [{**point, "k": k, "errors": e, "error": e / n} for k, e in sorted(errors.items())]
+        runs.append(run)
+    best = select_best(rows)
+    chosen = {key: value for key, value in best.best_params.items() if key != "errors"}
+    return chosen, pd.DataFrame(best.table), runs
+
+
+def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices):
+    points = settings.points(method)
+    limits = {name: settings.query_limit(method, name) for name in documents}
+    task = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, 1, False, limits)
+    if len(points) == 1:  # no grid: one run per data set (WMD parallel over query batches)
+        inner = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, settings.n_jobs,
+                      settings.progress, limits)
+        outcomes = [_validation_point(inner, points[0])]
+    else:
+        outcomes = evaluate_grid(partial(_validation_point, task), points, n_jobs=settings.n_jobs,
+                                 progress=settings.progress, description=f"{method} grid")
+    results = {}
+    for name in documents:
+        chosen, table, runs = _select(points, outcomes, name)
+        point = {key: value for key, value in chosen.items() if key != "k"}
+        test_task = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, settings.n_jobs,
+                          settings.progress, limits)
+        S = matrices.build(point) if METHODS[method].measure == "sparse_scm" else None
+        predictions, run, rows = test_task.run(name, point, "test", settings.reference, S)
+        all_rows = len(rows) == len(documents[name].labels["test"])
+        results[name] = MethodResult(name, method, chosen, table, documents[name].labels["test"][rows], predictions,
+                                     runs + [run], None if all_rows else rows)
+    return results
+
+
+def classify(method: str, documents: dict[str, Documents], settings: Settings, *,
+             embeddings: dict[str, np.ndarray] | None = None, matrices=None,
+             cache: ArtifactCache | None = None) -> dict[str, MethodResult]:
+    """``method`` on every data set of ``documents``: from the artifact cache, or computed (jointly) and stored.
+
+    ``embeddings`` maps each data set to :func:`regemb_utils.documents.term_embeddings` rows (dense SCM and WMD);
+    ``matrices`` builds S' for a grid point (sparse SCM: :mod:`regemb_utils.term_matrices`). A result's key holds its
+    inputs by content (the documents with their labels, the embedding rows, the S' source) and the settings that
+    change it, so changed documents or labels are never answered from the cache.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
+    m = METHODS[method]
+    if m.measure in ("dense_scm", "wmd") and embeddings is None:
+        raise ValueError(f"method {method!r} needs embeddings")
+    if m.measure == "sparse_scm" and matrices is None:
+        raise ValueError(f"method {method!r} needs matrices")
+    if embeddings is not None and set(documents) - set(embeddings):
+        raise ValueError(f"no embedding rows for data set(s) {', '.join(sorted(set(documents) - set(embeddings)))}")
+    cache = cache or ArtifactCache()
+    keys = {}
+    for name, d in documents.items():
+        keys[name] = dict(settings.key(method), method=method, dataset=name, documents=fingerprint(d),
+                          embeddings=fingerprint(embeddings[name]) if m.measure in ("dense_scm", "wmd") else None,
+                          matrices=matrices.identity if m.measure == "sparse_scm" else None)
+        if settings.query_limit(method, name) is not None:
+            keys[name]["query_limit"] = settings.query_limit(method, name)
+    missing = {name: documents[name] for name in documents if not cache.has("knn", keys[name])}
+    computed = _compute(method, missing, settings, embeddings, matrices) if missing else {}
+
+    def never():
+        raise RuntimeError("artifact vanished")  # pragma: no cover
+
+    return {name: cache.get("knn", keys[name], (lambda n=name: computed[n]) if name in computed else never)
+            for name in documents}
+
+
+@contextmanager
+def parallel_context(scheduler: str = "local", n_jobs: int = 1):
+    """Where joblib runs the grid points and WMD batches: ``local`` (joblib's processes), ``dask-local`` (a dask
+    ``LocalCluster`` with ``n_jobs`` single-threaded workers) or a ``tcp://`` address of a dask scheduler."""
+    if scheduler == "local":
+        with nullcontext():
+            yield
+        return
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler == "dask-local":
+        workers = joblib.effective_n_jobs(n_jobs)
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster), joblib.parallel_backend("dask"):
+            yield
+        return
+    if not scheduler.startswith("tcp://"):
+        raise ValueError(f"unknown scheduler {scheduler!r}; allowed: local, dask-local, tcp://host:port")
+    with Client(scheduler), joblib.parallel_backend("dask"):
+        yield

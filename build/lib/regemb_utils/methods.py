@@ -1,0 +1,89 @@
+"""The methods of chapter 4 (the paper's seven configurations and two baselines) and the settings of a run."""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Method", "METHODS", "SPARSE_KEYS", "Settings"]
+
+
+@dataclass(frozen=True)
+class Method:
+    label: str  # the name in the paper's figures
+    weighting: str  # bow | nbow | dtb | tfidf_l1 (regemb_utils.representations)
+    measure: str  # cosine | dense_scm | sparse_scm | l1 | wmd
+    model: str | None = None  # "32-bit" or "1-bit" embeddings
+    source: str = "paper"  # "paper" (its seven configurations) or "Sato et al. 2022"
+
+
+# The paper's seven configurations in its plot order (notes §6), then the baselines of Sato et al. (2022).
+METHODS: dict[str, Method] = {
+    "bow": Method("BoW", "bow", "cosine"),
+    "soft_vsm": Method("Soft VSM", "dtb", "dense_scm", "32-bit"),
+    "wmd_quantized": Method("WMD (quant.)", "nbow", "wmd", "1-bit"),
+    "soft_vsm_quantized": Method("Soft VSM (quan.)", "dtb", "dense_scm", "1-bit"),
+    "wmd": Method("WMD", "nbow", "wmd", "32-bit"),
+    "soft_vsm_quantized_ortho": Method("Soft VSM (quan., ortho.)", "dtb", "sparse_scm", "1-bit"),
+    "soft_vsm_ortho": Method("Soft VSM (ortho.)", "dtb", "sparse_scm", "32-bit"),
+    "tfidf_l1": Method("TF-IDF L1", "tfidf_l1", "l1", source="Sato et al. 2022"),
+    "wmd_tfidf": Method("WMD (TF-IDF)", "tfidf_l1", "wmd", "32-bit", source="Sato et al. 2022"),
+}
+
+# The orthogonalization grid's keys in the paper's order (after the slope), notes §7-§8.
+SPARSE_KEYS = ("symmetric", "dominant", "idf", "nonzero_limit", "threshold", "exponent")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a run needs besides the documents: the grid, k, and the options (from the chapter's parameters)."""
+
+    ks: tuple[int, ...] = tuple(range(1, 20, 2))
+    slopes: tuple[float, ...] = (0.0,)
+    sparse_grid: tuple[tuple[str, tuple], ...] = ()  # ((key, values), ...) in SPARSE_KEYS order
+    rule: str = "paper"
+    reference: str = "train"
+    wmd_solver: str = "pot"
+    wmd_queries: tuple[tuple[str, int | None], ...] = ()  # (data set, at most this many WMD queries per split)
+    n_jobs: int = 1
+    progress: bool = False
+
+    @classmethod
+    def from_parameters(cls, params: Mapping[str, Any], progress: bool = True) -> "Settings":
+        grid = (("symmetric", params["symmetric"]), ("dominant", params["dominant"]), ("idf", params["idf"]),
+                ("nonzero_limit", params["nonzero_limits"]), ("threshold", params["thresholds"]),
+                ("exponent", params["exponents"]))
+        return cls(ks=tuple(params["ks"]), slopes=tuple(params["slopes"]), sparse_grid=grid, rule=params["fill_rule"],
+                   reference=params["reference"], wmd_solver=params["wmd_solver"],
+                   wmd_queries=tuple(params["wmd_queries"]), n_jobs=params["n_jobs"], progress=progress)
+
+    def points(self, method: str) -> list[dict[str, Any]]:
+        """The method's grid points in the paper's order: the slope first, then the orthogonalization keys."""
+        m = METHODS[method]
+        if m.weighting != "dtb":
+            return [{}]
+        grid = [("slope", self.slopes)]
+        if m.measure == "sparse_scm":
+            if not self.sparse_grid:
+                raise ValueError("the sparse SCM needs Settings.sparse_grid")
+            grid += list(self.sparse_grid)
+        keys = [key for key, _ in grid]
+        return [dict(zip(keys, values)) for values in itertools.product(*(values for _, values in grid))]
+
+    def query_limit(self, method: str, dataset: str) -> int | None:
+        """At most this many queries per split for ``method`` on ``dataset`` (None: all); only WMD is limited."""
+        return dict(self.wmd_queries).get(dataset) if METHODS[method].measure == "wmd" else None
+
+    def key(self, method: str) -> dict[str, Any]:
+        """The settings that change the method's results (for the artifact key)."""
+        m = METHODS[method]
+        key: dict[str, Any] = {"ks": list(self.ks), "reference": self.reference}
+        if m.weighting == "dtb":
+            key["slopes"] = list(self.slopes)
+        if m.measure == "sparse_scm":
+            key["sparse_grid"] = [[name, list(values)] for name, values in self.sparse_grid]
+            key["rule"] = self.rule
+        if m.measure == "wmd":
+            key["wmd_solver"] = self.wmd_solver
+        return key

@@ -1,0 +1,137 @@
+"""Chapter 4's result tables: test errors, relative errors, speeds, chosen parameters, significance, xᵀS'x ≤ 0."""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .data import DATASETS
+from .knn_runs import MethodResult
+from .methods import METHODS
+from .paper import PAPER_RELATIVE_ERRORS, PAPER_SPEEDS, PAPER_TABLE_2, PAPER_TEST_ERRORS
+from .statistics import agresti_coull, benjamini_hochberg, mcnemar_exact, paper_t_test
+
+__all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "significance_table",
+           "nonpositive_table"]
+
+
+def _ordered(results: Mapping[tuple[str, str], MethodResult]):
+    datasets = [d for d in DATASETS if any(r.dataset == d for r in results.values())]
+    datasets += sorted({r.dataset for r in results.values()} - set(datasets))
+    methods = [m for m in METHODS if any(r.method == m for r in results.values())]
+    return [(d, m) for d in datasets for m in methods if (d, m) in results]
+
+
+def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: float = 0.95) -> pd.DataFrame:
+    """Figure 8: test error (%) with its Agresti–Coull interval for every (data set, method), the paper's beside."""
+    rows = []
+    for dataset, method in _ordered(results):
+        r = results[dataset, method]
+        _, lower, upper = agresti_coull(r.test_errors, len(r.truth), confidence)
+        rows.append({"dataset": dataset, "method": method, "label": METHODS[method].label, "k": r.k,
+                     "test documents": len(r.truth), "errors": r.test_errors, "error": 100 * r.test_error,
+                     "lower": 100 * lower, "upper": 100 * upper,
+                     "paper": PAPER_TEST_ERRORS.get(method, {}).get(dataset, np.nan)})
+    return pd.DataFrame(rows)
+
+
+def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:
+    """Figure 9: mean test error over the data sets relative to BoW's (a ratio of means, %), the paper's beside.
+
+    Only the data sets on which BoW and every listed method ran are averaged."""
+    wide = errors.pivot(index="dataset", columns="method", values="error")
+    if "bow" not in wide:
+        raise ValueError("the relative error needs the BoW baseline")
+    wide = wide.dropna()
+    methods = [m for m in METHODS if m in wide]
+    ours = 100 * wide[methods].mean() / wide["bow"].mean()
+    return pd.DataFrame({"method": methods, "label": [METHODS[m].label for m in methods],
+                         "relative error": ours.values,
+                         "paper": [PAPER_RELATIVE_ERRORS.get(m, np.nan) for m in methods],
+                         "data sets": len(wide)})
+
+
+def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame:
+    """Figure 10: Σ pairs / Σ seconds (one core) over every validation and test run of every data set."""
+    rows = []
+    for method in [m for m in METHODS if any(k[1] == m for k in results)]:
+        runs = [run for (d, m), r in results.items() if m == method for run in r.runs]
+        pairs, seconds = sum(run.pairs for run in runs), sum(run.seconds for run in runs)
+        solved = [run.solved for run in runs if run.solved is not None]
+        rows.append({"method": method, "label": METHODS[method].label, "runs": len(runs), "pairs": pairs,
+                     "seconds": seconds, "pairs per second per core": pairs / seconds if seconds > 0 else np.nan,
+                     "share of pairs solved exactly": sum(solved) / pairs if solved and pairs else np.nan,
+                     "paper": PAPER_SPEEDS.get(method, np.nan)})
+    return pd.DataFrame(rows)
+
+
+def optimal_parameters(results: Mapping[tuple[str, str], MethodResult],
+                       methods: Sequence[str] = ("soft_vsm_ortho", "soft_vsm_quantized_ortho")) -> pd.DataFrame:
+    """Table 2: the chosen parameters of the sparse SCMs per data set; the paper's (32-bit) in the rows "paper"."""
+    columns = list(PAPER_TABLE_2.columns)
+    rows = []
+    for dataset, method in _ordered(results):
+        if method in methods:
+            rows.append({"dataset": dataset, "source": METHODS[method].label,
+                         **{c: results[dataset, method].params.get(c) for c in columns}})
+            if method == "soft_vsm_ortho" and dataset in PAPER_TABLE_2.index:
+                rows.append({"dataset": dataset, "source": "paper: Soft VSM (ortho.)",
+                             **PAPER_TABLE_2.loc[dataset].to_dict()})
+    return pd.DataFrame(rows, columns=["dataset", "source", *columns])
+
+
+def significance_table(results: Mapping[tuple[str, str], MethodResult], test: str = "mcnemar",
+                       alpha: float = 0.05) -> pd.DataFrame:
+    """Every pair of methods on every data set: p-value, BH q-value over all the tests, and the verdict.
+
+    Each pair is compared on the test queries both answered (the WMD methods may answer a subsample).
+    ``test="mcnemar"``: the exact McNemar test on the paired test predictions (two-sided), significant when
+    q < α. ``test="paper_t_test"``: the paper's "t-test" (:func:`regemb_utils.statistics.paper_t_test`) with the
+    more accurate method first (its p-value is one-sided; we assume the paper's order put the better method first,
+    since otherwise half its tests could not have come out significant), significant when q < α/2 as in the paper.
+    """
+    if test not in ("mcnemar", "paper_t_test"):
+        raise ValueError(f"unknown test {test!r}; allowed: mcnemar, paper_t_test")
+    order = _ordered(results)
+    rows = []
+    for dataset in dict.fromkeys(d for d, _ in order):
+        methods = [m for d, m in order if d == dataset]
+        for a, b in itertools.combinations(methods, 2):
+            ra, rb = results[dataset, a], results[dataset, b]
+            common = np.intersect1d(ra.rows(), rb.rows())  # paired: the test queries both methods answered
+            at, bt = np.searchsorted(ra.rows(), common), np.searchsorted(rb.rows(), common)
+            pa, pb, truth = ra.predictions[ra.k][at], rb.predictions[rb.k][bt], ra.truth[at]
+            error_a, error_b = float(np.mean(pa != truth)), float(np.mean(pb != truth))
+            row = {"dataset": dataset, "a": METHODS[a].label, "b": METHODS[b].label, "queries": len(common),
+                   "error a": 100 * error_a, "error b": 100 * error_b}
+            if test == "mcnemar":
+                outcome = mcnemar_exact(pa, pb, truth)
+                row.update({"only a right": outcome.only_a_correct, "only b right": outcome.only_b_correct,
+                            "p": outcome.pvalue})
+            else:
+                n = len(common)
+                accuracies = sorted([1 - error_a, 1 - error_b], reverse=True)
+                row.update({"p": paper_t_test(accuracies[0], n, accuracies[1], n, alpha).pvalue})
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    table["q"] = benjamini_hochberg(table["p"].to_numpy())
+    table["significant"] = table["q"] < (alpha if test == "mcnemar" else alpha / 2)
+    return table
+
+
+def nonpositive_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame:
+    """Documents with xᵀS'x ≤ 0 (similarity 0 to every document) summed over each sparse SCM's runs."""
+    rows = []
+    for dataset, method in _ordered(results):
+        if METHODS[method].measure != "sparse_scm":
+            continue
+        runs = results[dataset, method].runs
+        rows.append({"dataset": dataset, "method": METHODS[method].label, "runs": len(runs),
+                     "documents with xᵀS'x ≤ 0": sum(r.nonpositive for r in runs),
+                     "of which xᵀS'x < 0": sum(r.negative for r in runs),
+                     "in the test run": runs[-1].nonpositive})
+    return pd.DataFrame(rows)

@@ -1,0 +1,141 @@
+"""The replication scorecard: every number the paper reports beside ours (notes §10), from the chapters' artifacts.
+
+One row per number: what it is, the data set and method where it applies, the paper's value, ours, the difference
+(ours − paper), our 95 % interval where we have one (the test errors: Agresti–Coull, as the paper) and whether it
+contains the paper's value, whether the two values agree where an exact match is expected (sizes, class counts,
+selected parameters), and whether our data differ from the paper's (OHSUMED and AMAZON documents, and the Wikipedia
+corpus under every embedding).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["CORPUS_DIFFERS", "scorecard", "headline"]
+
+CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's fil8"
+_COLUMNS = ["section", "quantity", "dataset", "method", "paper", "ours", "difference", "lower", "upper",
+            "paper within our interval", "exact match", "data"]
+
+
+def _data(dataset: str | None, corpus: bool) -> str:
+    from .preprocessing import DIFFERENT_DATA
+
+    notes = []
+    if dataset in DIFFERENT_DATA:
+        notes.append(f"{dataset}: {DIFFERENT_DATA[dataset]}")
+    if corpus:
+        notes.append(CORPUS_DIFFERS)
+    return "; ".join(notes) if notes else "same"
+
+
+def _row(section, quantity, paper, ours, *, dataset=None, method=None, lower=np.nan, upper=np.nan, exact=False,
+         corpus=False):
+    paper_number = isinstance(paper, (int, float, np.number)) and not isinstance(paper, bool)
+    ours_number = isinstance(ours, (int, float, np.number)) and not isinstance(ours, bool)
+    difference = float(ours) - float(paper) if paper_number and ours_number else np.nan
+    within = bool(lower <= paper <= upper) if paper_number and np.isfinite(lower) and np.isfinite(upper) else None
+    return {"section": section, "quantity": quantity, "dataset": dataset, "method": method, "paper": paper,
+            "ours": ours, "difference": difference, "lower": lower, "upper": upper,
+            "paper within our interval": within, "exact match": (paper == ours) if exact else None,
+            "data": _data(dataset, corpus)}
+
+
+def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapping[str, float]] | None = None,
+              good_bad: Mapping[str, float] | None = None, errors: pd.DataFrame | None = None,
+              relative: pd.DataFrame | None = None, speeds: pd.DataFrame | None = None,
+              parameters: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The scorecard from the chapters' tables (each optional; a missing one gives no rows).
+
+    ``table_1``: :func:`regemb_utils.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
+    ``cosines``: model -> {"mean", "sd"} of random word pairs (chapter 2); ``good_bad``: model -> cos(good, bad);
+    ``errors``, ``relative``, ``speeds``, ``parameters``: chapter 4's :func:`error_table`,
+    :func:`relative_error_table`, :func:`speed_table` and :func:`optimal_parameters`.
+    """
+    from .methods import METHODS
+    from .paper import PAPER_TABLE_2
+    from .embeddings import PAPER_COSINES, PAPER_GOOD_BAD
+    from .preprocessing import PAPER_TABLE_1
+
+    rows = []
+    if table_1 is not None:
+        for dataset in table_1.index:
+            ours = table_1.loc[dataset, "ours"]
+            for column, label in (("train", "training documents"), ("test", "test documents"),
+                                  ("classes", "classes")):
+                rows.append(_row("Table 1", label, int(PAPER_TABLE_1.loc[dataset, column]), int(ours[column]),
+                                 dataset=dataset, exact=True))
+            expected = ours.get("E[p] in corpus dictionary", ours["E[p]"])
+            rows.append(_row("Table 1", "E[p] (unique corpus words per document)",
+                             float(PAPER_TABLE_1.loc[dataset, "E[p]"]), float(expected), dataset=dataset,
+                             corpus=True))
+    for model, values in (cosines or {}).items():
+        for statistic in ("mean", "sd"):
+            rows.append(_row("Chapter 2", f"cosine of random word pairs, {statistic}", PAPER_COSINES[model][statistic],
+                             float(values[statistic]), method=f"{model} embeddings", corpus=True))
+    for model, value in (good_bad or {}).items():
+        rows.append(_row("Chapter 2", "cos(good, bad)", PAPER_GOOD_BAD[model]["cosine"], float(value),
+                         method=f"{model} embeddings", corpus=True))
+    if errors is not None:
+        for r in errors.itertuples(index=False):
+            if np.isfinite(r.paper):
+                rows.append(_row("Figure 8", "test error (%)", float(r.paper), float(r.error), dataset=r.dataset,
+                                 method=r.label, lower=float(r.lower), upper=float(r.upper),
+                                 corpus=METHODS[r.method].model is not None))
+    if relative is not None:
+        table = relative.set_index("method")
+        for method, r in table.iterrows():
+            if method != "bow" and np.isfinite(r["paper"]):
+                rows.append(_row("Figure 9", "mean test error relative to BoW (%)", float(r["paper"]),
+                                 float(r["relative error"]), method=r["label"], corpus=True))
+        if {"soft_vsm", "soft_vsm_quantized_ortho"} <= set(table.index):
+            ours = 100 * (1 - table.loc["soft_vsm_quantized_ortho", "relative error"]
+                          / table.loc["soft_vsm", "relative error"])
+            paper = 100 * (1 - table.loc["soft_vsm_quantized_ortho", "paper"] / table.loc["soft_vsm", "paper"])
+            rows.append(_row("Abstract", "test error reduction, regularized vs non-regularized SCM (%)",
+                             round(float(paper), 1), float(ours), method="Soft VSM (quan., ortho.)", corpus=True))
+    if speeds is not None:
+        table = speeds.set_index("method")
+        for method, r in table.iterrows():
+            if np.isfinite(r["paper"]):
+                rows.append(_row("Figure 10", "document pairs per second per core", float(r["paper"]),
+                                 float(r["pairs per second per core"]), method=r["label"]))
+        if {"wmd", "soft_vsm_quantized_ortho"} <= set(table.index):
+            scm, wmd = table.loc["soft_vsm_quantized_ortho"], table.loc["wmd"]
+            rows.append(_row("Figure 10", "speed of the regularized SCM / speed of the WMD",
+                             float(scm["paper"] / wmd["paper"]),
+                             float(scm["pairs per second per core"] / wmd["pairs per second per core"]),
+                             method="Soft VSM (quan., ortho.) / WMD"))
+    if parameters is not None:
+        ours = parameters[parameters["source"] == METHODS["soft_vsm_ortho"].label].set_index("dataset")
+        for dataset in ours.index:
+            if dataset not in PAPER_TABLE_2.index:
+                continue
+            for column in PAPER_TABLE_2.columns:
+                paper, value = PAPER_TABLE_2.loc[dataset, column], ours.loc[dataset, column]
+                if isinstance(paper, (bool, np.bool_)):
+                    paper, value = bool(paper), bool(value)
+                elif column in ("nonzero_limit", "k"):
+                    paper, value = int(paper), int(value)
+                else:
+                    paper, value = float(paper), float(value)
+                rows.append(_row("Table 2", f"selected {column}", paper, value, dataset=dataset,
+                                 method="Soft VSM (ortho.)", exact=True, corpus=True))
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def headline(card: pd.DataFrame) -> dict[str, float]:
+    """The scorecard in a few numbers: the 39 % claim, the test errors inside our intervals, the speed ratio."""
+    def value(quantity, column="ours"):
+        rows = card[card["quantity"] == quantity]
+        return float(rows[column].iloc[0]) if len(rows) else np.nan
+
+    errors = card[card["section"] == "Figure 8"]
+    within = errors["paper within our interval"].dropna()
+    return {"reduction": value("test error reduction, regularized vs non-regularized SCM (%)"),
+            "paper_reduction": value("test error reduction, regularized vs non-regularized SCM (%)", "paper"),
+            "errors_within": int(within.sum()), "errors_compared": int(len(within)),
+            "speed_ratio": value("speed of the regularized SCM / speed of the WMD"),
+            "paper_speed_ratio": value("speed of the regularized SCM / speed of the WMD", "paper")}

@@ -1,0 +1,112 @@
+"""Grid search on the validation split through joblib (paper §5.4; notes §8).
+
+:func:`grid_search` evaluates every grid point with ``joblib.Parallel`` under the *active* backend, so the same
+call runs locally (loky/threads) or on a dask cluster::
+
+    with joblib.parallel_backend("dask"):      # after dask.distributed.Client(LocalCluster(...))
+        result = grid_search(evaluate, grid)
+
+``evaluate(params)`` computes the validation similarities once and returns either one error rate or a mapping
+``{k: error}`` for all k at once (e.g. :func:`regemb_utils.knn.knn_errors`). It must be picklable for process
+backends (a module-level function or a ``functools.partial`` of one).
+
+Selection rule: the lowest validation error; ties go to the first grid point in grid order, then to the smallest k
+(the paper's ``max`` over accuracies kept the first maximum, with k ascending inside each grid point).
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import joblib
+
+__all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best", "grid_search"]
+
+
+def parameter_grid(specification: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """Cartesian product of a ``{name: values}`` mapping, in key order then value order (the paper's order)."""
+    if not specification:
+        return [{}]
+    keys = list(specification)
+    for key in keys:
+        if isinstance(specification[key], (str, bytes)) or len(specification[key]) == 0:
+            raise ValueError(f"grid dimension {key!r} needs a non-empty sequence of values")
+    return [dict(zip(keys, values)) for values in itertools.product(*(specification[key] for key in keys))]
+
+
+@dataclass(frozen=True)
+class GridSearchResult:
+    best_params: dict[str, Any]  # includes "k" when evaluate returned errors per k
+    best_error: float
+    table: list[dict[str, Any]]  # one row per (grid point, k): the parameters, "k" (if any) and "error"
+
+
+def _rows(params: dict[str, Any], outcome) -> list[dict[str, Any]]:
+    if isinstance(outcome, Mapping):
+        if not outcome:
+            raise ValueError(f"evaluate returned no errors for {params}")
+        return [{**params, "k": k, "error": float(error)} for k, error in sorted(outcome.items())]
+    return [{**params, "error": float(outcome)}]
+
+
+def evaluate_grid(
+    evaluate: Callable[[dict[str, Any]], Any],
+    points: Sequence[Mapping[str, Any]],
+    *,
+    n_jobs: int | None = None,
+    verbose: int = 0,
+    progress: bool = False,
+    description: str = "grid points",
+) -> list[Any]:
+    """``[evaluate(point) for point in points]`` through ``joblib.Parallel`` (active backend), in grid order.
+
+    With ``progress`` a tqdm bar counts the finished grid points (results arrive in order, so the bar advances as the
+    earliest unfinished point completes). ``evaluate`` may return anything picklable.
+    """
+    from tqdm.auto import tqdm
+
+    points = [dict(point) for point in points]
+    parallel = joblib.Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator")
+    outcomes = parallel(joblib.delayed(evaluate)(point) for point in points)
+    return list(tqdm(outcomes, total=len(points), disable=not progress, desc=description, unit="point"))
+
+
+def select_best(table: Sequence[Mapping[str, Any]]) -> GridSearchResult:
+    """The row of ``table`` (in grid order, k ascending inside a point) with the lowest ``error``; ties: the first.
+
+    The lowest error is the highest accuracy; the first row among equals is the earliest grid point, then the
+    smallest k (notes §8). A NaN error raises ``ValueError``.
+    """
+    table = [dict(row) for row in table]
+    if not table:
+        raise ValueError("the grid is empty")
+    for row in table:
+        if row["error"] != row["error"]:
+            raise ValueError(f"evaluate returned NaN for {row}")
+    best = min(range(len(table)), key=lambda index: (table[index]["error"], index))  # first minimum
+    best_row = dict(table[best])
+    best_error = best_row.pop("error")
+    return GridSearchResult(best_params=best_row, best_error=best_error, table=table)
+
+
+def grid_search(
+    evaluate: Callable[[dict[str, Any]], float | Mapping[int, float]],
+    grid: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]],
+    *,
+    n_jobs: int | None = None,
+    verbose: int = 0,
+    progress: bool = False,
+) -> GridSearchResult:
+    """Evaluate every grid point (in parallel, active joblib backend) and pick the lowest validation error.
+
+    ``grid`` is a list of parameter dicts or a ``{name: values}`` specification (see :func:`parameter_grid`).
+    ``n_jobs=None`` lets the active backend decide (joblib's default is 1 worker outside a ``parallel_backend``
+    block). An error that is NaN raises ``ValueError``. ``progress`` shows a tqdm bar over the grid points.
+    """
+    points = parameter_grid(grid) if isinstance(grid, Mapping) else [dict(point) for point in grid]
+    if not points:
+        raise ValueError("the grid is empty")
+    outcomes = evaluate_grid(evaluate, points, n_jobs=n_jobs, verbose=verbose, progress=progress)
+    return select_best([row for point, outcome in zip(points, outcomes) for row in _rows(point, outcome)])
