@@ -122,9 +122,23 @@ _TRAINING = (
               "give lock-free updates in a varying order and so other vectors on every run)", _positive_int),
 )
 
-def _sizes(value):
+def _between(low, high):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError
+        return value
+
+    return check
+
+
+MAX_FACTOR_WORDS = 10_000  # a factor of S' over more words fills in towards a dense N x N matrix (chapter 3)
+
+
+def _sizes(value, high=None):
     values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
     if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
+        raise ValueError
+    if high is not None and max(values) > high:
         raise ValueError
     return tuple(sorted(set(values)))
 
@@ -135,9 +149,11 @@ _ORTHOGONALIZATION = (
     Parameter("nonzero_limits", {"smoke": (10, 20, 40), "paper": (100, 200, 400, 800)},
               "a non-empty list of positive integers (the grid's C)", _sizes),
     Parameter("factor_words", {"smoke": 300, "paper": 2000},
-              "a positive integer (the N most frequent words on which S' is factorized)", _positive_int),
+              f"an integer in [2, {MAX_FACTOR_WORDS:,}] (the N most frequent words on which S' is factorized)",
+              _between(2, MAX_FACTOR_WORDS)),
     Parameter("factor_sizes", {"smoke": (100, 200, 300), "paper": (1000, 2000, 4000, 8000)},
-              "a non-empty list of positive integers (vocabulary sizes N for the fill-in study)", _sizes),
+              f"a non-empty list of integers in [1, {MAX_FACTOR_WORDS:,}] (vocabulary sizes N for the fill-in study)",
+              lambda value: _sizes(value, MAX_FACTOR_WORDS)),
     Parameter("svd_dimensions", {"smoke": 20, "paper": 200},
               "a positive integer smaller than factor_words (dense orthogonalized embeddings)", _positive_int),
     Parameter("tsne_words", _same(40), "an integer of at least 2 (most common words shown in Figure 1)",
@@ -201,7 +217,7 @@ def _scheduler(value):
 
 
 def _n_jobs(value):
-    if isinstance(value, bool) or not isinstance(value, int) or not (value >= 1 or value == -1):
+    if isinstance(value, bool) or not isinstance(value, int) or not (1 <= value <= (os.cpu_count() or 1) or value == -1):
         raise ValueError
     return value
 
@@ -247,7 +263,9 @@ _CLASSIFICATION = (
               'this many test queries per data set for the WMD methods (a seeded random subsample; the others use '
               'every query)', _wmd_queries),
     Parameter("wmd_solver", _same("pot"), "one of ['pot', 'pyemd'] (the exact EMD solver)", _one_of(("pot", "pyemd"))),
-    Parameter("n_jobs", _same(os.cpu_count() or 1), "a positive integer or -1 (parallel worker processes)", _n_jobs),
+    Parameter("n_jobs", _same(os.cpu_count() or 1),
+              f"an integer in [1, {os.cpu_count() or 1}] (parallel worker processes, at most this machine's cores) or "
+              "-1 (all cores)", _n_jobs),
     Parameter("scheduler", _same("local"),
               "'local' (joblib on this machine), 'dask-local' (a dask LocalCluster) or a 'tcp://host:port' address "
               "of a dask scheduler", _scheduler),
@@ -282,8 +300,8 @@ _PREVIOUS_RECORD = Parameter(
 CHAPTERS: dict[str, tuple[Parameter, ...]] = {
     "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
     "02_training": (*_TRAINING, Parameter(
-        "cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "a positive integer (word pairs sampled)",
-        _positive_int), _PREVIOUS_RECORD),
+        "cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
+        _between(1, 100_000_000)), _PREVIOUS_RECORD),
     "03_orthogonalization": (*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
     "04_scm_vs_wmd": (*_CLASSIFICATION, _PREVIOUS_RECORD),
     "05_confusion_tsne": (*_MAPS, _PREVIOUS_RECORD),

@@ -44,6 +44,7 @@ from .cache import ACCESSED, REPOSITORY, ArtifactCache
 from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, chapter_parameters
 
 ORDER = tuple(CHAPTERS)
+MIN_VOCABULARY = 50  # words with an embedding that chapters 2-5 need at least (benchmarks, neighbours, maps)
 
 
 class PipelineError(RuntimeError):
@@ -375,6 +376,18 @@ def _inherit_datasets(values: dict[str, Any], source: Record) -> None:
 
 def _inherit(name: str, values: dict[str, Any], given: dict[str, Any], lineage: dict[str, Record]) -> None:
     """Fill the parameters that default to the previous chapters' values, and check given ones against them."""
+    if name == "02_training":
+        counts = lineage["01_preprocessing"].values.get("word_counts")
+        if counts is not None and int((counts >= values["min_count"]).sum()) < MIN_VOCABULARY:
+            raise ParameterError(
+                f"min_count={values['min_count']} is not allowed; chapter 1's corpus has "
+                f"{int((counts >= values['min_count']).sum())} words that occur that often, and the later chapters need "
+                f"{MIN_VOCABULARY}: give at most {int(counts[MIN_VOCABULARY - 1]) if len(counts) >= MIN_VOCABULARY else 1}")
+    if name in ("03_orthogonalization", "04_scm_vs_wmd"):
+        vocabulary = min(lineage["02_training"].values.get("vocabulary", {"": float("inf")}).values())
+        if max(values["nonzero_limits"]) >= vocabulary:
+            raise ParameterError(f"nonzero_limits={list(values['nonzero_limits'])} is not allowed; every C must be "
+                                 f"smaller than the embeddings' vocabulary ({vocabulary:,} words, chapter 2)")
     if name == "04_scm_vs_wmd":
         first = lineage["01_preprocessing"]
         _inherit_datasets(values, first)

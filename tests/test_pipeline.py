@@ -113,3 +113,19 @@ def test_chapter_5_checks_its_maps_against_chapter_4(tmp_path):
     run("04_scm_vs_wmd", cache, methods=["bow", "soft_vsm"]).finish(results=results)
     with pytest.raises(PipelineError, match="did not run soft_vsm_quantized_ortho"):
         run("05_confusion_tsne", cache)
+
+
+def test_data_dependent_ranges_are_checked_at_the_first_cell(tmp_path):
+    import numpy as np
+
+    cache = ArtifactCache(tmp_path)
+    counts = np.arange(200, 0, -1)  # 200 words, counts 200 .. 1
+    run("01_preprocessing", cache).finish(word_counts=counts)
+    assert run("02_training", cache, min_count=151).params.min_count == 151  # 50 words occur 151 times or more
+    with pytest.raises(ParameterError, match="min_count=152 is not allowed; .* 49 words .* give at most 151"):
+        run("02_training", cache, min_count=152)
+    run("02_training", cache).finish(vocabulary={"32-bit": 60, "1-bit": 60})
+    assert run("03_orthogonalization", cache, nonzero_limits=[59]).params.nonzero_limits == (59,)
+    with pytest.raises(ParameterError, match=r"nonzero_limits=\[10, 60\] is not allowed; every C must be smaller "
+                                             r"than the embeddings' vocabulary \(60 words"):
+        run("03_orthogonalization", cache, nonzero_limits=[10, 60])
