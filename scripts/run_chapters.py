@@ -26,8 +26,10 @@ BATCH = {"REGEMB_BATCH": "1"}  # progress bars as text lines (regemb_utils.progr
 
 
 def chapters() -> list[Path]:
+    """The book's notebooks in table-of-contents order (the chapters; the appendix is a page, not a notebook)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [ROOT / f"{entry['file']}.ipynb" for entry in toc["chapters"]]
+    entries = [entry for part in toc.get("parts", [toc]) for entry in part.get("chapters", [])]
+    return [ROOT / f"{entry['file']}.ipynb" for entry in entries if (ROOT / f"{entry['file']}.ipynb").exists()]
 
 
 def terminal_text(text: str) -> str:
