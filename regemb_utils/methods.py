@@ -1,10 +1,11 @@
 """The methods of chapter 4 (the paper's seven configurations and two baselines) and the settings of a run."""
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from .selection import parameter_grid
 
 __all__ = ["Method", "METHODS", "SPARSE_KEYS", "Settings"]
 
@@ -68,8 +69,7 @@ class Settings:
             if not self.sparse_grid:
                 raise ValueError("the sparse SCM needs Settings.sparse_grid")
             grid += list(self.sparse_grid)
-        keys = [key for key, _ in grid]
-        return [dict(zip(keys, values)) for values in itertools.product(*(values for _, values in grid))]
+        return parameter_grid(dict(grid))
 
     def query_limit(self, method: str, dataset: str) -> int | None:
         """At most this many queries per split for ``method`` on ``dataset`` (None: all); only WMD is limited."""

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import copy
-import itertools
 import time
 from pathlib import Path
 
@@ -26,10 +25,6 @@ PAPER_GRID = {
     "threshold": (-1.0, -0.5, 0.0, 0.5),
     "exponent": (1.0, 2.0, 3.0, 4.0),
 }
-
-
-def grid_points(grid: dict[str, tuple]) -> list[dict]:
-    return [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
 
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .cache import ArtifactCache
-from .documents import prepare_documents, term_embeddings
+from .documents import prepare_documents
 from .knn_runs import MethodResult, classify, parallel_context
 from .methods import METHODS, Settings
 from .term_matrices import CachedMatrices
@@ -28,6 +28,7 @@ def method_inputs(method: str, params, dictionary, documents, models, cache: Art
     :class:`CachedMatrices` over chapter 3's neighbour cache (computed here if missing) for the sparse SCM."""
     from .orthogonalization import neighbour_cache
     from .params import chapter_parameters
+    from .similarity import embedding_matrix
     from .termsim import is_binary
 
     cache = cache or ArtifactCache()
@@ -35,7 +36,7 @@ def method_inputs(method: str, params, dictionary, documents, models, cache: Art
     vectors = models[m.model][0] if m.model else None
     embeddings = matrices = None
     if m.measure in ("dense_scm", "wmd"):
-        embeddings = {name: term_embeddings(vectors, dictionary, d.terms) for name, d in documents.items()}
+        embeddings = {name: embedding_matrix(vectors, dictionary, terms=d.terms) for name, d in documents.items()}
     if m.measure == "sparse_scm":
         preprocessing = chapter_parameters("01_preprocessing", params["profile"])
         k = max(params["nonzero_limits"])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
 
 from gensim.utils import tokenize as gensim_tokenize
 
@@ -35,8 +34,3 @@ def tokenize(text: str, rule: str = "paper") -> list[str]:
     if rule == "gensim":
         return list(gensim_tokenize(text, lower=True))
     raise ValueError(f"unknown tokenizer rule {rule!r}; allowed: {', '.join(TOKENIZER_RULES)}")
-
-
-def tokenize_all(texts, rule: str = "paper") -> Iterator[list[str]]:
-    for text in texts:
-        yield tokenize(text, rule)

@@ -1,10 +1,8 @@
 import math
 
-import joblib
 import numpy as np
 import pytest
 
-from regemb_utils.selection import grid_search, parameter_grid
 from regemb_utils.statistics import agresti_coull, benjamini_hochberg, compare, mcnemar_exact, paper_t_test
 
 
@@ -58,22 +56,3 @@ def test_paper_t_test_reproduces_the_double_division():
     correct_t = (p1 - p2) / math.sqrt(v1 + v2)
     assert result.t / correct_t == pytest.approx(math.sqrt(n), rel=1e-12)
     assert result.pvalue < 0.001  # "significant" although a correct test would not be (t ≈ 1.1)
-
-
-def _validation_error(params):
-    return {1: abs(params["a"] - 2) / 10 + params["b"], 3: 0.3}
-
-
-def test_grid_search_local_and_on_dask():
-    from dask.distributed import Client, LocalCluster
-
-    grid = parameter_grid({"a": [1, 2, 3, 2], "b": [0.0, 0.0]})
-    local = grid_search(_validation_error, grid)
-    assert local.best_params == {"a": 2, "b": 0.0, "k": 1} and local.best_error == 0.0
-    assert len(local.table) == 16
-    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None) as cluster:
-        with Client(cluster), joblib.parallel_backend("dask"):
-            distributed = grid_search(_validation_error, grid)
-    assert distributed == local
-    with pytest.raises(ValueError):
-        grid_search(_validation_error, [])
