@@ -39,12 +39,12 @@ def method_inputs(method: str, params, dictionary, documents, models, cache: Art
         embeddings = {name: embedding_matrix(vectors, dictionary, terms=d.terms) for name, d in documents.items()}
     if m.measure == "sparse_scm":
         preprocessing = chapter_parameters("01_preprocessing", params["profile"])
-        k = max(params["nonzero_limits"])
+        depth = max(params["nonzero_limits"])
         neighbour_key = dict(models[m.model][1], corpus_articles=preprocessing.corpus_articles,
                              dictionary_tokenizer=preprocessing.tokenizer, bit_operations=is_binary(vectors.vectors))
-        neighbour_cache(vectors, dictionary, k, neighbour_key, cache, load=False)  # chapter 3's, or computed now
+        neighbour_cache(vectors, dictionary, depth, neighbour_key, cache, load=False)  # chapter 3's, or computed now
         matrices = CachedMatrices(str(cache.root.resolve()), preprocessing.corpus_articles, preprocessing.tokenizer,
-                                  tuple(sorted(neighbour_key.items())), k, params["rule"])
+                                  tuple(sorted(neighbour_key.items())), depth, params["rule"])
     return embeddings, matrices
 
 

@@ -51,8 +51,8 @@ class CachedMatrices:
     corpus_articles: int | None
     tokenizer: str
     neighbour_key: tuple[tuple[str, Any], ...]
-    k: int
-    rule: str = "paper"
+    depth: int  # neighbours per word in the cache
+    fill_rule: str = "paper"
 
     def grid(self):
         from .orthogonalization import MatrixGrid, neighbour_cache
@@ -62,8 +62,8 @@ class CachedMatrices:
             _LOADED.clear()
             cache = ArtifactCache(self.root)
             dictionary = corpus_dictionary(self.corpus_articles, self.tokenizer, cache)
-            neighbours, _ = neighbour_cache(None, dictionary, self.k, dict(self.neighbour_key), cache)
-            _LOADED[self] = MatrixGrid(neighbours, dictionary, self.rule)
+            neighbours, _ = neighbour_cache(None, dictionary, self.depth, dict(self.neighbour_key), cache)
+            _LOADED[self] = MatrixGrid(neighbours, dictionary, self.fill_rule)
             _allow_kept_memory()
         return _LOADED[self]
 

@@ -79,7 +79,7 @@ def test_results_come_from_the_cache_the_second_time(toy, monkeypatch):
     again = classify("soft_vsm_ortho", toy["documents"], toy["settings"], key={"data": "toy"},
                      matrices=toy["matrices"], cache=toy["cache"])
     np.testing.assert_array_equal(again["toy"].predictions[1], toy["results"]["toy", "soft_vsm_ortho"].predictions[1])
-    changed = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, rule="gensim")
+    changed = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, fill_rule="gensim")
     with pytest.raises(AssertionError, match="recomputed"):  # another rule is another artifact
         classify("soft_vsm_ortho", toy["documents"], changed, key={"data": "toy"}, matrices=toy["matrices"],
                  cache=toy["cache"])
