@@ -22,7 +22,7 @@ queries run in batches through joblib too.
 
 Timing: every similarity computation runs on **one core** (BLAS and numba limited to one thread) and is timed
 without building S' and without the document representation, so Σ pairs / Σ seconds is pairs per second per core
-(the paper's Figure 10; it pooled the validation grid runs and the test runs of all data sets, and so do we).
+(the paper's Figure 9; it pooled the validation grid runs and the test runs of all data sets, and so do we).
 """
 from __future__ import annotations
 

@@ -16,17 +16,6 @@ from .cache import ArtifactCache
 from .cholesky import orthogonalized_embeddings, stored_inner_product_errors, theorem_check
 from .termsim import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
-# The paper's grid for the orthogonalized SCM (paper-code-notes §7-§8).
-PAPER_GRID = {
-    "symmetric": (True, False),
-    "dominant": (True, False),
-    "idf": (True, False),
-    "nonzero_limit": (100, 200, 400, 800),
-    "threshold": (-1.0, -0.5, 0.0, 0.5),
-    "exponent": (1.0, 2.0, 3.0, 4.0),
-}
-
-
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:
     """The paper's ``TfidfModel(dictionary=common_dictionary, smartirs='dtn')``: used only to order S' by idf."""
     return TfidfModel(dictionary=dictionary, smartirs="dtn")

@@ -11,27 +11,8 @@ from gensim.corpora import Dictionary
 from .cache import ArtifactCache
 from .corpus import WikipediaCorpus
 from .data import Dataset, Split
+from .paper import table_1
 from .text import tokenize
-
-# The paper's Table 1: train (train + validation) size, test size, E[p], number of classes.
-PAPER_TABLE_1 = pd.DataFrame(
-    [
-        ("bbcsport", 517, 220, 181.0, 5),
-        ("twitter", 2176, 932, 13.7, 3),
-        ("ohsumed", 3999, 5153, 89.4, 10),
-        ("reuters", 5485, 2189, 56.0, 8),
-        ("amazon", 5600, 2400, 86.3, 4),
-        ("20news", 11293, 7528, 145.0, 20),
-    ],
-    columns=["dataset", "train", "test", "E[p]", "classes"],
-).set_index("dataset")
-
-# Data sets whose documents are not the paper's (see data/README.md).
-DIFFERENT_DATA = {
-    "ohsumed": "fewer single-label abstracts in this distribution",
-    "amazon": "Blitzer's reviews (books, dvd, electronics, kitchen), not McAuley's 5-core",
-}
-
 
 def head(dataset: Dataset, n: int | None) -> Dataset:
     """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices."""
@@ -73,7 +54,7 @@ def dataset_statistics(datasets: dict[str, Dataset], tokenizer: str = "paper", d
             row["E[p] in corpus dictionary"] = mean_unique_words(texts, tokenizer, dictionary.token2id)
         rows.append(row)
     ours = pd.DataFrame(rows).set_index("dataset")
-    paper = PAPER_TABLE_1.loc[ours.index]
+    paper = table_1().loc[ours.index]
     return pd.concat({"ours": ours, "paper": paper}, axis=1)
 
 
