@@ -59,9 +59,9 @@ def part_a(args):
     start = time.perf_counter()
     builder = TermSimilarityBuilder(neighbours, dictionary, tfidf)
     t_prep = time.perf_counter() - start
-    builder.build(100, 0.0, 2.0, symmetric=True, dominant=True, rule="gensim")  # numba warm-up (cached on disk)
+    builder.build(100, 0.0, 2.0, symmetric=True, dominant=True, fill_rule="gensim")  # numba warm-up (cached on disk)
     start = time.perf_counter()
-    ours = builder.build(100, 0.0, 2.0, symmetric=True, dominant=True, rule="gensim")
+    ours = builder.build(100, 0.0, 2.0, symmetric=True, dominant=True, fill_rule="gensim")
     t_build = time.perf_counter() - start
     differing = (abs(ours - reference) > 1e-6).nnz
     print(f"ours: neighbour cache (k={args.k}, once):      {t_cache:8.2f} s")
@@ -109,7 +109,7 @@ def part_b(args):
                 for rule in ("paper", "gensim"):
                     for exponent in (2.0, 3.0):
                         start = time.perf_counter()
-                        S = builder.build(C, 0.0, exponent, symmetric=symmetric, dominant=dominant, rule=rule)
+                        S = builder.build(C, 0.0, exponent, symmetric=symmetric, dominant=dominant, fill_rule=rule)
                         seconds = time.perf_counter() - start
                         worst = max(worst, seconds)
                         print(f"{C:>4} {symmetric!s:>5} {dominant!s:>5} {rule:>6} {exponent:>4.0f} {seconds:8.3f} "

@@ -22,7 +22,7 @@ import tarfile
 from collections.abc import Iterator
 
 from .data import FILES, data_file
-from .text import TOKENIZER_RULES, tokenize
+from .text import TOKENIZERS, tokenize
 
 WIKIPEDIA_ARTICLES = 6514
 
@@ -76,21 +76,21 @@ def wikipedia_articles(max_articles: int | None = None) -> Iterator[tuple[str, s
 class WikipediaCorpus:
     """The Wikipedia articles as token lists, re-iterable (e.g. once per training epoch, or for a gensim Dictionary).
 
-    Each iteration streams the archive anew and yields ``tokenize(text, rule)`` for each article.
+    Each iteration streams the archive anew and yields ``tokenize(text, tokenizer)`` for each article.
     """
 
-    def __init__(self, max_articles: int | None = None, rule: str = "paper"):
+    def __init__(self, max_articles: int | None = None, tokenizer: str = "paper"):
         self.max_articles = _check_max_articles(max_articles)
-        if rule not in TOKENIZER_RULES:
-            raise ValueError(f"unknown tokenizer rule {rule!r}; allowed: {', '.join(TOKENIZER_RULES)}")
-        self.rule = rule
+        if tokenizer not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {tokenizer!r}; allowed: {', '.join(TOKENIZERS)}")
+        self.tokenizer = tokenizer
 
     def __iter__(self) -> Iterator[list[str]]:
         for _, text in wikipedia_articles(self.max_articles):
-            yield tokenize(text, self.rule)
+            yield tokenize(text, self.tokenizer)
 
     def __len__(self) -> int:
         return WIKIPEDIA_ARTICLES if self.max_articles is None else min(self.max_articles, WIKIPEDIA_ARTICLES)
 
     def __repr__(self) -> str:
-        return f"WikipediaCorpus(max_articles={self.max_articles!r}, rule={self.rule!r})"
+        return f"WikipediaCorpus(max_articles={self.max_articles!r}, tokenizer={self.tokenizer!r})"

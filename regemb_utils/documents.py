@@ -12,10 +12,10 @@ import numpy as np
 from scipy import sparse
 
 from .methods import METHODS
-from .representations import DtbWeighting, bow_matrix, l1_normalize, tfidf_l1_matrix
+from .representations import bow_matrix, represent
 from .text import tokenize
 
-__all__ = ["Documents", "prepare_documents", "term_embeddings", "represent_pair", "QUERY_SEED", "query_rows"]
+__all__ = ["Documents", "prepare_documents", "represent_pair", "QUERY_SEED", "query_rows"]
 
 
 @dataclass
@@ -56,32 +56,13 @@ def prepare_documents(dataset, dictionary, tokenizer: str = "paper") -> Document
     return Documents(dataset.name, tuple(dataset.class_names), terms, counts, labels, lengths)
 
 
-def term_embeddings(vectors, dictionary, terms: np.ndarray) -> np.ndarray:
-    """Raw embedding rows (float32) of the dictionary ids ``terms``; a word without an embedding gets a zero row."""
-    matrix = np.zeros((len(terms), vectors.vector_size), dtype=np.float32)
-    index = vectors.key_to_index
-    for row, term in enumerate(terms):
-        position = index.get(dictionary[int(term)])
-        if position is not None:
-            matrix[row] = vectors.vectors[position]
-    return matrix
-
-
 def represent_pair(method: str, documents: Documents, queries: str, reference: str, slope: float = 0.0):
     """Weighted query and reference matrices for ``method``; idf and avgdl come from the reference set."""
-    weighting = METHODS[method].weighting
     q_counts, _, _ = documents.split(queries)
     r_counts, _, r_lengths = documents.split(reference)
-    if weighting == "bow":
-        return q_counts, r_counts
-    if weighting == "nbow":
-        return l1_normalize(q_counts), l1_normalize(r_counts)
-    if weighting == "tfidf_l1":
-        return tfidf_l1_matrix(q_counts, r_counts), tfidf_l1_matrix(r_counts, r_counts)
-    if weighting == "dtb":
-        dtb = DtbWeighting(r_counts, float(np.mean(r_lengths)) if np.mean(r_lengths) > 0 else 1.0)
-        return dtb.transform(q_counts, slope), dtb.transform(r_counts, slope)
-    raise ValueError(f"unknown weighting {weighting!r}")  # pragma: no cover
+    avgdl = float(np.mean(r_lengths)) if np.mean(r_lengths) > 0 else 1.0
+    return tuple(represent(METHODS[method].weighting, counts, train_counts=r_counts, avgdl=avgdl, slope=slope)
+                 for counts in (q_counts, r_counts))
 
 
 QUERY_SEED = 42

@@ -18,10 +18,6 @@ from .word2bits import load_vectors, save_vectors, train_word2bits
 # The paper's two models: full precision ("32-bit") and 1-bit quantized.
 BITLEVELS = {"32-bit": 0, "1-bit": 1}
 
-# The paper's numbers for its embeddings (paper-code-notes §3; notebook cells 54-57).
-PAPER_COSINES = {"32-bit": {"mean": 0.1532, "sd": 0.0810}, "1-bit": {"mean": 0.0283, "sd": 0.0367}}
-PAPER_GOOD_BAD = {"32-bit": {"cosine": 0.5848, "rank": 1}, "1-bit": {"cosine": 0.4020, "rank": 1}}
-
 
 @dataclass(frozen=True)
 class TrainingSummary:

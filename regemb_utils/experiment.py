@@ -18,9 +18,10 @@ from gensim.corpora import Dictionary
 
 from .cache import ArtifactCache
 from .data import Dataset
-from .documents import prepare_documents, term_embeddings
+from .documents import prepare_documents
 from .knn_runs import MethodResult, classify
 from .methods import METHODS, Settings
+from .similarity import embedding_matrix
 from .term_matrices import InMemoryMatrices
 from .text import tokenize
 
@@ -77,7 +78,8 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
         m = METHODS[method]
         embeddings = matrices = None
         if m.measure in ("dense_scm", "wmd"):
-            embeddings = {name: term_embeddings(vectors[m.model], dictionary, d.terms) for name, d in documents.items()}
+            embeddings = {name: embedding_matrix(vectors[m.model], dictionary, terms=d.terms)
+                          for name, d in documents.items()}
         if m.measure == "sparse_scm":
             from .termsim import nearest_neighbours
 
@@ -86,7 +88,7 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
                 raise ValueError("the sparse SCM needs settings.sparse_grid with a nonzero_limit")
             kv = vectors[m.model]
             neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], k=depth, progress=False)
-            matrices = InMemoryMatrices(neighbours, dictionary, settings.rule)
+            matrices = InMemoryMatrices(neighbours, dictionary, settings.fill_rule)
         for name, result in classify(method, documents, settings, embeddings=embeddings, matrices=matrices,
                                      cache=cache).items():
             results[name, method] = result

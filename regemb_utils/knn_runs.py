@@ -6,7 +6,7 @@ For each data set and method:
    whole orthogonalization grid for the sparse SCM, nothing else for BoW, TF-IDF L1 and the WMDs) is evaluated with
    the training split as the reference set, for every k at once (one top-max(k) search); the row with the highest
    validation accuracy wins, ties going to the earliest grid point, then to the smallest k (notes §8,
-   :func:`regemb_utils.selection.select_best`);
+   :func:`regemb_utils.selection.select_grid`);
 2. the **test run** at the chosen grid point, with the training split as the reference set (the paper's choice,
    notes §6) or, with ``reference="train+validation"``, the training and validation splits;
 3. the result (:class:`MethodResult`: the validation table, the chosen parameters, the test predictions for every k,
@@ -22,7 +22,7 @@ queries run in batches through joblib too.
 
 Timing: every similarity computation runs on **one core** (BLAS and numba limited to one thread) and is timed
 without building S' and without the document representation, so Σ pairs / Σ seconds is pairs per second per core
-(the paper's Figure 10; it pooled the validation grid runs and the test runs of all data sets, and so do we).
+(the paper's Figure 9; it pooled the validation grid runs and the test runs of all data sets, and so do we).
 """
 from __future__ import annotations
 
@@ -41,9 +41,9 @@ from scipy import sparse
 
 from .cache import ArtifactCache, fingerprint
 from .documents import Documents, query_rows, represent_pair
-from .knn import top_k
+from .knn import knn_votes, top_k
 from .methods import METHODS, Settings
-from .selection import evaluate_grid, select_best
+from .selection import evaluate_grid, select_grid
 from .similarity import cosine_similarity, dense_scm, l1_distance, sparse_scm
 
 __all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context"]
@@ -173,24 +173,18 @@ class _Task:
                                solver=self.solver, n_jobs=self.n_jobs, progress=self.progress,
                                description=f"{self.method} {name} {queries}")
         reference_labels = documents.split(reference)[1]
-        votes = _votes(reference_labels[indices], self.ks, documents.n_labels)
-        return votes, run, rows
+        votes = knn_votes(reference_labels[indices], self.ks, n_labels=documents.n_labels)
+        return dict(zip(self.ks, votes)), run, rows
 
 
-def _votes(neighbour_labels, ks, n_labels) -> dict[int, np.ndarray]:
-    from .knn import knn_votes
-
-    return dict(zip(ks, knn_votes(neighbour_labels, ks, n_labels=n_labels)))
-
-
-def _validation_point(task: _Task, point: dict[str, Any]) -> dict[str, tuple[dict[int, int], int, Run]]:
-    """Errors per k on the validation split of every data set at one grid point (S' built once for all)."""
+def _validation_point(task: _Task, point: dict[str, Any]) -> dict[str, tuple[dict[int, float], Run]]:
+    """Error rates per k on the validation split of every data set at one grid point (S' built once for all)."""
     S = task.matrices.build(point) if METHODS[task.method].measure == "sparse_scm" else None
     outcome = {}
     for name, documents in task.documents.items():
         votes, run, rows = task.run(name, point, "validation", "train", S)
         truth = documents.labels["validation"][rows]
-        outcome[name] = ({k: int(np.sum(v != truth)) for k, v in votes.items()}, len(truth), run)
+        outcome[name] = ({k: int(np.sum(v != truth)) / len(truth) for k, v in votes.items()}, run)
     return outcome
 
 
@@ -223,17 +217,6 @@ class MethodResult:
         return self.test_errors / len(self.truth)
 
 
-def _select(points, outcomes, name) -> tuple[dict[str, Any], pd.DataFrame, list[Run]]:
-    rows, runs = [], []
-    for point, outcome in zip(points, outcomes):
-        errors, n, run = outcome[name]
-        rows += [{**point, "k": k, "errors": e, "error": e / n} for k, e in sorted(errors.items())]
-        runs.append(run)
-    best = select_best(rows)
-    chosen = {key: value for key, value in best.best_params.items() if key != "errors"}
-    return chosen, pd.DataFrame(best.table), runs
-
-
 def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices):
     points = settings.points(method)
     limits = {name: settings.query_limit(method, name) for name in documents}
@@ -247,7 +230,8 @@ def _compute(method: str, documents: dict[str, Documents], settings: Settings, e
                                  progress=settings.progress, description=f"{method} grid")
     results = {}
     for name in documents:
-        chosen, table, runs = _select(points, outcomes, name)
+        best = select_grid(points, [outcome[name][0] for outcome in outcomes])
+        chosen, table, runs = best.best_params, pd.DataFrame(best.table), [outcome[name][1] for outcome in outcomes]
         point = {key: value for key, value in chosen.items() if key != "k"}
         test_task = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, settings.n_jobs,
                           settings.progress, limits)
@@ -264,7 +248,8 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
              cache: ArtifactCache | None = None) -> dict[str, MethodResult]:
     """``method`` on every data set of ``documents``: from the artifact cache, or computed (jointly) and stored.
 
-    ``embeddings`` maps each data set to :func:`regemb_utils.documents.term_embeddings` rows (dense SCM and WMD);
+    ``embeddings`` maps each data set to the :func:`regemb_utils.similarity.embedding_matrix` rows of its
+    ``Documents.terms`` (dense SCM and WMD);
     ``matrices`` builds S' for a grid point (sparse SCM: :mod:`regemb_utils.term_matrices`). A result's key holds its
     inputs by content (the documents with their labels, the embedding rows, the S' source) and the settings that
     change it, so changed documents or labels are never answered from the cache.

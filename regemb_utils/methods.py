@@ -1,10 +1,11 @@
 """The methods of chapter 4 (the paper's seven configurations and two baselines) and the settings of a run."""
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from .selection import parameter_grid
 
 __all__ = ["Method", "METHODS", "SPARSE_KEYS", "Settings"]
 
@@ -42,7 +43,7 @@ class Settings:
     ks: tuple[int, ...] = tuple(range(1, 20, 2))
     slopes: tuple[float, ...] = (0.0,)
     sparse_grid: tuple[tuple[str, tuple], ...] = ()  # ((key, values), ...) in SPARSE_KEYS order
-    rule: str = "paper"
+    fill_rule: str = "paper"  # how S' handles a dominance violation (regemb_utils.termsim.FILL_RULES)
     reference: str = "train"
     wmd_solver: str = "pot"
     wmd_queries: tuple[tuple[str, int | None], ...] = ()  # (data set, at most this many WMD queries per split)
@@ -54,7 +55,7 @@ class Settings:
         grid = (("symmetric", params["symmetric"]), ("dominant", params["dominant"]), ("idf", params["idf"]),
                 ("nonzero_limit", params["nonzero_limits"]), ("threshold", params["thresholds"]),
                 ("exponent", params["exponents"]))
-        return cls(ks=tuple(params["ks"]), slopes=tuple(params["slopes"]), sparse_grid=grid, rule=params["fill_rule"],
+        return cls(ks=tuple(params["ks"]), slopes=tuple(params["slopes"]), sparse_grid=grid, fill_rule=params["fill_rule"],
                    reference=params["reference"], wmd_solver=params["wmd_solver"],
                    wmd_queries=tuple(params["wmd_queries"]), n_jobs=params["n_jobs"], progress=progress)
 
@@ -68,8 +69,7 @@ class Settings:
             if not self.sparse_grid:
                 raise ValueError("the sparse SCM needs Settings.sparse_grid")
             grid += list(self.sparse_grid)
-        keys = [key for key, _ in grid]
-        return [dict(zip(keys, values)) for values in itertools.product(*(values for _, values in grid))]
+        return parameter_grid(dict(grid))
 
     def query_limit(self, method: str, dataset: str) -> int | None:
         """At most this many queries per split for ``method`` on ``dataset`` (None: all); only WMD is limited."""
@@ -83,7 +83,7 @@ class Settings:
             key["slopes"] = list(self.slopes)
         if m.measure == "sparse_scm":
             key["sparse_grid"] = [[name, list(values)] for name, values in self.sparse_grid]
-            key["rule"] = self.rule
+            key["rule"] = self.fill_rule  # the key's name "rule" keeps existing caches valid
         if m.measure == "wmd":
             key["wmd_solver"] = self.wmd_solver
         return key

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import copy
-import itertools
 import time
 from pathlib import Path
 
@@ -17,20 +16,6 @@ from .cache import ArtifactCache, fingerprint
 from .cholesky import orthogonalized_embeddings, stored_inner_product_errors, theorem_check
 from .termsim import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
-# The paper's grid for the orthogonalized SCM (paper-code-notes §7-§8).
-PAPER_GRID = {
-    "symmetric": (True, False),
-    "dominant": (True, False),
-    "idf": (True, False),
-    "nonzero_limit": (100, 200, 400, 800),
-    "threshold": (-1.0, -0.5, 0.0, 0.5),
-    "exponent": (1.0, 2.0, 3.0, 4.0),
-}
-
-
-def grid_points(grid: dict[str, tuple]) -> list[dict]:
-    return [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
-
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:
     """The paper's ``TfidfModel(dictionary=common_dictionary, smartirs='dtn')``: used only to order S' by idf."""
@@ -43,15 +28,15 @@ def neighbour_key(vectors: KeyedVectors, model_key: dict, corpus_articles: int |
                 bit_operations=is_binary(vectors.vectors), vectors=fingerprint(vectors.vectors))
 
 
-def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, k: int, key: dict,
+def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, depth: int, key: dict,
                     cache: ArtifactCache | None = None, *, load: bool = True) -> tuple[Neighbours, float] | None:
-    """The top-``k`` neighbours of every dictionary word with an embedding, and the seconds it took to compute.
+    """The top-``depth`` neighbours of every dictionary word with an embedding, and the seconds it took to compute.
 
     ``key`` identifies the embeddings and the dictionary (the parameters that produced them). ``load=False`` only
     makes sure the artifact exists (computing it if missing) and returns None: for callers whose workers load it."""
     def compute():
         start = time.perf_counter()
-        neighbours = nearest_neighbours(vectors, list(dictionary.token2id), k=k)
+        neighbours = nearest_neighbours(vectors, list(dictionary.token2id), k=depth)
         return neighbours, time.perf_counter() - start
 
     def save(value, directory: Path):
@@ -63,7 +48,7 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, k: int, key: 
 
     # 1-bit vectors take the exact bit-operation path (exact ties), which orders ties differently from BLAS rounding.
     # Without the vectors (a worker loading an existing cache) the key must say which path built it.
-    params = dict(key, k=k)
+    params = dict(key, k=depth)  # the key's name "k" keeps existing caches valid
     if vectors is not None:
         params["bit_operations"] = is_binary(vectors.vectors)
     elif "bit_operations" not in params:
@@ -77,14 +62,14 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, k: int, key: 
 class MatrixGrid:
     """Builds S' for any grid point over one dictionary, with and without idf ordering."""
 
-    def __init__(self, neighbours: Neighbours, dictionary: Dictionary, rule: str = "paper"):
-        self.rule = rule
+    def __init__(self, neighbours: Neighbours, dictionary: Dictionary, fill_rule: str = "paper"):
+        self.fill_rule = fill_rule
         self.builders = {True: TermSimilarityBuilder(neighbours, dictionary, common_tfidf(dictionary)),
                          False: TermSimilarityBuilder(neighbours, dictionary, None)}
 
     def build(self, symmetric, dominant, idf, nonzero_limit, threshold, exponent) -> sparse.csc_matrix:
         return self.builders[idf].build(nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant,
-                                        rule=self.rule)
+                                        fill_rule=self.fill_rule)
 
 
 def most_frequent(dictionary: Dictionary, n: int) -> Dictionary:
@@ -130,12 +115,12 @@ def theorem_table(S: sparse.spmatrix, E_prime, vectors: KeyedVectors, dictionary
             "stored entries": int(S.nnz)}
 
 
-def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, point: dict, rule: str = "paper"):
+def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, point: dict, fill_rule: str = "paper"):
     """nnz(S'), nnz(L), time and memory of the Cholesky factorization against the vocabulary size N."""
     rows = []
     for n in tqdm(sizes, desc="Cholesky vs N", unit="size"):
         restricted = most_frequent(dictionary, n)
-        S = MatrixGrid(neighbours, restricted, rule).build(**point)
+        S = MatrixGrid(neighbours, restricted, fill_rule).build(**point)
         E_prime, info = orthogonalized_embeddings(S)
         rows.append({"N": len(restricted), "nnz(S')": info.nnz_S, "nnz(L)": info.nnz_factor,
                      "density of L": info.nnz_factor / (len(restricted) * (len(restricted) + 1) / 2),

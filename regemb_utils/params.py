@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .data import DATASETS
-from .text import TOKENIZER_RULES
+from .text import TOKENIZERS
 
 PROFILES = ("smoke", "paper")
 INHERITED = "inherited"  # a default that the pipeline takes from the previous chapter's record
@@ -90,7 +90,7 @@ _CORPUS_ARTICLES = Parameter(
     lambda value: None if value == "all" else _at_least(200)(value),
 )
 _TOKENIZER = Parameter(
-    "tokenizer", {"smoke": "paper", "paper": "paper"}, f"one of {list(TOKENIZER_RULES)}", _one_of(TOKENIZER_RULES)
+    "tokenizer", {"smoke": "paper", "paper": "paper"}, f"one of {list(TOKENIZERS)}", _one_of(TOKENIZERS)
 )
 
 def _positive_int(value):

@@ -307,8 +307,8 @@ class Chapter:
         """(embedding rows per data set, S' builder) that ``method`` needs under chapter 4's parameters
         ``classification``: raw embedding rows for the dense SCM and the WMD; :class:`CachedMatrices` over the
         neighbour cache (chapter 3's when it is deep enough, else computed here) for the sparse SCM."""
-        from .documents import term_embeddings
         from .methods import METHODS
+        from .similarity import embedding_matrix
         from .term_matrices import CachedMatrices
         from .orthogonalization import neighbour_cache, neighbour_key
 
@@ -316,7 +316,7 @@ class Chapter:
         vectors = models[m.model][0] if m.model else None
         embeddings = matrices = None
         if m.measure in ("dense_scm", "wmd"):
-            embeddings = {name: term_embeddings(vectors, dictionary, d.terms) for name, d in documents.items()}
+            embeddings = {name: embedding_matrix(vectors, dictionary, terms=d.terms) for name, d in documents.items()}
         if m.measure == "sparse_scm":
             articles, tokenizer = self.corpus()
             depth = max(classification["nonzero_limits"])

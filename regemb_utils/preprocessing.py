@@ -11,27 +11,8 @@ from gensim.corpora import Dictionary
 from .cache import ArtifactCache
 from .corpus import WikipediaCorpus
 from .data import Dataset, Split
+from .paper import DIFFERENT_DATA, table_1
 from .text import tokenize
-
-# The paper's Table 1: train (train + validation) size, test size, E[p], number of classes.
-PAPER_TABLE_1 = pd.DataFrame(
-    [
-        ("bbcsport", 517, 220, 181.0, 5),
-        ("twitter", 2176, 932, 13.7, 3),
-        ("ohsumed", 3999, 5153, 89.4, 10),
-        ("reuters", 5485, 2189, 56.0, 8),
-        ("amazon", 5600, 2400, 86.3, 4),
-        ("20news", 11293, 7528, 145.0, 20),
-    ],
-    columns=["dataset", "train", "test", "E[p]", "classes"],
-).set_index("dataset")
-
-# Data sets whose documents are not the paper's (see data/README.md).
-DIFFERENT_DATA = {
-    "ohsumed": "fewer single-label abstracts in this distribution",
-    "amazon": "Blitzer's reviews (books, dvd, electronics, kitchen), not McAuley's 5-core",
-}
-
 
 def head(dataset: Dataset, n: int | None) -> Dataset:
     """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices."""
@@ -46,18 +27,18 @@ def head(dataset: Dataset, n: int | None) -> Dataset:
     )
 
 
-def mean_unique_words(texts, rule: str = "paper", vocabulary=None) -> float:
+def mean_unique_words(texts, tokenizer: str = "paper", vocabulary=None) -> float:
     """E[p]: the mean number of unique words per document (only words in ``vocabulary``, if given)."""
     counts = []
     for text in texts:
-        words = set(tokenize(text, rule))
+        words = set(tokenize(text, tokenizer))
         if vocabulary is not None:
             words = {w for w in words if w in vocabulary}
         counts.append(len(words))
     return float(np.mean(counts)) if counts else float("nan")
 
 
-def dataset_statistics(datasets: dict[str, Dataset], rule: str = "paper", dictionary: Dictionary | None = None):
+def dataset_statistics(datasets: dict[str, Dataset], tokenizer: str = "paper", dictionary: Dictionary | None = None):
     """Our Table 1 beside the paper's, one row per data set."""
     rows = []
     for name, d in datasets.items():
@@ -66,14 +47,14 @@ def dataset_statistics(datasets: dict[str, Dataset], rule: str = "paper", dictio
             "dataset": name,
             "train": len(d.train) + len(d.validation),
             "test": len(d.test),
-            "E[p]": mean_unique_words(texts, rule),
+            "E[p]": mean_unique_words(texts, tokenizer),
             "classes": len(d.class_names),
         }
         if dictionary is not None:
-            row["E[p] in corpus dictionary"] = mean_unique_words(texts, rule, dictionary.token2id)
+            row["E[p] in corpus dictionary"] = mean_unique_words(texts, tokenizer, dictionary.token2id)
         rows.append(row)
     ours = pd.DataFrame(rows).set_index("dataset")
-    paper = PAPER_TABLE_1.loc[ours.index]
+    paper = table_1().loc[ours.index]
     return pd.concat({"ours": ours, "paper": paper}, axis=1)
 
 
@@ -97,12 +78,12 @@ class CorpusStatistics:
     vocabulary_min_count_5: int
 
 
-def corpus_dictionary(max_articles: int | None, rule: str = "paper", cache: ArtifactCache | None = None) -> Dictionary:
+def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache: ArtifactCache | None = None) -> Dictionary:
     """The common dictionary: every token of the Wikipedia corpus (``prune_at=None``, no filtering), as the paper."""
     cache = cache or ArtifactCache()
 
     def compute() -> Dictionary:
-        return Dictionary(WikipediaCorpus(max_articles=max_articles, rule=rule), prune_at=None)
+        return Dictionary(WikipediaCorpus(max_articles=max_articles, tokenizer=tokenizer), prune_at=None)
 
     def save(dictionary: Dictionary, directory: Path) -> None:
         dictionary.save(str(directory / "dictionary.gensim"))
@@ -110,7 +91,7 @@ def corpus_dictionary(max_articles: int | None, rule: str = "paper", cache: Arti
     def load(directory: Path) -> Dictionary:
         return Dictionary.load(str(directory / "dictionary.gensim"))
 
-    params = {"corpus": "enwiki-2015-wikiextractor-AA", "max_articles": max_articles, "tokenizer": rule}
+    params = {"corpus": "enwiki-2015-wikiextractor-AA", "max_articles": max_articles, "tokenizer": tokenizer}
     return cache.get("corpus-dictionary", params, compute, save, load)
 
 

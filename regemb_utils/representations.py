@@ -22,7 +22,7 @@ Weightings
       *character* length (Σ len(token) over a document's tokens) and ``doclen`` is, because of a bug in the paper's
       code, ``sum(len(t) for t in document)`` over the document's *(id, weight) tuples*, i.e. 2 × the number of
       weighted terms. Both SCMs normalise every document afterwards, so this positive per-document factor, and with
-      it the slope ``s``, cancels (:func:`slope_effect_on_scm` shows it).
+      it the slope ``s``, cancels (:func:`regemb_utils.similarity.slope_effect_on_scm` shows it).
 
     One small difference: the paper's code computed ``doclen`` before translating the document to the common
     dictionary, so terms of the dataset's own dictionary that the common dictionary lacks were counted too. Pass
@@ -48,7 +48,6 @@ __all__ = [
     "mean_character_length",
     "DtbWeighting",
     "tfidf_l1_matrix",
-    "slope_effect_on_scm",
     "represent",
 ]
 
@@ -194,44 +193,24 @@ def tfidf_l1_matrix(counts: sparse.spmatrix, train_counts: sparse.spmatrix) -> s
     return sparse.csr_matrix(transformer.transform(sparse.csr_matrix(counts)), dtype=np.float64)
 
 
-def slope_effect_on_scm(counts, weighting: DtbWeighting, term_similarity, slopes=(0.0, 0.1, 0.5, 1.0)) -> float:
-    """Largest absolute change of the sparse SCM between all pairs of ``counts`` when the slope varies.
+def represent(weighting: str, counts: sparse.spmatrix, *, train_counts: sparse.spmatrix | None = None,
+              avgdl: float | None = None, slope: float = 0.0) -> sparse.csr_matrix:
+    """Raw term ``counts`` (:func:`bow_matrix`) weighted by ``weighting`` ∈ :data:`WEIGHTINGS`.
 
-    Shows that the pivot slope ``s`` cancels after the SCM's normalisation (the result is ~1e-16, rounding only).
+    ``dtb`` and ``tfidf_l1`` fit their document frequencies on ``train_counts`` (the reference set); ``dtb`` also
+    needs ``avgdl``, the reference set's mean character length (:func:`mean_character_length`), and the ``slope``.
     """
-    from .similarity import sparse_scm
-
-    reference = None
-    largest = 0.0
-    for slope in slopes:
-        weights = weighting.transform(counts, slope)
-        sims = sparse_scm(weights, weights, term_similarity)
-        if reference is None:
-            reference = sims
-        else:
-            largest = max(largest, float(np.max(np.abs(sims - reference))) if sims.size else 0.0)
-    return largest
-
-
-def represent(
-    weighting: str,
-    documents: Iterable[Sequence[str]],
-    dictionary,
-    *,
-    train_documents: Sequence[Sequence[str]] | None = None,
-    slope: float = 0.0,
-) -> sparse.csr_matrix:
-    """One entry point: ``weighting`` ∈ :data:`WEIGHTINGS`; ``dtb`` and ``tfidf_l1`` need ``train_documents``."""
     if weighting not in WEIGHTINGS:
         raise ValueError(f"unknown weighting {weighting!r}; expected one of {WEIGHTINGS}")
-    counts = bow_matrix(documents, dictionary)
+    counts = sparse.csr_matrix(counts)
     if weighting == "bow":
         return counts
     if weighting == "nbow":
         return l1_normalize(counts)
-    if train_documents is None:
-        raise ValueError(f"weighting {weighting!r} needs train_documents")
-    train_counts = bow_matrix(train_documents, dictionary)
-    if weighting == "dtb":
-        return DtbWeighting(train_counts, mean_character_length(train_documents)).transform(counts, slope)
-    return tfidf_l1_matrix(counts, train_counts)
+    if train_counts is None:
+        raise ValueError(f"weighting {weighting!r} needs train_counts")
+    if weighting == "tfidf_l1":
+        return tfidf_l1_matrix(counts, train_counts)
+    if avgdl is None:
+        raise ValueError("weighting 'dtb' needs avgdl")
+    return DtbWeighting(train_counts, avgdl).transform(counts, slope)

@@ -10,7 +10,7 @@ import pandas as pd
 from .data import DATASETS
 from .knn_runs import MethodResult
 from .methods import METHODS
-from .paper import PAPER_RELATIVE_ERRORS, PAPER_SPEEDS, PAPER_TABLE_2, PAPER_TEST_ERRORS
+from . import paper
 from .statistics import agresti_coull, benjamini_hochberg, mcnemar_exact, paper_t_test
 
 __all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "significance_table",
@@ -33,12 +33,12 @@ def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: flo
         rows.append({"dataset": dataset, "method": method, "label": METHODS[method].label, "k": r.k,
                      "test documents": len(r.truth), "errors": r.test_errors, "error": 100 * r.test_error,
                      "lower": 100 * lower, "upper": 100 * upper,
-                     "paper": PAPER_TEST_ERRORS.get(method, {}).get(dataset, np.nan)})
+                     "paper": paper.value(paper.TEST_ERRORS, (method, dataset))})
     return pd.DataFrame(rows)
 
 
 def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:
-    """Figure 9: mean test error over the data sets relative to BoW's (a ratio of means, %), the paper's beside.
+    """Figure 10: mean test error over the data sets relative to BoW's (a ratio of means, %), the paper's beside.
 
     Only the data sets on which BoW and every listed method ran are averaged."""
     wide = errors.pivot(index="dataset", columns="method", values="error")
@@ -49,12 +49,12 @@ def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:
     ours = 100 * wide[methods].mean() / wide["bow"].mean()
     return pd.DataFrame({"method": methods, "label": [METHODS[m].label for m in methods],
                          "relative error": ours.values,
-                         "paper": [PAPER_RELATIVE_ERRORS.get(m, np.nan) for m in methods],
+                         "paper": [paper.value(paper.RELATIVE_ERRORS, m) for m in methods],
                          "data sets": len(wide)})
 
 
 def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame:
-    """Figure 10: Σ pairs / Σ seconds (one core) over every validation and test run of every data set."""
+    """Figure 9: Σ pairs / Σ seconds (one core) over every validation and test run of every data set."""
     rows = []
     for method in [m for m in METHODS if any(k[1] == m for k in results)]:
         runs = [run for (d, m), r in results.items() if m == method for run in r.runs]
@@ -63,22 +63,23 @@ def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame
         rows.append({"method": method, "label": METHODS[method].label, "runs": len(runs), "pairs": pairs,
                      "seconds": seconds, "pairs per second per core": pairs / seconds if seconds > 0 else np.nan,
                      "share of pairs solved exactly": sum(solved) / pairs if solved and pairs else np.nan,
-                     "paper": PAPER_SPEEDS.get(method, np.nan)})
+                     "paper": paper.value(paper.SPEEDS, method)})
     return pd.DataFrame(rows)
 
 
 def optimal_parameters(results: Mapping[tuple[str, str], MethodResult],
                        methods: Sequence[str] = ("soft_vsm_ortho", "soft_vsm_quantized_ortho")) -> pd.DataFrame:
     """Table 2: the chosen parameters of the sparse SCMs per data set; the paper's (32-bit) in the rows "paper"."""
-    columns = list(PAPER_TABLE_2.columns)
+    table_2 = paper.table_2()
+    columns = list(table_2.columns)
     rows = []
     for dataset, method in _ordered(results):
         if method in methods:
             rows.append({"dataset": dataset, "source": METHODS[method].label,
                          **{c: results[dataset, method].params.get(c) for c in columns}})
-            if method == "soft_vsm_ortho" and dataset in PAPER_TABLE_2.index:
+            if method == "soft_vsm_ortho" and dataset in table_2.index:
                 rows.append({"dataset": dataset, "source": "paper: Soft VSM (ortho.)",
-                             **PAPER_TABLE_2.loc[dataset].to_dict()})
+                             **table_2.loc[dataset].to_dict()})
     return pd.DataFrame(rows, columns=["dataset", "source", *columns])
 
 

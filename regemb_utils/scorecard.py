@@ -1,4 +1,6 @@
-"""The replication scorecard: every number the paper reports beside ours (notes §10), from the chapters' artifacts.
+"""The replication scorecard: every number the paper reports beside ours, from the chapters' artifacts.
+
+The paper's numbers and their sources are :mod:`regemb_utils.paper`'s.
 
 One row per number: what it is, the data set and method where it applies, the paper's value, ours, the difference
 (ours − paper), our 95 % interval where we have one (the test errors: Agresti–Coull, as the paper) and whether it
@@ -13,6 +15,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from . import paper as _paper
+from .methods import METHODS
+
 __all__ = ["CORPUS_DIFFERS", "scorecard", "headline"]
 
 CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's fil8"
@@ -21,11 +26,9 @@ _COLUMNS = ["section", "quantity", "dataset", "method", "paper", "ours", "differ
 
 
 def _data(dataset: str | None, corpus: bool) -> str:
-    from .preprocessing import DIFFERENT_DATA
-
     notes = []
-    if dataset in DIFFERENT_DATA:
-        notes.append(f"{dataset}: {DIFFERENT_DATA[dataset]}")
+    if dataset in _paper.DIFFERENT_DATA:
+        notes.append(f"{dataset}: {_paper.DIFFERENT_DATA[dataset]}")
     if corpus:
         notes.append(CORPUS_DIFFERS)
     return "; ".join(notes) if notes else "same"
@@ -54,29 +57,25 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
     ``errors``, ``relative``, ``speeds``, ``parameters``: chapter 4's :func:`error_table`,
     :func:`relative_error_table`, :func:`speed_table` and :func:`optimal_parameters`.
     """
-    from .methods import METHODS
-    from .paper import PAPER_TABLE_2
-    from .embeddings import PAPER_COSINES, PAPER_GOOD_BAD
-    from .preprocessing import PAPER_TABLE_1
-
     rows = []
     if table_1 is not None:
         for dataset in table_1.index:
             ours = table_1.loc[dataset, "ours"]
             for column, label in (("train", "training documents"), ("test", "test documents"),
                                   ("classes", "classes")):
-                rows.append(_row("Table 1", label, int(PAPER_TABLE_1.loc[dataset, column]), int(ours[column]),
-                                 dataset=dataset, exact=True))
+                paper = int(_paper.value(_paper.TABLE_1, (dataset, column)))
+                rows.append(_row("Table 1", label, paper, int(ours[column]), dataset=dataset, exact=True))
             expected = ours.get("E[p] in corpus dictionary", ours["E[p]"])
             rows.append(_row("Table 1", "E[p] (unique corpus words per document)",
-                             float(PAPER_TABLE_1.loc[dataset, "E[p]"]), float(expected), dataset=dataset,
+                             float(_paper.value(_paper.TABLE_1, (dataset, "E[p]"))), float(expected), dataset=dataset,
                              corpus=True))
     for model, values in (cosines or {}).items():
         for statistic in ("mean", "sd"):
-            rows.append(_row("Chapter 2", f"cosine of random word pairs, {statistic}", PAPER_COSINES[model][statistic],
-                             float(values[statistic]), method=f"{model} embeddings", corpus=True))
+            rows.append(_row("Chapter 2", f"cosine of random word pairs, {statistic}",
+                             _paper.value(_paper.COSINES, (model, statistic)), float(values[statistic]),
+                             method=f"{model} embeddings", corpus=True))
     for model, value in (good_bad or {}).items():
-        rows.append(_row("Chapter 2", "cos(good, bad)", PAPER_GOOD_BAD[model]["cosine"], float(value),
+        rows.append(_row("Chapter 2", "cos(good, bad)", _paper.value(_paper.GOOD_BAD, (model, "cosine")), float(value),
                          method=f"{model} embeddings", corpus=True))
     if errors is not None:
         for r in errors.itertuples(index=False):
@@ -88,33 +87,32 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
         table = relative.set_index("method")
         for method, r in table.iterrows():
             if method != "bow" and np.isfinite(r["paper"]):
-                rows.append(_row("Figure 9", "mean test error relative to BoW (%)", float(r["paper"]),
+                rows.append(_row("Figure 10", "mean test error relative to BoW (%)", float(r["paper"]),
                                  float(r["relative error"]), method=r["label"], corpus=True))
-        if {"soft_vsm", "soft_vsm_quantized_ortho"} <= set(table.index):
-            ours = 100 * (1 - table.loc["soft_vsm_quantized_ortho", "relative error"]
-                          / table.loc["soft_vsm", "relative error"])
-            paper = 100 * (1 - table.loc["soft_vsm_quantized_ortho", "paper"] / table.loc["soft_vsm", "paper"])
+        if {"soft_vsm", "soft_vsm_ortho"} <= set(table.index):  # §6.2: 48.86 / 80.66 of BoW's error
+            ours = 100 * (1 - table.loc["soft_vsm_ortho", "relative error"] / table.loc["soft_vsm", "relative error"])
+            # the abstract's "39 %", stated to two decimals in §6.2
             rows.append(_row("Abstract", "test error reduction, regularized vs non-regularized SCM (%)",
-                             round(float(paper), 1), float(ours), method="Soft VSM (quan., ortho.)", corpus=True))
+                             _paper.ERROR_REDUCTION.value, float(ours), method="Soft VSM (ortho.)", corpus=True))
     if speeds is not None:
         table = speeds.set_index("method")
         for method, r in table.iterrows():
             if np.isfinite(r["paper"]):
-                rows.append(_row("Figure 10", "document pairs per second per core", float(r["paper"]),
+                rows.append(_row("Figure 9", "document pairs per second per core", float(r["paper"]),
                                  float(r["pairs per second per core"]), method=r["label"]))
         if {"wmd", "soft_vsm_quantized_ortho"} <= set(table.index):
             scm, wmd = table.loc["soft_vsm_quantized_ortho"], table.loc["wmd"]
-            rows.append(_row("Figure 10", "speed of the regularized SCM / speed of the WMD",
-                             float(scm["paper"] / wmd["paper"]),
+            rows.append(_row("Figure 9", "speed of the regularized SCM / speed of the WMD", _paper.SPEED_RATIO.value,
                              float(scm["pairs per second per core"] / wmd["pairs per second per core"]),
                              method="Soft VSM (quan., ortho.) / WMD"))
     if parameters is not None:
         ours = parameters[parameters["source"] == METHODS["soft_vsm_ortho"].label].set_index("dataset")
+        table_2 = _paper.table_2()
         for dataset in ours.index:
-            if dataset not in PAPER_TABLE_2.index:
+            if dataset not in table_2.index:
                 continue
-            for column in PAPER_TABLE_2.columns:
-                paper, value = PAPER_TABLE_2.loc[dataset, column], ours.loc[dataset, column]
+            for column in table_2.columns:
+                paper, value = table_2.loc[dataset, column], ours.loc[dataset, column]
                 if isinstance(paper, (bool, np.bool_)):
                     paper, value = bool(paper), bool(value)
                 elif column in ("nonzero_limit", "k"):

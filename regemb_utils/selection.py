@@ -22,7 +22,7 @@ from typing import Any
 
 import joblib
 
-__all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best", "grid_search"]
+__all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best", "select_grid", "grid_search"]
 
 
 def parameter_grid(specification: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -91,6 +91,12 @@ def select_best(table: Sequence[Mapping[str, Any]]) -> GridSearchResult:
     return GridSearchResult(best_params=best_row, best_error=best_error, table=table)
 
 
+def select_grid(points: Sequence[Mapping[str, Any]], outcomes: Sequence[Any]) -> GridSearchResult:
+    """The lowest validation error over evaluated grid points: ``outcomes[i]`` is ``evaluate(points[i])``, one error
+    rate or ``{k: error}`` (see :func:`select_best` for the tie rule)."""
+    return select_best([row for point, outcome in zip(points, outcomes) for row in _rows(dict(point), outcome)])
+
+
 def grid_search(
     evaluate: Callable[[dict[str, Any]], float | Mapping[int, float]],
     grid: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]],
@@ -108,5 +114,4 @@ def grid_search(
     points = parameter_grid(grid) if isinstance(grid, Mapping) else [dict(point) for point in grid]
     if not points:
         raise ValueError("the grid is empty")
-    outcomes = evaluate_grid(evaluate, points, n_jobs=n_jobs, verbose=verbose, progress=progress)
-    return select_best([row for point, outcome in zip(points, outcomes) for row in _rows(point, outcome)])
+    return select_grid(points, evaluate_grid(evaluate, points, n_jobs=n_jobs, verbose=verbose, progress=progress))

@@ -37,7 +37,7 @@ __all__ = [
     "embedding_matrix",
     "unit_rows",
     "dense_scm",
-    "scm_quadratic_forms",
+    "slope_effect_on_scm",
     "sparse_scm",
     "l1_distance",
     "similarity_matrix",
@@ -99,14 +99,17 @@ def cosine_similarity(X, Y, dtype=np.float64) -> np.ndarray:
 # dense soft VSM
 
 
-def embedding_matrix(keyed_vectors, dictionary, dtype=np.float32) -> np.ndarray:
-    """Rows of ``keyed_vectors`` in dictionary-id order; words without an embedding get a zero row.
+def embedding_matrix(keyed_vectors, dictionary, dtype=np.float32, terms=None) -> np.ndarray:
+    """Rows of ``keyed_vectors`` for the dictionary ids ``terms`` (default: every id, in id order); words without an
+    embedding get a zero row.
 
     The rows are the *raw* vectors (WMD uses them as they are; :func:`dense_scm` normalises them).
     """
-    matrix = np.zeros((len(dictionary), keyed_vectors.vector_size), dtype=dtype)
+    terms = range(len(dictionary)) if terms is None else [int(term) for term in terms]
+    matrix = np.zeros((len(terms), keyed_vectors.vector_size), dtype=dtype)
     key_to_index = keyed_vectors.key_to_index
-    rows = [(term_id, key_to_index[word]) for term_id, word in dictionary.items() if word in key_to_index]
+    words = ((row, dictionary[term]) for row, term in enumerate(terms))
+    rows = [(row, key_to_index[word]) for row, word in words if word in key_to_index]
     if rows:
         target, source = map(np.asarray, zip(*rows))
         matrix[target] = keyed_vectors.vectors[source]
@@ -236,17 +239,6 @@ def _term_matrix_csr(term_similarity, n_terms: int) -> sparse.csr_matrix:
     return matrix
 
 
-def scm_quadratic_forms(X, term_similarity, *, n_threads: int | None = None) -> np.ndarray:
-    """xᵀS'x for every row x of ``X`` (float64)."""
-    X = _csr(X, "X")
-    S = _term_matrix_csr(term_similarity, X.shape[1])
-    with _numba_threads(n_threads):
-        return _quadratic_forms(
-            X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64),
-            S.indptr.astype(np.int64), S.indices.astype(np.int64), S.data, X.shape[1], numba.get_num_threads(),
-        )
-
-
 def _inverse_norms(forms: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(forms > 0, 1.0 / np.sqrt(np.where(forms > 0, forms, 1.0)), 0.0)
@@ -328,7 +320,6 @@ def sparse_scm(
     n_threads: int | None = None,
     return_info: bool = False,
     dense_cost_ratio: float | None = 0.1,
-    block_rows: int = _LANES,
     method: str = "auto",
 ):
     """SCM of every row of ``X`` with every row of ``Y`` under the sparse term-similarity matrix S'.
@@ -363,14 +354,11 @@ def sparse_scm(
         a term v of Y goes to the dense GEMM of the gather path when df_Y(v) > ``dense_cost_ratio`` × n_Y
         (``0.0``: every term of Y; ``None``: none). Only a speed setting: the values do not depend on it beyond
         rounding.
-    block_rows
-        kept for compatibility; the blocks have 64 rows of X (a compile-time constant of the kernel).
     method
         ``"auto"`` (choose per block), ``"gather"`` or ``"scatter"`` (force one path; for tests and benchmarks).
     """
     if method not in ("auto", "gather", "scatter"):
         raise ValueError(f"unknown method {method!r}; expected 'auto', 'gather' or 'scatter'")
-    del block_rows
     X, Y = _csr(X, "X"), _csr(Y, "Y")
     _check_columns(X, Y)
     n_terms = X.shape[1]
@@ -413,6 +401,25 @@ def sparse_scm(
         n_dense_terms=len(heavy),
     )
     return out, info
+
+
+def slope_effect_on_scm(counts, weighting, term_similarity, slopes=(0.0, 0.1, 0.5, 1.0)) -> float:
+    """Largest absolute change of the sparse SCM between all pairs of ``counts`` when the ``dtb`` slope varies.
+
+    ``weighting`` is a :class:`regemb_utils.representations.DtbWeighting`.
+
+    Shows that the pivot slope ``s`` cancels after the SCM's normalisation (the result is ~1e-16, rounding only).
+    """
+    reference = None
+    largest = 0.0
+    for slope in slopes:
+        weights = weighting.transform(counts, slope)
+        sims = sparse_scm(weights, weights, term_similarity)
+        if reference is None:
+            reference = sims
+        else:
+            largest = max(largest, float(np.max(np.abs(sims - reference))) if sims.size else 0.0)
+    return largest
 
 
 def _choose_paths(X, Y, S, df_y, n_heavy, method):

@@ -1,9 +1,10 @@
 """Confidence intervals and significance tests for kNN test errors (paper §5.5; notes §9).
 
-* :func:`agresti_coull` – the paper's 95 % interval (Agresti & Coull 1998) with the point estimate x/n.
+* :func:`agresti_coull` – the paper's 95 % interval (Agresti & Coull 1998) with the point estimate x/n
+  (statsmodels' ``proportion_confint(method="agresti_coull")``).
 * :func:`mcnemar_exact` – the exact McNemar test on paired predictions of two classifiers over the same test set;
-  the correct test for comparing two error rates measured on the *same* documents.
-* :func:`benjamini_hochberg` – BH q-values.
+  the correct test for comparing two error rates measured on the *same* documents (SciPy's ``binomtest``).
+* :func:`benjamini_hochberg` – BH q-values (SciPy's ``false_discovery_control``).
 * :func:`paper_t_test` – the paper's own "t-test", reproducing its flaw (see its docstring).
 * :func:`compare` – one entry point choosing between the two tests by name.
 """
@@ -32,7 +33,8 @@ TESTS = ("mcnemar", "paper_t")
 def agresti_coull(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float, float]:
     """(x/n, lower, upper): the Agresti–Coull interval for a binomial proportion, as the paper computed it.
 
-    z = Φ⁻¹(1 − α/2); ñ = n + z²; p̃ = (x + z²/2)/ñ; bounds p̃ ± z √(p̃(1 − p̃)/ñ), clipped to [0, 1]. The point
+    z = Φ⁻¹(1 − α/2); ñ = n + z²; p̃ = (x + z²/2)/ñ; bounds p̃ ± z √(p̃(1 − p̃)/ñ), clipped to [0, 1] (statsmodels'
+    ``proportion_confint(method="agresti_coull")``; the tests check it against this formula). The point
     estimate is x/n (not p̃). Pass the number of errors to get an interval for the error rate: the paper built it for
     the accuracy and converted it, which gives the same interval because Agresti–Coull is symmetric under x ↦ n − x.
     """
@@ -42,11 +44,10 @@ def agresti_coull(successes: int, trials: int, confidence: float = 0.95) -> tupl
         raise ValueError("the number of successes must lie in [0, trials]")
     if not 0 < confidence < 1:
         raise ValueError("confidence must lie in (0, 1)")
-    z = stats.norm.ppf(1 - (1 - confidence) / 2)
-    n_tilde = trials + z**2
-    p_tilde = (successes + z**2 / 2) / n_tilde
-    radius = z * math.sqrt(p_tilde * (1 - p_tilde) / n_tilde)
-    return successes / trials, max(0.0, p_tilde - radius), min(1.0, p_tilde + radius)
+    from statsmodels.stats.proportion import proportion_confint
+
+    lower, upper = proportion_confint(successes, trials, alpha=1 - confidence, method="agresti_coull")
+    return successes / trials, float(lower), float(upper)
 
 
 @dataclass(frozen=True)
@@ -74,21 +75,14 @@ def mcnemar_exact(predictions_a, predictions_b, truth) -> McNemarResult:
 
 
 def benjamini_hochberg(pvalues) -> np.ndarray:
-    """Benjamini–Hochberg q-values (step-up, monotone, capped at 1), in the input order."""
+    """Benjamini–Hochberg q-values (step-up, monotone, capped at 1), in the input order: SciPy's
+    ``false_discovery_control(p, method="bh")``."""
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim != 1:
         raise ValueError("pvalues must be 1-D")
     if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
         raise ValueError("p-values must lie in [0, 1]")
-    m = len(p)
-    if m == 0:
-        return p.copy()
-    order = np.argsort(p, kind="stable")
-    ranked = p[order] * m / np.arange(1, m + 1)
-    q_sorted = np.minimum.accumulate(ranked[::-1])[::-1]
-    q = np.empty(m)
-    q[order] = np.minimum(q_sorted, 1.0)
-    return q
+    return stats.false_discovery_control(p, method="bh") if len(p) else p.copy()
 
 
 @dataclass(frozen=True)

@@ -57,8 +57,8 @@ class CachedMatrices:
     corpus_articles: int | None
     tokenizer: str
     neighbour_key: tuple[tuple[str, Any], ...]
-    k: int
-    rule: str = "paper"
+    depth: int  # neighbours per word in the cache
+    fill_rule: str = "paper"
 
     def grid(self):
         from .orthogonalization import MatrixGrid, neighbour_cache
@@ -68,8 +68,8 @@ class CachedMatrices:
             _LOADED.clear()
             cache = ArtifactCache(self.root)
             dictionary = corpus_dictionary(self.corpus_articles, self.tokenizer, cache)
-            neighbours, _ = neighbour_cache(None, dictionary, self.k, dict(self.neighbour_key), cache)
-            _LOADED[self] = MatrixGrid(neighbours, dictionary, self.rule)
+            neighbours, _ = neighbour_cache(None, dictionary, self.depth, dict(self.neighbour_key), cache)
+            _LOADED[self] = MatrixGrid(neighbours, dictionary, self.fill_rule)
             _allow_kept_memory()
         return _LOADED[self]
 
@@ -77,7 +77,7 @@ class CachedMatrices:
     def identity(self) -> str:
         """The S' source by content: the neighbour cache's key fingerprints the embeddings and names the dictionary;
         where the cache lives does not matter."""
-        return fingerprint(self.corpus_articles, self.tokenizer, dict(self.neighbour_key), self.k, self.rule)
+        return fingerprint(self.corpus_articles, self.tokenizer, dict(self.neighbour_key), self.depth, self.fill_rule)
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
         return self.grid().build(**{key: point[key] for key in SPARSE_KEYS})

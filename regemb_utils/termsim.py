@@ -8,14 +8,14 @@ Two steps:
    dictionary) runs the greedy column-filling algorithm of gensim's ``SparseTermSimilarityMatrix`` in a numba loop
    over the cache, in well under a second per grid point.
 
-Two rules are implemented:
+Two fill rules are implemented (:data:`FILL_RULES`):
 
-``rule="gensim"``
+``fill_rule="gensim"``
     exactly gensim 4.4's ``SparseTermSimilarityMatrix(WordEmbeddingSimilarityIndex(kv, threshold, exponent),
     dictionary, tfidf, symmetric, dominant, nonzero_limit, dtype=np.float32)`` (``_create_source``): a candidate that
     would break strict diagonal dominance, overfill a column or hit an already assigned cell is skipped
     (``continue``). Dominance sums are float32 (numpy 2 / NEP 50: ``float32 + python float`` is float32).
-``rule="paper"``
+``fill_rule="paper"``
     the loop of the fork that the paper used (``Witiko/gensim@regularized-embeddings``, gensim 3.7/3.8 code): the same,
     except that a dominance violation of the current column *ends* that column (``break``). The fork ran on numpy
     1.16, where ``float32 scalar + python float`` is float64, so dominance sums are compared in float64 and stored
@@ -47,7 +47,7 @@ from numba import types
 from numba.extending import intrinsic
 from scipy import sparse
 
-RULES = ("paper", "gensim")
+FILL_RULES = ("paper", "gensim")
 
 __all__ = [
     "Neighbours",
@@ -55,7 +55,7 @@ __all__ = [
     "TermSimilarityBuilder",
     "term_similarity_matrix",
     "column_order",
-    "RULES",
+    "FILL_RULES",
 ]
 
 
@@ -564,11 +564,11 @@ class TermSimilarityBuilder:
         return self._powers
 
     def build(self, nonzero_limit: int = 100, threshold: float = 0.0, exponent: float = 2.0, *,
-              symmetric: bool = True, dominant: bool = False, rule: str = "paper",
+              symmetric: bool = True, dominant: bool = False, fill_rule: str = "paper",
               memoise_powers: bool = True) -> sparse.csc_matrix:
         """One matrix; see :func:`term_similarity_matrix`. ``memoise_powers`` keeps similarity**exponent for the
         whole cache between calls (m × k float64) when the exponent is neither 1 nor 2."""
-        nonzero_limit, threshold, exponent = _validate(nonzero_limit, threshold, exponent, rule, self.neighbours.k)
+        nonzero_limit, threshold, exponent = _validate(nonzero_limit, threshold, exponent, fill_rule, self.neighbours.k)
         if memoise_powers and exponent not in (1.0, 2.0):
             powers = self.powers(exponent)
         else:
@@ -576,10 +576,10 @@ class TermSimilarityBuilder:
         arguments = (self.process, self.nbr_idx, self.nbr_sim, powers, self.sorted_pos)
         if symmetric:
             count, rows, vals = _fill_symmetric(*arguments, self.kv2comp, nonzero_limit, threshold, exponent,
-                                                bool(dominant), rule == "paper")
+                                                bool(dominant), fill_rule == "paper")
         else:
             count, rows, vals = _fill_independent(*arguments, self.id_pos, self.kv2comp, nonzero_limit, threshold,
-                                                  exponent, bool(dominant), rule == "paper")
+                                                  exponent, bool(dominant), fill_rule == "paper")
         indptr, indices, data = _lists_to_csc(self.n, self.comp_of_dict, count, rows, vals, self.dict_of_comp,
                                               bool(symmetric))
         matrix = sparse.csc_matrix((data, indices, indptr), shape=(self.n, self.n))
@@ -587,9 +587,9 @@ class TermSimilarityBuilder:
         return matrix
 
 
-def _validate(nonzero_limit, threshold, exponent, rule, k):
-    if rule not in RULES:
-        raise ValueError(f"unknown rule {rule!r}; allowed: {', '.join(RULES)}")
+def _validate(nonzero_limit, threshold, exponent, fill_rule, k):
+    if fill_rule not in FILL_RULES:
+        raise ValueError(f"unknown fill rule {fill_rule!r}; allowed: {', '.join(FILL_RULES)}")
     if isinstance(nonzero_limit, bool) or not isinstance(nonzero_limit, (int, np.integer)):
         raise TypeError(f"nonzero_limit must be an integer, got {nonzero_limit!r}")
     if nonzero_limit < 1:
@@ -614,17 +614,17 @@ _BUILDER_MEMO: dict = {}
 
 def term_similarity_matrix(neighbours: Neighbours, dictionary, tfidf=None, *, nonzero_limit: int = 100,
                            threshold: float = 0.0, exponent: float = 2.0, symmetric: bool = True,
-                           dominant: bool = False, rule: str = "paper") -> sparse.csc_matrix:
+                           dominant: bool = False, fill_rule: str = "paper") -> sparse.csc_matrix:
     """The sparse term-similarity matrix (float32 CSC over the dictionary's ids); see the module docstring.
 
     The per-dictionary preparation is memoised for the last (neighbours, dictionary, tfidf) triple, so calling this
     repeatedly over a parameter grid costs one numba pass per call.
     """
-    _validate(nonzero_limit, threshold, exponent, rule, neighbours.k)
+    _validate(nonzero_limit, threshold, exponent, fill_rule, neighbours.k)
     key = (id(neighbours), id(dictionary), id(tfidf), len(dictionary))
     builder = _BUILDER_MEMO.get(key)
     if builder is None or builder.neighbours is not neighbours or builder.dictionary is not dictionary \
             or builder.tfidf is not tfidf:
         _BUILDER_MEMO.clear()
         builder = _BUILDER_MEMO[key] = TermSimilarityBuilder(neighbours, dictionary, tfidf)
-    return builder.build(nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant, rule=rule)
+    return builder.build(nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant, fill_rule=fill_rule)

@@ -5,38 +5,33 @@ alphanumeric characters that contain at least one alphabetical character."
 
 The paper's code instead called ``gensim.utils.tokenize(text, lower=True)``: runs of word characters that are
 not digits, so digits split tokens (``mp3`` gives ``mp``) and underscores are kept (``foo_bar``).
-Both are here; ``rule="paper"`` (the text) is the default, ``rule="gensim"`` the code.
+Both are here (:data:`TOKENIZERS`); ``tokenizer="paper"`` (the text) is the default, ``tokenizer="gensim"`` the
+code.
 """
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
 
 from gensim.utils import tokenize as gensim_tokenize
 
-TOKENIZER_RULES = ("paper", "gensim")
+TOKENIZERS = ("paper", "gensim")
 
 # [^\W_] is a Unicode alphanumeric character: a letter or a digit of any script, not the underscore.
 _ALNUM_RUN = re.compile(r"[^\W_]+")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 
 
-def tokenize(text: str, rule: str = "paper") -> list[str]:
+def tokenize(text: str, tokenizer: str = "paper") -> list[str]:
     """Lower-case ``text`` and split it into tokens.
 
-    ``rule="paper"``: maximal runs of alphanumeric characters that contain at least one letter; text is first
+    ``tokenizer="paper"``: maximal runs of alphanumeric characters that contain at least one letter; text is first
     put into Unicode NFC form, so a letter written with a combining accent stays one character.
-    ``rule="gensim"``: what the paper's code ran, ``gensim.utils.tokenize(text, lower=True)``.
+    ``tokenizer="gensim"``: what the paper's code ran, ``gensim.utils.tokenize(text, lower=True)``.
     """
-    if rule == "paper":
+    if tokenizer == "paper":
         text = unicodedata.normalize("NFC", text).lower()
         return [token for token in _ALNUM_RUN.findall(text) if _HAS_LETTER.search(token)]
-    if rule == "gensim":
+    if tokenizer == "gensim":
         return list(gensim_tokenize(text, lower=True))
-    raise ValueError(f"unknown tokenizer rule {rule!r}; allowed: {', '.join(TOKENIZER_RULES)}")
-
-
-def tokenize_all(texts, rule: str = "paper") -> Iterator[list[str]]:
-    for text in texts:
-        yield tokenize(text, rule)
+    raise ValueError(f"unknown tokenizer {tokenizer!r}; allowed: {', '.join(TOKENIZERS)}")

@@ -94,8 +94,6 @@ __all__ = [
 ALLOWED_BITLEVELS = (0, 1, 2)
 MAX_EXP = 6.0
 ONE_THIRD = np.float32(1.0) / np.float32(3.0)
-LCG_MULTIPLIER = np.uint64(25214903917)
-LCG_INCREMENT = np.uint64(11)
 ALPHA_UPDATE_EVERY = 10_000  # words per thread between learning-rate updates (word2vec)
 
 _FASTMATH = {"contract", "reassoc", "nsz", "arcp", "afn"}  # not nnan/ninf: keep IEEE comparisons sound

@@ -347,8 +347,8 @@ def test_wikipedia_corpus_is_reiterable_token_lists():
     assert first == second
     assert first[0][:3] == ["anarchism", "anarchism", "is"]
     assert all(isinstance(token, str) and token == token.lower() for document in first for token in document)
-    gensim_rule = list(WikipediaCorpus(max_articles=20, rule="gensim"))
-    assert len(gensim_rule) == 20 and gensim_rule != first  # digits split tokens only under the gensim rule
+    gensim_tokens = list(WikipediaCorpus(max_articles=20, tokenizer="gensim"))
+    assert len(gensim_tokens) == 20 and gensim_tokens != first  # digits split tokens only with the gensim tokenizer
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, True])
@@ -359,9 +359,9 @@ def test_wikipedia_rejects_bad_max_articles(bad):
         next(wikipedia_articles(bad))
 
 
-def test_wikipedia_corpus_rejects_unknown_rule():
+def test_wikipedia_corpus_rejects_unknown_tokenizer():
     with pytest.raises(ValueError, match="paper"):
-        WikipediaCorpus(rule="nltk")
+        WikipediaCorpus(tokenizer="nltk")
 
 
 def test_a_data_set_of_ones_own_is_split_by_the_papers_rule():

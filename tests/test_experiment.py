@@ -9,10 +9,11 @@ import pytest
 from classification_fixtures import separable_dataset
 
 from regemb_utils.cache import ArtifactCache
-from regemb_utils.documents import prepare_documents, term_embeddings
+from regemb_utils.documents import prepare_documents
 from regemb_utils.experiment import run_methods
 from regemb_utils.knn_runs import classify
 from regemb_utils.methods import Settings
+from regemb_utils.similarity import embedding_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,7 +31,7 @@ def test_run_methods_is_chapter_4s_route(toy, tmp_path):
     ours = run_methods(dataset, ["bow", "soft_vsm", "soft_vsm_ortho", "wmd"], settings, vectors={"32-bit": kv},
                        dictionary=dictionary, cache=ArtifactCache(tmp_path / "a"))
     documents = {dataset.name: prepare_documents(dataset, dictionary)}
-    rows = {dataset.name: term_embeddings(kv, dictionary, documents[dataset.name].terms)}
+    rows = {dataset.name: embedding_matrix(kv, dictionary, terms=documents[dataset.name].terms)}
     for method in ("bow", "soft_vsm", "wmd"):
         direct = classify(method, documents, settings, embeddings=rows, cache=ArtifactCache(tmp_path / "b"))
         np.testing.assert_array_equal(ours[dataset.name, method].predictions[1], direct[dataset.name].predictions[1])

@@ -10,40 +10,16 @@ from classification_fixtures import separable_dataset
 
 from regemb_utils import knn_runs
 from regemb_utils.cache import ArtifactCache
-from regemb_utils.documents import prepare_documents, query_rows, represent_pair, term_embeddings
-from regemb_utils.knn_runs import MethodResult, Run, classify, nearest, parallel_context
+from regemb_utils.documents import prepare_documents, query_rows, represent_pair
+from regemb_utils.knn_runs import MethodResult, classify, nearest, parallel_context
 from regemb_utils.methods import METHODS, Settings
 from regemb_utils.results import significance_table, speed_table
-from regemb_utils.selection import select_best
+from regemb_utils.similarity import embedding_matrix
 from regemb_utils.term_matrices import InMemoryMatrices
 from regemb_utils.termsim import nearest_neighbours
 
 SPARSE_GRID = (("symmetric", (True, False)), ("dominant", (True,)), ("idf", (True,)), ("nonzero_limit", (2, 4)),
                ("threshold", (-1.0,)), ("exponent", (1.0,)))
-
-
-def test_selection_ties_go_to_the_earliest_point_then_the_smallest_k():
-    table = [
-        {"C": 100, "k": 1, "error": 0.30}, {"C": 100, "k": 3, "error": 0.20}, {"C": 100, "k": 5, "error": 0.20},
-        {"C": 200, "k": 1, "error": 0.20}, {"C": 200, "k": 3, "error": 0.25},
-    ]
-    best = select_best(table)
-    assert best.best_params == {"C": 100, "k": 3} and best.best_error == 0.20
-    table[0]["error"] = 0.10  # a strictly better later row would win, and so does the first row here
-    assert select_best(table).best_params == {"C": 100, "k": 1}
-    table[4]["error"] = 0.05
-    assert select_best(table).best_params == {"C": 200, "k": 3}
-
-
-def test_select_rows_from_outcomes_in_grid_order():
-    points = [{"slope": 0.0, "nonzero_limit": 100}, {"slope": 0.0, "nonzero_limit": 200}]
-    run = Run("validation", 10, 1.0)
-    # equal best error (2 of 10) at (point 0, k=3) and (point 1, k=1): the earlier point wins although its k is larger
-    outcomes = [{"d": ({1: 4, 3: 2, 5: 3}, 10, run)}, {"d": ({1: 2, 3: 2, 5: 2}, 10, run)}]
-    chosen, table, runs = knn_runs._select(points, outcomes, "d")
-    assert chosen == {"slope": 0.0, "nonzero_limit": 100, "k": 3}
-    assert len(table) == 6 and list(table["error"]) == [0.4, 0.2, 0.3, 0.2, 0.2, 0.2]
-    assert runs == [run, run]
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -54,7 +30,7 @@ def test_select_rows_from_outcomes_in_grid_order():
 def toy(tmp_path_factory):
     dataset, dictionary, kv = separable_dataset()
     documents = {"toy": prepare_documents(dataset, dictionary)}
-    embeddings = {"toy": term_embeddings(kv, dictionary, documents["toy"].terms)}
+    embeddings = {"toy": embedding_matrix(kv, dictionary, terms=documents["toy"].terms)}
     neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], k=4)
     matrices = InMemoryMatrices(neighbours, dictionary, "paper")
     settings = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, n_jobs=1)
@@ -102,7 +78,7 @@ def test_results_come_from_the_cache_the_second_time(toy, monkeypatch):
     again = classify("soft_vsm_ortho", toy["documents"], toy["settings"],
                      matrices=toy["matrices"], cache=toy["cache"])
     np.testing.assert_array_equal(again["toy"].predictions[1], toy["results"]["toy", "soft_vsm_ortho"].predictions[1])
-    changed = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, rule="gensim")
+    changed = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, fill_rule="gensim")
     with pytest.raises(AssertionError, match="recomputed"):  # another rule is another artifact
         classify("soft_vsm_ortho", toy["documents"], changed, matrices=toy["matrices"],
                  cache=toy["cache"])

@@ -7,9 +7,9 @@ from scipy import sparse
 
 from classification_fixtures import make_problem, random_term_matrix
 from regemb_utils.representations import (
-    DtbWeighting, bow_matrix, l1_normalize, mean_character_length, nbow_matrix, represent, slope_effect_on_scm,
-    tfidf_l1_matrix,
+    DtbWeighting, bow_matrix, l1_normalize, mean_character_length, nbow_matrix, represent, tfidf_l1_matrix,
 )
+from regemb_utils.similarity import slope_effect_on_scm
 
 
 def test_bow_counts_and_unknown_words():
@@ -61,11 +61,18 @@ def test_tfidf_l1_rows_sum_to_one():
 
 def test_represent_dispatch_and_errors():
     documents, dictionary, _ = make_problem(seed=3)
-    for weighting in ("bow", "nbow", "dtb", "tfidf_l1"):
-        X = represent(weighting, documents[:5], dictionary, train_documents=documents[5:])
+    counts, train = bow_matrix(documents[:5], dictionary), bow_matrix(documents[5:], dictionary)
+    avgdl = mean_character_length(documents[5:])
+    expected = {"bow": counts, "nbow": nbow_matrix(documents[:5], dictionary),
+                "dtb": DtbWeighting(train, avgdl).transform(counts, 0.5), "tfidf_l1": tfidf_l1_matrix(counts, train)}
+    for weighting, matrix in expected.items():
+        X = represent(weighting, counts, train_counts=train, avgdl=avgdl, slope=0.5)
         assert sparse.isspmatrix_csr(X) and X.shape == (5, len(dictionary))
+        np.testing.assert_array_equal(X.toarray(), matrix.toarray())
     with pytest.raises(ValueError, match="unknown weighting"):
-        represent("bm25", documents, dictionary)
-    with pytest.raises(ValueError, match="train_documents"):
-        represent("dtb", documents, dictionary)
+        represent("bm25", counts)
+    with pytest.raises(ValueError, match="train_counts"):
+        represent("dtb", counts)
+    with pytest.raises(ValueError, match="avgdl"):
+        represent("dtb", counts, train_counts=train)
     assert np.allclose(l1_normalize(sparse.csr_matrix([[0.0, 0.0], [1.0, 3.0]])).toarray(), [[0, 0], [0.25, 0.75]])

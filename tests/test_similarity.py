@@ -33,6 +33,8 @@ def test_dense_scm_equals_explicit_soft_cosine():
     E = embedding_matrix(kv, dictionary, dtype=np.float64)
     missing = [i for i, word in dictionary.items() if word not in kv.key_to_index]
     assert len(missing) == 15 and np.all(E[missing] == 0)  # words without embeddings: zero rows
+    terms = np.array([missing[0], 7, 3])
+    np.testing.assert_array_equal(embedding_matrix(kv, dictionary, dtype=np.float64, terms=terms), E[terms])
     U = unit_rows(E)
     S = U @ U.T  # S_ij = cos(e_i, e_j); zero rows/columns (and diagonal 0) for words without embedding
     x, y = X[:20].toarray(), X[20:].toarray()

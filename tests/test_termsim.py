@@ -108,7 +108,7 @@ def test_cache_matches_gensim_most_similar(setting):
     np.testing.assert_allclose(fast.similarities, exact.similarities, atol=1e-6)
 
 
-# ------------------------------------------------------------------------------------------------ rule="gensim"
+# ------------------------------------------------------------------------------------------------ fill_rule="gensim"
 GRID = list(itertools.product([True, False], [True, False], [1, 3, 10, 50], [-1.0, 0.0, 0.3], [1, 2, 4]))
 
 
@@ -120,7 +120,7 @@ def test_gensim_rule_equals_gensim_exactly(setting, use_tfidf):
         ref = gensim_matrix(setting, tfidf, symmetric, dominant, nonzero_limit, threshold, exponent)
         ours = term_similarity_matrix(setting["exact"], setting["dictionary"], tfidf, nonzero_limit=nonzero_limit,
                                       threshold=threshold, exponent=exponent, symmetric=symmetric,
-                                      dominant=dominant, rule="gensim")
+                                      dominant=dominant, fill_rule="gensim")
         assert_same(ours, ref)
 
 
@@ -133,13 +133,13 @@ def test_gensim_rule_with_fast_cache_is_nearly_gensim(setting):
         ref = gensim_matrix(setting, tfidf, symmetric, dominant, nonzero_limit, threshold, exponent)
         ours = term_similarity_matrix(setting["fast"], setting["dictionary"], tfidf, nonzero_limit=nonzero_limit,
                                       threshold=threshold, exponent=exponent, symmetric=symmetric,
-                                      dominant=dominant, rule="gensim")
+                                      dominant=dominant, fill_rule="gensim")
         mismatched_entries += (abs(ours - ref) > 1e-6).nnz
         total += ref.nnz
     assert mismatched_entries <= 0.01 * total
 
 
-# ------------------------------------------------------------------------------------------------ rule="paper"
+# ------------------------------------------------------------------------------------------------ fill_rule="paper"
 def paper_reference(neighbours, dictionary, tfidf, symmetric, dominant, nonzero_limit, threshold, exponent):
     """A plain transcription of the fork's loop (gensim 3.7/3.8 `SparseTermSimilarityMatrix.__init__` with
     `break` on dominance), fed by the cache as `most_similar` (top `topn` over the whole vocabulary, then the
@@ -207,7 +207,7 @@ def test_paper_rule_equals_transcription(setting, use_tfidf):
                               threshold, exponent)
         ours = term_similarity_matrix(setting["fast"], setting["dictionary"], tfidf, nonzero_limit=nonzero_limit,
                                       threshold=threshold, exponent=exponent, symmetric=symmetric,
-                                      dominant=dominant, rule="paper")
+                                      dominant=dominant, fill_rule="paper")
         assert_same(ours, ref)
 
 
@@ -216,14 +216,14 @@ def test_paper_and_gensim_rules_differ_only_with_dominance(setting):
     kwargs = dict(nonzero_limit=50, threshold=-1.0, exponent=1)
     for symmetric in (True, False):
         a = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=False,
-                                   rule="paper", **kwargs)
+                                   fill_rule="paper", **kwargs)
         b = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=False,
-                                   rule="gensim", **kwargs)
+                                   fill_rule="gensim", **kwargs)
         assert (a != b).nnz == 0
         a = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=True,
-                                   rule="paper", **kwargs)
+                                   fill_rule="paper", **kwargs)
         b = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=True,
-                                   rule="gensim", **kwargs)
+                                   fill_rule="gensim", **kwargs)
         assert a.nnz < b.nnz  # break stops a column early, continue keeps trying
 
 
@@ -236,7 +236,7 @@ def test_structural_properties(setting, rule):
     assert len(without_embedding) == 300
     for symmetric, dominant, nonzero_limit in itertools.product([True, False], [True, False], [1, 10, 50]):
         S = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], nonzero_limit=nonzero_limit,
-                                   threshold=-1.0, exponent=1, symmetric=symmetric, dominant=dominant, rule=rule)
+                                   threshold=-1.0, exponent=1, symmetric=symmetric, dominant=dominant, fill_rule=rule)
         assert S.shape == (n, n) and S.has_sorted_indices
         assert np.all(S.diagonal() == 1.0)
         off = S - sparse.diags(S.diagonal())
@@ -264,8 +264,8 @@ def test_builder_reuse_and_float_exponent(setting):
     s = setting
     builder = TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"])
     for exponent in (3, 2.5, 3):
-        a = builder.build(20, 0.0, exponent, symmetric=True, dominant=True, rule="gensim")
-        b = builder.build(20, 0.0, exponent, symmetric=True, dominant=True, rule="gensim", memoise_powers=False)
+        a = builder.build(20, 0.0, exponent, symmetric=True, dominant=True, fill_rule="gensim")
+        b = builder.build(20, 0.0, exponent, symmetric=True, dominant=True, fill_rule="gensim", memoise_powers=False)
         assert_same(a, b)
         c = gensim_matrix(s, s["tfidf"], True, True, 20, 0.0, exponent)
         assert (abs(a - c) > 1e-6).nnz <= 0.01 * c.nnz
@@ -277,7 +277,7 @@ def test_builder_reuse_and_float_exponent(setting):
     (dict(nonzero_limit=K + 1), "exceeds the neighbour cache"),
     (dict(exponent=0), "exponent must be positive"),
     (dict(exponent=-1.0), "exponent must be positive"),
-    (dict(rule="fork"), "unknown rule 'fork'; allowed: paper, gensim"),
+    (dict(fill_rule="fork"), "unknown fill rule 'fork'; allowed: paper, gensim"),
     (dict(threshold=1.5), r"threshold must lie in \[-1, 1\]"),
     (dict(threshold=-1.01), r"threshold must lie in \[-1, 1\]"),
     (dict(threshold=-0.5, exponent=1.5), "non-integer exponent"),
@@ -298,7 +298,7 @@ def test_cache_must_cover_dictionary(setting):
 @pytest.fixture(scope="module")
 def theorem_matrix(setting):
     return term_similarity_matrix(setting["fast"], setting["dictionary"], setting["tfidf"], nonzero_limit=50,
-                                  threshold=-1.0, exponent=1, symmetric=True, dominant=True, rule="paper")
+                                  threshold=-1.0, exponent=1, symmetric=True, dominant=True, fill_rule="paper")
 
 
 def test_cholesky_reconstructs_S(theorem_matrix):
@@ -324,7 +324,7 @@ def test_theorem_1(setting, theorem_matrix):
 
 def test_not_positive_definite_is_reported(setting):
     S = term_similarity_matrix(setting["fast"], setting["dictionary"], setting["tfidf"], nonzero_limit=50,
-                               threshold=0.0, exponent=1, symmetric=True, dominant=False, rule="paper")
+                               threshold=0.0, exponent=1, symmetric=True, dominant=False, fill_rule="paper")
     E, info = orthogonalized_embeddings(S)
     assert E is None and not info.ok and "not positive definite" in info.reason
     asymmetric = term_similarity_matrix(setting["fast"], setting["dictionary"], setting["tfidf"], nonzero_limit=5,

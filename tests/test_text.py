@@ -23,16 +23,16 @@ from regemb_utils.text import tokenize
         ("... 42 !!!", []),
     ],
 )
-def test_paper_rule(text, tokens):
+def test_paper_tokenizer(text, tokens):
     assert tokenize(text) == tokens
 
 
-def test_gensim_rule_is_the_papers_code():
+def test_gensim_tokenizer_is_the_papers_code():
     # gensim splits at digits and keeps underscores: the code differs from the text here
-    assert tokenize("mp3 snake_case Café", rule="gensim") == ["mp", "snake_case", "café"]
-    assert tokenize("mp3 snake_case Café", rule="paper") == ["mp3", "snake", "case", "café"]
+    assert tokenize("mp3 snake_case Café", tokenizer="gensim") == ["mp", "snake_case", "café"]
+    assert tokenize("mp3 snake_case Café", tokenizer="paper") == ["mp3", "snake", "case", "café"]
 
 
-def test_unknown_rule():
-    with pytest.raises(ValueError, match="unknown tokenizer rule 'nltk'; allowed: paper, gensim"):
-        tokenize("x", rule="nltk")
+def test_unknown_tokenizer():
+    with pytest.raises(ValueError, match="unknown tokenizer 'nltk'; allowed: paper, gensim"):
+        tokenize("x", tokenizer="nltk")

@@ -1,0 +1,90 @@
+"""Every number attributed to the paper has a source, and the tables and the scorecard read it from paper.py."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from regemb_utils import paper
+from regemb_utils.data import DATASETS
+from regemb_utils.knn_runs import MethodResult, Run
+from regemb_utils.methods import METHODS
+from regemb_utils.paper import KINDS, PaperValue
+from regemb_utils.results import error_table, optimal_parameters, relative_error_table, speed_table
+from regemb_utils.scorecard import headline, scorecard
+
+
+def test_every_value_has_a_source_and_a_kind():
+    values = paper.all_values()
+    assert len(values) > 150
+    for name, item in values:
+        assert isinstance(item.source, str) and item.source.strip(), name
+        assert item.kind in KINDS, name
+        assert item.value is not None, name
+    with pytest.raises(ValueError, match="unknown kind"):
+        PaperValue(1.0, "§1", "hearsay")
+
+
+def test_the_tables_cover_the_papers_methods_and_data_sets():
+    paper_methods = [m for m in METHODS if METHODS[m].source == "paper"]
+    assert set(paper.TEST_ERRORS) == {(m, d) for m in paper_methods for d in DATASETS}
+    assert set(paper.RELATIVE_ERRORS) == set(paper.SPEEDS) == set(paper_methods)
+    assert list(paper.table_1().index) == list(paper.table_2().index) == list(DATASETS)
+    # the sources say which figure is which: Figure 9 is the speed, Figure 10 the relative error
+    assert all(v.source.startswith("Figure 9") for v in paper.SPEEDS.values())
+    assert all("Figure 10" in v.source for v in paper.RELATIVE_ERRORS.values())
+    # exact test errors of the soft VSMs stand in the confusion-matrix captions (Figures 2-7), TWITTER's only in
+    # the notebook (the paper leaves its figure out)
+    assert paper.TEST_ERRORS["soft_vsm", "ohsumed"].source == "Figure 2 caption"
+    assert paper.TEST_ERRORS["soft_vsm_quantized_ortho", "20news"].source == "Figure 7 caption"
+    assert paper.TEST_ERRORS["soft_vsm", "twitter"].kind == "paper's notebook"
+    # the stated claims, and their consistency with the figures
+    assert paper.LOWEST_RELATIVE_ERROR.value == paper.RELATIVE_ERRORS["soft_vsm_ortho"].value == 48.86
+    ratio = paper.LOWEST_RELATIVE_ERROR.value / paper.RELATIVE_ERRORS["soft_vsm"].value
+    assert abs(100 * ratio - paper.REGULARIZED_ERROR_RATIO.value) < 0.02
+    assert paper.ERROR_REDUCTION.value == pytest.approx(100 - paper.REGULARIZED_ERROR_RATIO.value)
+    bars = paper.SPEEDS["soft_vsm_quantized_ortho"].value / paper.SPEEDS["wmd"].value
+    assert bars == pytest.approx(paper.SPEED_RATIO.value, rel=1e-3)  # the bars agree with §6.3 to 0.1 %
+    assert paper.PAPER_GRID["threshold"] == (-1.0, -0.5, 0.0, 0.5) != paper.TEXT_THRESHOLDS.value
+
+
+def _result(dataset, method, errors, n, runs=(), params=None):
+    truth = np.zeros(n, dtype=int)
+    predicted = truth.copy()
+    predicted[:errors] = 1
+    return MethodResult(dataset, method, {"k": 1, **(params or {})}, pd.DataFrame(), truth, {1: predicted},
+                        list(runs))
+
+
+def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
+    source = dict(source="a test", kind="paper text")
+    monkeypatch.setitem(paper.TEST_ERRORS, ("bow", "bbcsport"), PaperValue(12.34, **source))
+    monkeypatch.setitem(paper.RELATIVE_ERRORS, "soft_vsm", PaperValue(55.5, **source))
+    monkeypatch.setitem(paper.SPEEDS, "wmd", PaperValue(7.0, **source))
+    monkeypatch.setitem(paper.TABLE_2, ("bbcsport", "nonzero_limit"), PaperValue(777, **source))
+    monkeypatch.setitem(paper.TABLE_1, ("bbcsport", "test"), PaperValue(221, **source))
+    monkeypatch.setitem(paper.COSINES, ("32-bit", "mean"), PaperValue(0.5, **source))
+    monkeypatch.setattr(paper, "ERROR_REDUCTION", PaperValue(11.0, **source))
+    monkeypatch.setattr(paper, "SPEED_RATIO", PaperValue(3.0, **source))
+    chosen = {"slope": 0.0, "symmetric": True, "dominant": True, "idf": True, "nonzero_limit": 100, "threshold": -1.0,
+              "exponent": 2.0}
+    results = {("bbcsport", m): _result("bbcsport", m, e, 220, [Run("test", 100, s)], chosen)
+               for m, e, s in (("bow", 50, 1.0), ("soft_vsm", 48, 1.0), ("soft_vsm_ortho", 30, 1.0),
+                               ("soft_vsm_quantized_ortho", 30, 1.0), ("wmd", 20, 100.0))}
+    errors = error_table(results)
+    assert errors.set_index("method").loc["bow", "paper"] == 12.34
+    relative = relative_error_table(errors)
+    assert relative.set_index("method").loc["soft_vsm", "paper"] == 55.5
+    speeds = speed_table(results)
+    assert speeds.set_index("method").loc["wmd", "paper"] == 7.0
+    parameters = optimal_parameters(results)
+    assert parameters[parameters["source"].str.startswith("paper")].iloc[0]["nonzero_limit"] == 777
+    ours = pd.DataFrame({"train": [517], "test": [220], "E[p]": [181.0], "classes": [5]}, index=["bbcsport"])
+    card = scorecard(table_1=pd.concat({"ours": ours}, axis=1), cosines={"32-bit": {"mean": 0.2, "sd": 0.1}},
+                     errors=errors, relative=relative, speeds=speeds, parameters=parameters)
+    rows = card.set_index("quantity")
+    assert rows.loc["test documents", "paper"] == 221
+    assert rows.loc["cosine of random word pairs, mean", "paper"] == 0.5
+    top = headline(card)
+    assert (top["paper_reduction"], top["paper_speed_ratio"]) == (11.0, 3.0)
+    assert card[card["quantity"] == "test error (%)"].set_index("method").loc["BoW", "paper"] == 12.34
