@@ -382,9 +382,37 @@ def _certified_value(C, a, b, f0, u, eps):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _entropic_bound(C, a, b, eps, target, max_iter, check_every):  # pragma: no cover - numba
-    """A certified lower bound of the EMD between a and b (equal masses, costs C) from at most ``max_iter`` Sinkhorn
-    iterations at regularisation ``eps``, checked every ``check_every`` iterations; stops once it exceeds
+def _stabilised_kernel(C, f0, g0, eps):  # pragma: no cover - numba
+    """exp((f0ᵢ + g0ⱼ − cᵢⱼ)/ε): the Gibbs kernel, stabilised by a feasible pair (f0, g0)."""
+    n, m = C.shape
+    K = np.empty((n, m))
+    for i in range(n):
+        for j in range(m):
+            K[i, j] = math.exp((f0[i] + g0[j] - C[i, j]) / eps)
+    return K
+
+
+@numba.njit(cache=True)
+def _sinkhorn_iteration(K, a, b, u, v, column):  # pragma: no cover - numba
+    """One Sinkhorn iteration in place: u = a / Kv, then v = b / Kᵀu."""
+    n, m = K.shape
+    for i in range(n):
+        s = 0.0
+        for j in range(m):
+            s += K[i, j] * v[j]
+        u[i] = a[i] / s
+    column[:] = 0.0
+    for i in range(n):
+        for j in range(m):
+            column[j] += K[i, j] * u[i]
+    for j in range(m):
+        v[j] = b[j] / column[j]
+
+
+@numba.njit(cache=True)
+def _entropic_bound(C, a, b, eps, target, max_iter):  # pragma: no cover - numba
+    """A certified lower bound of the EMD between a and b (equal masses, costs C): the best of the certified values
+    after each of at most ``max_iter`` Sinkhorn iterations at regularisation ``eps``; stops once it exceeds
     ``target``. The kernel is stabilised by the feasible pair (row minima, their c-transform), so every entry is
     ≤ 1 and every row and column holds a 1; only the scalings u, v are iterated."""
     n, m = C.shape
@@ -397,29 +425,13 @@ def _entropic_bound(C, a, b, eps, target, max_iter, check_every):  # pragma: no 
         for i in range(n):
             best = min(best, C[i, j] - f0[i])
         g0[j] = best
-    K = np.empty((n, m))
-    for i in range(n):
-        for j in range(m):
-            K[i, j] = math.exp((f0[i] + g0[j] - C[i, j]) / eps)
+    K = _stabilised_kernel(C, f0, g0, eps)
     u = np.ones(n)
     v = np.ones(m)
     column = np.empty(m)
     best_value = -np.inf
-    iteration = 0
-    while iteration < max_iter:
-        for _ in range(check_every):
-            for i in range(n):
-                s = 0.0
-                for j in range(m):
-                    s += K[i, j] * v[j]
-                u[i] = a[i] / s
-            column[:] = 0.0
-            for i in range(n):
-                for j in range(m):
-                    column[j] += K[i, j] * u[i]
-            for j in range(m):
-                v[j] = b[j] / column[j]
-            iteration += 1
+    for _ in range(max_iter):
+        _sinkhorn_iteration(K, a, b, u, v, column)
         best_value = max(best_value, _certified_value(C, a, b, f0, u, eps))
         if best_value > target or not best_value > -np.inf:
             break
@@ -427,8 +439,8 @@ def _entropic_bound(C, a, b, eps, target, max_iter, check_every):  # pragma: no 
 
 
 @numba.njit(cache=True)
-def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter,
-                check_every):  # pragma: no cover - numba
+def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target,
+                max_iter):  # pragma: no cover - numba
     """:func:`_entropic_bound` of one query against the training documents ``candidates`` (non-empty), each on its
     reduced problem (shared mass cancelled, as the exact solve); 0 for identical documents."""
     result = np.empty(len(candidates))
@@ -439,21 +451,21 @@ def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps
             result[c] = 0.0
             continue
         C = _pair_costs(Dt, position[start:stop], rows, cols)
-        result[c] = _entropic_bound(C, a, b, eps, target, max_iter, check_every)
+        result[c] = _entropic_bound(C, a, b, eps, target, max_iter)
     return result
 
 
-def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter, check_every) -> np.ndarray:
+def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter) -> np.ndarray:
     return _dual_block(Dt, q_ids.astype(np.int64), q_w, collection.indptr, collection.indices, collection.position,
                        collection.T.data, np.asarray(candidates, dtype=np.int64), float(eps), float(target),
-                       int(max_iter), int(check_every))
+                       int(max_iter))
 
 
 def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np.ndarray:
     """Entropic dual lower bounds of WMD for all pairs: ``iterations`` Sinkhorn iterations at regularisation
     ``epsilon`` (in units of the ground distance), then exact c-transforms give a dual-feasible pair (f, g),
     fᵢ + gⱼ ≤ cᵢⱼ, whose value Σ aᵢfᵢ + Σ bⱼgⱼ is ≤ the EMD by weak duality (less a bound on its rounding error);
-    the best value of the checks after every 5 iterations. +inf for empty documents, 0 for identical ones."""
+    the best value after any iteration. +inf for empty documents, 0 for identical ones."""
     if not epsilon > 0 or not math.isfinite(epsilon):
         raise ValueError(f"epsilon must be a positive number, got {epsilon}")
     if iterations < 1:
@@ -462,8 +474,7 @@ def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np
     def bound(collection, q_ids, q_w, Dt):
         result = np.full(collection.T.shape[0], np.inf)
         nonempty = np.flatnonzero(np.diff(collection.indptr) > 0)
-        result[nonempty] = _dual(collection, q_ids, q_w, Dt, nonempty, epsilon, np.inf, iterations,
-                                 min(5, iterations))
+        result[nonempty] = _dual(collection, q_ids, q_w, Dt, nonempty, epsilon, np.inf, iterations)
         return result
 
     return _all_pairs(Q, T, embeddings, bound)
@@ -487,7 +498,6 @@ class _Search:
     bound: str
     epsilon: float
     max_iterations: int
-    check_every: int
     block: int
 
 
@@ -554,7 +564,7 @@ def _query(collection: _Collection, q_ids, q_w, wcd_row, search: _Search, full_r
             block = order[position:stop]
             target = (kth + _ABSOLUTE_MARGIN) / (1 - _MARGIN)  # a value whose _safe exceeds kth
             lower = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
-                                search.max_iterations, search.check_every))
+                                search.max_iterations))
             for j, lb in zip(block, lower):
                 if lb > best.kth:
                     certified += 1  # strictly farther than the k-th neighbour
@@ -656,7 +666,7 @@ def wmd_knn(
     chunk_size: int = 8,
     bound: str = "dual",
     epsilon: float = 0.1,
-    max_iterations: int = 20,
+    max_iterations: int = 10,
     block: int = 64,
 ) -> WMDNeighbours:
     """Exact k nearest training documents (by WMD) of every query, with prefetch-and-prune.
@@ -673,7 +683,7 @@ def wmd_knn(
     only. The neighbours and distances are the same; the result records per query the exact EMD solves (``solved``)
     and the candidates ruled out by the dual bound (``certified``).
     """
-    search = _Search(k, solver, prune, bound, epsilon, max_iterations, min(5, max_iterations), block)
+    search = _Search(k, solver, prune, bound, epsilon, max_iterations, block)
     return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[0]
 
 
@@ -684,5 +694,5 @@ def wmd_distances(
     T_rows = sparse.csr_matrix(T).shape[0]
     if T_rows == 0:
         return np.empty((sparse.csr_matrix(Q).shape[0], 0))
-    search = _Search(1, solver, False, "ict", 0.1, 1, 1, 1)
+    search = _Search(1, solver, False, "ict", 0.1, 1, 1)
     return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[1]
