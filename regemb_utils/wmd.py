@@ -411,8 +411,8 @@ def _sinkhorn_iteration(K, a, b, u, v, column):  # pragma: no cover - numba
 
 @numba.njit(cache=True)
 def _entropic_bound(C, a, b, eps, target, max_iter):  # pragma: no cover - numba
-    """A certified lower bound of the EMD between a and b (equal masses, costs C): the best of the certified values
-    after each of at most ``max_iter`` Sinkhorn iterations at regularisation ``eps``; stops once it exceeds
+    """A certified lower bound of the EMD between a and b (equal masses, costs C): the best of 0 and the certified
+    values after each of at most ``max_iter`` Sinkhorn iterations at regularisation ``eps``; stops once it exceeds
     ``target``. The kernel is stabilised by the feasible pair (row minima, their c-transform), so every entry is
     ≤ 1 and every row and column holds a 1; only the scalings u, v are iterated."""
     n, m = C.shape
@@ -429,11 +429,14 @@ def _entropic_bound(C, a, b, eps, target, max_iter):  # pragma: no cover - numba
     u = np.ones(n)
     v = np.ones(m)
     column = np.empty(m)
-    best_value = -np.inf
+    best_value = 0.0  # costs are non-negative
     for _ in range(max_iter):
         _sinkhorn_iteration(K, a, b, u, v, column)
-        best_value = max(best_value, _certified_value(C, a, b, f0, u, eps))
-        if best_value > target or not best_value > -np.inf:
+        value = _certified_value(C, a, b, f0, u, eps)
+        if value == -np.inf:
+            break  # a scaling over- or underflowed (ε far too small for these costs): the exact solve decides
+        best_value = max(best_value, value)
+        if best_value > target:
             break
     return best_value
 
