@@ -47,7 +47,10 @@ at ε = 0.1 × the k-th distance) and cheap (one Gibbs kernel and a few matrix�
 network simplex of ≈ 100 × 140 nodes), so it certifies almost every candidate the ICT leaves: ≈ 40 exact solves
 per 20NEWS query remain (the 19 neighbours and those within a few per cent of the k-th distance). The time then
 goes to the ICT of every candidate, the dual bounds and Dᵀ. Measured with ``benchmarks/bench_wmd.py --dataset 20news``
-(one core; figures in its output): MEASURED.
+(3 test queries against 11,293 documents, 200-d embeddings trained 3 epochs on the vendored Wikipedia corpus, one
+core, CPU seconds on a shared, busy machine): the module before the dual bound (ICT pruning, unreduced problems)
+13.5 s per query with 6,138 solves; ``bound="ict"`` 6.0 s (6,009 solves); ``bound="dual"`` 1.35 s (37 solves, 5,972
+certified), 10× faster than before; brute force 9.9 s; the same neighbours and distances throughout.
 """
 from __future__ import annotations
 
