@@ -1,14 +1,28 @@
 """Benchmark: exact WMD k-nearest neighbours with prefetch-and-prune against brute-force POT.
 
-Data: BBCSPORT (``regemb_utils.data.load_dataset("bbcsport")``, the paper's tokenizer): the first ``--queries``
+``--dataset 20news`` (one core): real 20NEWS documents (``load_dataset("20news")``, tokenized and counted over the
+common dictionary as the chapters do, ``prepare_documents``), the first ``--queries`` test documents against the whole
+train+validation split (11,293 documents), embeddings trained on the vendored Wikipedia corpus (32-bit, 200-d, window
+10, negative 24, sample 1e-4, min_count 5, one worker; ``--corpus-articles`` and ``--epochs``, cached under
+``--cache``). Runs, each on one core (BLAS and numba limited to one thread): today's ``wmd_knn`` (the module as of
+``--baseline-ref``, ICT pruning), this ``wmd_knn`` with ``bound="ict"`` and with the default ``bound="dual"``, and brute
+force for the first ``--brute-queries`` queries against the whole reference set. Prints per-query CPU and wall
+seconds, the shares of pairs solved exactly and certified by the dual bound, the ratios, and asserts that every
+method's neighbours (k = 19) equal brute force's and the new searches' distances too (today's module solves the
+unreduced problems, so its distances may differ in the last bits: it is compared to 1e-12 relative).
+
+Run:  .venv/bin/python benchmarks/bench_wmd.py --dataset 20news [--queries 3] [--brute-queries 1]
+
+Default (``--dataset bbcsport``): BBCSPORT (``regemb_utils.data.load_dataset("bbcsport")``, the paper's tokenizer): the first ``--queries``
 test documents against the whole training split (413 documents), nBOW weights over a dictionary of the dataset's
 own tokens, and embeddings quickly trained with gensim's Word2Vec (CBOW, ``--dim`` dimensions, min_count 3) on the
 dataset's own texts. The dictionary keeps words that occur in at least two documents; those seen fewer than 3 times
 have no embedding and sit at the origin, as in the paper (there, words of the fil8 dictionary seen fewer than 5
 times in fil8). With ``--synthetic`` (or when the data are missing) random documents of BBCSPORT-like sizes are used instead.
 
-Prints the number of EMD solves of each method (``--rwmd``: also with the older max(WCD, RWMD) bound), their ratio, wall times, and asserts that the neighbours (k = 19)
-and their distances are identical. Both methods run with the same ``--jobs`` joblib workers.
+Prints the number of EMD solves of each method (``bound="dual"``, ``"ict"``; ``--rwmd``: also ``"rwmd"``), their ratio,
+wall times, and asserts that the neighbours (k = 19) and their distances are identical. All methods run with the same
+``--jobs`` joblib workers.
 
 Run:  .venv/bin/python benchmarks/bench_wmd.py [--queries 220] [--jobs 2]
 """
@@ -60,9 +74,123 @@ def synthetic_problem(dim: int, seed: int):
     return train, test, dictionary, kv, "synthetic Zipfian documents, random embeddings"
 
 
+def twentynews_problem(corpus_articles, epochs: int, cache_dir: str):
+    from regemb_utils.cache import ArtifactCache
+    from regemb_utils.classification import prepare_documents, term_embeddings
+    from regemb_utils.data import load_dataset
+    from regemb_utils.embeddings import trained_embeddings
+    from regemb_utils.preprocessing import corpus_dictionary
+
+    cache = ArtifactCache(cache_dir)
+    dictionary = corpus_dictionary(corpus_articles, "paper", cache)
+    vectors, summary = trained_embeddings(
+        "32-bit", size=200, corpus_articles=corpus_articles, tokenizer="paper", epochs=epochs, window=10, negative=24,
+        sample=1e-4, min_count=5, workers=1, cache=cache,
+    )
+    documents = prepare_documents(load_dataset("20news"), dictionary, "paper")
+    reference, _, _ = documents.split("train+validation")
+    queries, _, _ = documents.split("test")
+    embeddings = term_embeddings(vectors, dictionary, documents.terms).astype(np.float64)
+    return queries, reference, embeddings, len(dictionary), summary
+
+
+def baseline_module(ref: str):
+    """``regemb_utils/wmd.py`` as of git ``ref`` (today's implementation), imported under another name."""
+    import importlib.util
+    import pathlib
+    import subprocess
+    import sys
+    import tempfile
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    source = subprocess.run(["git", "-C", str(root), "show", f"{ref}:regemb_utils/wmd.py"], capture_output=True,
+                            text=True, check=True).stdout
+    path = pathlib.Path(tempfile.mkdtemp()) / "baseline_wmd.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("baseline_wmd", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["baseline_wmd"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def twentynews(args) -> None:
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    from regemb_utils.knn import top_k
+    from regemb_utils.wmd import wmd_distances, wmd_knn
+
+    t0 = time.perf_counter()
+    Q, T, E, dictionary_size, summary = twentynews_problem(args.corpus_articles, args.epochs, args.cache)
+    Q = Q[: args.queries]
+    missing = int(np.sum(~np.any(E != 0, axis=1)))
+    print(
+        f"20NEWS: {Q.shape[0]} test queries × {T.shape[0]:,} train+validation documents; common dictionary "
+        f"{dictionary_size:,} words (Wikipedia, {args.corpus_articles or 'all'} articles), {E.shape[0]:,} of them in "
+        f"20NEWS, {missing:,} without embedding (at the origin); 32-bit 200-d embeddings ({args.epochs} epochs, "
+        f"{summary.vocabulary:,} words, trained in {summary.seconds:.0f} s); mean unique words per document "
+        f"{np.mean(np.diff(T.indptr)):.0f} (reference) / {np.mean(np.diff(Q.indptr)):.0f} (queries); prepared in "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
+    numba.set_num_threads(1)
+    baseline = baseline_module(args.baseline_ref)
+    for search in (baseline.wmd_knn, wmd_knn):  # compile or load the numba kernels outside the timings
+        search(Q[:1], T[:50], E, k=19)
+    n = Q.shape[0]
+    runs = {}
+    with threadpool_limits(1):
+        for name, call in (
+            (f"today's wmd_knn ({args.baseline_ref}, ICT pruning)", lambda: baseline.wmd_knn(Q, T, E, k=args.k)),
+            ('wmd_knn(bound="ict")', lambda: wmd_knn(Q, T, E, k=args.k, bound="ict")),
+            ('wmd_knn(bound="dual")', lambda: wmd_knn(Q, T, E, k=args.k)),
+        ):
+            cpu, wall = time.process_time(), time.perf_counter()
+            result = call()
+            cpu, wall = (time.process_time() - cpu) / n, (time.perf_counter() - wall) / n
+            runs[name] = result, cpu
+            certified = getattr(result, "n_certified", 0)
+            print(
+                f"{name}: {cpu:.2f} s CPU / query ({wall:.2f} s wall); per query {result.n_solved / n:,.0f} exact "
+                f"EMD solves ({100 * result.share_solved:.2f} % of pairs), {certified / n:,.0f} certified by the dual "
+                f"bound ({100 * certified / result.n_pairs:.2f} %)"
+            )
+        b = args.brute_queries
+        cpu, wall = time.process_time(), time.perf_counter()
+        full = wmd_distances(Q[:b], T, E)
+        cpu, wall = (time.process_time() - cpu) / b, (time.perf_counter() - wall) / b
+        print(f"brute force (POT, every pair) on the first {b} quer{'y' if b == 1 else 'ies'} against all "
+              f"{T.shape[0]:,}: {cpu:.2f} s CPU / query ({wall:.2f} s wall), 100 % of pairs solved")
+
+    reference = top_k(-full, args.k)
+    names = list(runs)
+    for name in names:
+        result = runs[name][0]
+        assert np.array_equal(result.indices[:b], reference), f"{name}: neighbours differ from brute force"
+        exact = np.take_along_axis(full, reference, axis=1)
+        if name == names[0]:
+            assert np.allclose(result.distances[:b], exact, rtol=1e-12, atol=0), f"{name}: distances differ"
+        else:
+            assert np.array_equal(result.distances[:b], exact), f"{name}: distances differ from brute force"
+    new, ict, today = runs[names[2]][0], runs[names[1]][0], runs[names[0]][0]
+    assert np.array_equal(new.indices, ict.indices) and np.array_equal(new.distances, ict.distances)
+    assert np.array_equal(new.indices, today.indices)
+    print(f"neighbours (k = {args.k}) identical to brute force on {b} quer{'y' if b == 1 else 'ies'} (distances too), "
+          f"and identical between the three searches on all {n}: OK")
+    print(f"RATIO CPU per query, today's wmd_knn / bound=\"dual\": {runs[names[0]][1] / runs[names[2]][1]:.1f}x")
+    print(f"RATIO CPU per query, bound=\"ict\" / bound=\"dual\": {runs[names[1]][1] / runs[names[2]][1]:.1f}x")
+    print(f"RATIO CPU per query, brute force / bound=\"dual\": {cpu / runs[names[2]][1]:.1f}x")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--queries", type=int, default=220)
+    parser.add_argument("--dataset", choices=("bbcsport", "20news"), default="bbcsport")
+    parser.add_argument("--queries", type=int, default=None, help="220 for bbcsport, 3 for 20news")
+    parser.add_argument("--brute-queries", type=int, default=1, help="20news: queries solved by brute force")
+    parser.add_argument("--corpus-articles", type=int, default=None, help="20news: Wikipedia articles (all)")
+    parser.add_argument("--epochs", type=int, default=3, help="20news: training epochs")
+    parser.add_argument("--cache", default="/tmp/regemb-bench-wmd", help="20news: artifact cache directory")
+    parser.add_argument("--baseline-ref", default="ec46ce0", help="20news: git ref of today's wmd.py")
     parser.add_argument("--k", type=int, default=19)
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=2)
@@ -70,6 +198,13 @@ def main():
     parser.add_argument("--synthetic", action="store_true")
     parser.add_argument("--rwmd", action="store_true", help="also prune with max(WCD, RWMD) only (the old bound)")
     args = parser.parse_args()
+    if args.dataset == "20news":
+        args.queries = args.queries or 3
+        if not 1 <= args.brute_queries <= args.queries:
+            parser.error("--brute-queries must lie in [1, --queries]")
+        twentynews(args)
+        return
+    args.queries = args.queries or 220
 
     from regemb_utils.knn import top_k
     from regemb_utils.representations import nbow_matrix
@@ -98,12 +233,20 @@ def main():
         f"prepared in {time.perf_counter() - t0:.1f} s"
     )
 
+    wmd_knn(Q[:1], T[:50], E, k=args.k)  # compile or load the numba kernels outside the timings
     t0 = time.perf_counter()
     pruned = wmd_knn(Q, T, E, k=args.k, n_jobs=args.jobs, progress=False)
     pruned_seconds = time.perf_counter() - t0
     print(
-        f"prefetch-and-prune with max(WCD, RWMD, ICT): {pruned.n_solved:,} EMD solves of {pruned.n_pairs:,} pairs "
-        f"({100 * pruned.share_solved:.2f} %), {pruned_seconds:.1f} s wall with {args.jobs} jobs"
+        f"prefetch-and-prune with max(WCD, ICT) and the dual bound: {pruned.n_solved:,} EMD solves of "
+        f"{pruned.n_pairs:,} pairs ({100 * pruned.share_solved:.2f} %), {pruned.n_certified:,} certified by the "
+        f"dual bound ({100 * pruned.share_certified:.2f} %), {pruned_seconds:.1f} s wall with {args.jobs} jobs"
+    )
+    t0 = time.perf_counter()
+    ict = wmd_knn(Q, T, E, k=args.k, n_jobs=args.jobs, bound="ict")
+    print(
+        f"prefetch-and-prune with max(WCD, ICT) only: {ict.n_solved:,} EMD solves ({100 * ict.share_solved:.2f} %), "
+        f"{time.perf_counter() - t0:.1f} s wall with {args.jobs} jobs"
     )
 
     loose = None
@@ -124,6 +267,7 @@ def main():
     reference = top_k(-full, args.k)
     assert np.array_equal(reference, pruned.indices), "neighbours differ from brute force"
     assert np.array_equal(np.take_along_axis(full, reference, axis=1), pruned.distances), "distances differ"
+    assert np.array_equal(reference, ict.indices) and np.array_equal(ict.distances, pruned.distances)
     if loose is not None:
         assert np.array_equal(reference, loose.indices) and np.array_equal(loose.distances, pruned.distances)
         print(f"RATIO EMD solves brute / pruned with max(WCD, RWMD) only: {brute_solves / loose.n_solved:.1f}x")

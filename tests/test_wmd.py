@@ -1,12 +1,16 @@
 import numpy as np
+import ot
 import pytest
 from scipy import sparse
+from scipy.spatial.distance import cdist
 
 from classification_fixtures import make_problem
 from regemb_utils.knn import top_k
 from regemb_utils.representations import nbow_matrix
 from regemb_utils.similarity import embedding_matrix
-from regemb_utils.wmd import ict_bounds, relaxed_wmd, wmd, wmd_distances, wmd_knn, word_centroid_distances
+from regemb_utils.wmd import (
+    dual_bounds, ict_bounds, relaxed_wmd, wmd, wmd_distances, wmd_knn, word_centroid_distances,
+)
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +109,121 @@ def test_pruned_knn_with_both_bounds_identical_to_brute_force(problem):
     assert tight.n_solved <= loose.n_solved
     with pytest.raises(ValueError, match="unknown bound"):
         wmd_knn(Q, T, E, k=7, bound="exact")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the entropic dual bound and the search that uses it
+
+
+def _pot_reference(Q, T, E):
+    """Every WMD straight from POT on the full |x| × |y| problem (no merged locations, no cancelled mass)."""
+    Q, T = sparse.csr_matrix(Q), sparse.csr_matrix(T)
+    result = np.full((Q.shape[0], T.shape[0]), np.inf)
+    for i in range(Q.shape[0]):
+        x = Q[i]
+        for j in range(T.shape[0]):
+            y = T[j]
+            if x.nnz and y.nnz:
+                a, b = x.data / x.data.sum(), y.data / y.data.sum()
+                result[i, j] = ot.emd2(a, b, cdist(E[x.indices], E[y.indices]), numItermax=10_000_000)
+    return result
+
+
+def _hard_cases(seed=0):
+    """Random documents over 40 words (8 of them without an embedding, 3 more sharing one non-zero point) with
+    duplicates (also rescaled), disjoint vocabularies, documents made of words at the origin only, an empty one."""
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(40, 5))
+    E[32:] = 0.0  # words without an embedding
+    E[[5, 6, 7]] = E[5]  # three words at one point
+    counts = rng.poisson(0.6, size=(30, 40)).astype(float)
+    counts[:, :20][::2] = 0.0  # even documents use words 20-39 only, odd ones ...
+    counts[1::2, 20:] = 0.0  # ... words 0-19 only: disjoint vocabularies
+    counts[3] = counts[4] = 0.0
+    counts[3, 0] = counts[4, 1] = 1.0  # one word each, different words
+    counts[5] = 0.0
+    counts[5, 32:] = 1.0  # only words at the origin
+    counts[6] = 3.0 * counts[7]  # a duplicate, rescaled
+    counts[8] = 0.0  # empty
+    counts[9, [5, 6]] = [1.0, 2.0]  # words at one point, mixed
+    counts[9, 7:] = 0.0
+    counts[10] = counts[9]
+    counts[10, [5, 6, 7]] = [0.0, 0.0, 3.0]  # the same point through another word
+    X = sparse.csr_matrix(counts)
+    return X[:15], X, E
+
+
+@pytest.mark.parametrize("epsilon_scale", [1e-3, 0.1, 10.0])
+def test_dual_bound_is_a_lower_bound_of_pot(epsilon_scale):
+    Q, T, E = _hard_cases()
+    reference = _pot_reference(Q, T, E)
+    finite = np.isfinite(reference)
+    exact = wmd_distances(Q, T, E)
+    assert np.array_equal(np.isfinite(exact), finite)
+    assert np.allclose(exact[finite], reference[finite], rtol=1e-9, atol=1e-12)
+    assert exact[6, 7] == 0 and exact[9, 10] == 0 and np.all(np.diag(exact[:15])[np.isfinite(np.diag(exact))] == 0)
+    epsilon = epsilon_scale * np.median(reference[finite])
+    for iterations in (1, 10, 60):
+        bounds = dual_bounds(Q, T, E, epsilon=epsilon, iterations=iterations)
+        assert np.array_equal(np.isfinite(bounds), finite)
+        assert np.all(bounds[finite] <= reference[finite])  # no margin: the error term is already subtracted
+    tight = dual_bounds(Q, T, E, epsilon=0.01 * np.median(reference[finite]), iterations=200)
+    assert np.mean(tight[finite]) > np.mean(ict_bounds(Q, T, E)[finite])  # tighter than ICT on average
+    with pytest.raises(ValueError, match="epsilon"):
+        dual_bounds(Q, T, E, epsilon=0.0)
+
+
+def test_search_with_dual_bound_on_hard_cases():
+    Q, T, E = _hard_cases(seed=1)
+    full = wmd_distances(Q, T, E)
+    for k in (1, 7, 19):
+        reference = top_k(-full, k)
+        for bound in ("dual", "ict", "rwmd"):
+            result = wmd_knn(Q, T, E, k=k, bound=bound)
+            assert np.array_equal(result.indices, reference), (k, bound)
+            assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1)), (k, bound)
+
+
+def _real_problem(name, n_queries, n_train, seed=0):
+    """The first documents of a real data set (paper tokenizer, nBOW over their own words) with random vectors; words
+    seen in only one document have no embedding (zero rows). Two training documents are repeated at the end and two
+    queries are copies of training documents, so exact ties and zero distances occur."""
+    from gensim.corpora import Dictionary
+
+    from regemb_utils.data import load_dataset
+    from regemb_utils.text import tokenize
+
+    dataset = load_dataset(name)
+    texts = dataset.train.texts[:n_train] + dataset.test.texts[:n_queries]
+    documents = [tokenize(text) for text in texts]
+    train, queries = documents[:n_train], documents[n_train:]
+    train += [train[3], train[10]]
+    queries[:2] = [train[3], train[7]]
+    dictionary = Dictionary(train + queries)
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(len(dictionary), 20))
+    E[np.array([dictionary.dfs[i] for i in range(len(dictionary))]) < 2] = 0.0
+    return nbow_matrix(queries, dictionary), nbow_matrix(train, dictionary), E
+
+
+@pytest.mark.parametrize("name, n_queries, n_train", [("bbcsport", 10, 150), ("twitter", 80, 400)])
+def test_dual_search_identical_to_brute_force_on_real_documents(name, n_queries, n_train):
+    Q, T, E = _real_problem(name, n_queries, n_train)
+    full = wmd_distances(Q, T, E)
+    reference = top_k(-full, 19)
+    result = wmd_knn(Q, T, E, k=19)
+    assert np.array_equal(result.indices, reference)
+    assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1))
+    assert result.distances[0, 0] == 0 and result.distances[1, 0] == 0
+    ict = wmd_knn(Q, T, E, k=19, bound="ict")
+    assert np.array_equal(ict.indices, reference) and np.array_equal(ict.distances, result.distances)
+    assert result.n_certified > 0 and result.n_solved < ict.n_solved and ict.n_certified == 0
+    assert result.solved.shape == result.certified.shape == (Q.shape[0],)
+    assert np.all(result.solved + result.certified <= T.shape[0])
+    # the bound itself against POT on the full problems, at the search's regularisation
+    epsilon = 0.1 * np.median(result.distances[:, -1])
+    bounds = dual_bounds(Q[:4], T, E, epsilon=epsilon, iterations=10)
+    pot = _pot_reference(Q[:4], T, E)
+    finite = np.isfinite(pot)
+    assert np.array_equal(np.isfinite(bounds), finite) and np.all(bounds[finite] <= pot[finite])
+    assert np.allclose(full[:4][finite], pot[finite], rtol=1e-9, atol=1e-12)
