@@ -106,12 +106,14 @@ def _warm_up() -> None:
     """Compile (or load) the numba kernels and import the EMD solvers once per process, outside the timings."""
     if _WARM:
         return
-    from .wmd import wmd_knn
+    from .wmd import dual_bounds, wmd_knn
 
     X = sparse.csr_matrix(np.array([[1.0, 0.0], [0.5, 0.5]]))
     sparse_scm(X, X, sparse.identity(2, format="csc"), n_threads=1)
     for solver in ("pot", "pyemd"):
         wmd_knn(X, X, np.eye(2), 1, solver=solver, n_jobs=1)
+    T = sparse.csr_matrix(np.eye(3))  # distinct documents at distinct distances: the entropic bound's kernels run
+    dual_bounds(sparse.csr_matrix([[0.5, 0.5, 0.0]]), T, np.diag([1.0, 2.0, 4.0]), epsilon=0.1)
     _WARM.append(True)
 
 
