@@ -15,7 +15,7 @@ from .methods import METHODS
 from .representations import bow_matrix, represent
 from .text import tokenize
 
-__all__ = ["Documents", "prepare_documents", "represent_pair", "QUERY_SEED", "query_rows"]
+__all__ = ["Documents", "prepare_documents", "represent_pair", "QUERY_SEED", "query_rows", "stratified_order"]
 
 
 @dataclass
@@ -74,3 +74,37 @@ def query_rows(n: int, limit: int | None, seed: int = QUERY_SEED) -> np.ndarray:
     if limit is None or limit >= n:
         return np.arange(n)
     return np.sort(np.random.default_rng(seed).permutation(n)[:limit])
+
+
+def stratified_order(labels, seed: int = QUERY_SEED) -> np.ndarray:
+    """A seeded, class-stratified order of a split's rows (a permutation of ``range(len(labels))``) whose every
+    prefix holds each class in about its proportion: within ±1 of ``prefix length × class share``.
+
+    Each class's rows are shuffled (seeded) and the classes are interleaved by Tijdeman's (1980) solution of the
+    chairman assignment problem: with k classes and C = 1 − 1/(2(k − 1)), position t goes to the class, among those
+    that may take a row now (t·share − taken ≥ 1 − C), whose next row is due first (the smallest
+    (taken + C)/share; ties to a seeded random class priority). Every prefix then deviates from proportional by at
+    most C < 1 row per class. The WMD methods answer a prefix of this order: every method and every sample size gets
+    the same queries, and a larger sample extends a smaller one."""
+    labels = np.asarray(labels)
+    n = len(labels)
+    rng = np.random.default_rng(seed)
+    classes, codes = np.unique(labels, return_inverse=True)
+    k = len(classes)
+    queues = [rng.permutation(np.flatnonzero(codes == c)) for c in range(k)]
+    sizes = np.array([len(q) for q in queues], dtype=np.int64)
+    share = sizes / max(n, 1)
+    bound = 1 - 1 / (2 * (k - 1)) if k > 1 else 0.0
+    priority = rng.permutation(k)  # tie-break among equal deadlines
+    taken = np.zeros(k, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    for t in range(1, n + 1):
+        eligible = (taken < sizes) & (t * share - taken >= 1 - bound - 1e-9)
+        if not eligible.any():  # pragma: no cover (Tijdeman's theorem)
+            eligible = taken < sizes
+        due = np.where(eligible, (taken + bound) / np.where(share > 0, share, 1), np.inf)
+        best = np.flatnonzero(due <= due.min() + 1e-9)
+        c = best[np.argmin(priority[best])]
+        order[t - 1] = queues[c][taken[c]]
+        taken[c] += 1
+    return order

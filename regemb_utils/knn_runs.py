@@ -40,13 +40,13 @@ import pandas as pd
 from scipy import sparse
 
 from .cache import ArtifactCache, fingerprint
-from .documents import Documents, query_rows, represent_pair
+from .documents import Documents, query_rows, represent_pair, stratified_order
 from .knn import knn_votes, top_k
 from .methods import METHODS, Settings
 from .selection import evaluate_grid, select_grid
 from .similarity import cosine_similarity, dense_scm, l1_distance, sparse_scm
 
-__all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context"]
+__all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context", "WMD_BATCH"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class Run:
     nonpositive: int = 0  # documents (queries + reference) with xᵀS'x ≤ 0 (similarity 0 to all)
     negative: int = 0  # of those, xᵀS'x < 0
     solved: int | None = None  # WMD: exact EMD problems solved
+    queries: int | None = None  # WMD: queries answered (None where not recorded)
 
 
 @contextmanager
@@ -80,9 +81,18 @@ def _wmd_batch(Q, R, embeddings, k, solver):
 
 
 def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int | None = 1, progress: bool = False,
-                   batch_size: int | None = None, description: str = "WMD"):
-    """Exact WMD k nearest neighbours, queries in batches through joblib; (indices, Σ seconds, EMD solves)."""
+                   batch_size: int | None = None, description: str = "WMD", cache: ArtifactCache | None = None,
+                   key: Mapping[str, Any] | None = None):
+    """Exact WMD k nearest neighbours, queries in batches through joblib; (indices, Σ seconds, EMD solves).
+
+    With a ``cache``, the rows of ``Q`` are positions 0, 1, ... of a fixed query order and every batch is an artifact
+    "wmd-batch" (see :func:`_wmd_batches`): a killed run resumes with the batches it finished, and a larger prefix of
+    the same order reuses the batches of a smaller one. ``key`` adds labels to the batches' keys (data set, method,
+    split)."""
     Q = sparse.csr_matrix(Q)
+    if cache is not None:
+        return _wmd_batches(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs, progress=progress,
+                            batch_size=batch_size or WMD_BATCH, description=description, cache=cache, key=key or {})
     n = Q.shape[0]
     if batch_size is None:
         workers = joblib.effective_n_jobs(n_jobs)
@@ -97,6 +107,67 @@ def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int
         return np.empty((0, k), dtype=np.int64), 0.0, 0
     return (np.concatenate([o[0] for o in outcomes]), float(sum(o[2] for o in outcomes)),
             int(sum(o[1] for o in outcomes)))
+
+
+# Queries per cached WMD batch: a batch is the unit that a killed run loses and that a cluster schedules; fixed (not
+# derived from the cores or the sample size) so that every run cuts the fixed query order at the same positions.
+WMD_BATCH = 8
+
+
+def _positioned_batch(start, stop, Q, R, embeddings, k, solver):
+    indices, solved, seconds = _wmd_batch(Q, R, embeddings, k, solver)
+    return start, stop, {"indices": np.asarray(indices, dtype=np.int64), "solved": int(solved),
+                         "seconds": float(seconds)}
+
+
+def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, description, cache, key):
+    """The cached path of :func:`wmd_neighbours`.
+
+    A batch covers positions [start, stop) of the query order; batches end at multiples of ``batch_size`` (or at the
+    sample's end). Its key holds the content of its query rows, of the reference set and of the embedding rows, k,
+    the solver and its positions. Before computing the batch [p, end), the largest cached batch [p, s) with
+    s ≤ end is taken instead (a smaller sample's last, partial batch), and the rest is computed from s. Computed
+    batches are stored by this process as they arrive (in any order), so an interrupted run keeps every finished
+    batch. Loaded batches bring the one-core seconds measured when they were computed."""
+    n = Q.shape[0]
+    base = dict(key, reference=fingerprint(sparse.csr_matrix(R)), embeddings=fingerprint(embeddings), k=int(k),
+                solver=solver)
+
+    def params(start, stop):
+        return dict(base, start=int(start), stop=int(stop), queries=fingerprint(Q[start:stop]))
+
+    found: dict[int, tuple[int, dict]] = {}
+    todo: list[tuple[int, int]] = []
+    position = 0
+    while position < n:
+        end = min((position // batch_size + 1) * batch_size, n)
+        for stop in range(end, position, -1):
+            if cache.has("wmd-batch", params(position, stop)):
+                value = cache.get("wmd-batch", params(position, stop), _absent)
+                found[position] = (stop, value)
+                position = stop
+                break
+        else:
+            todo.append((position, end))
+            position = end
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    outcomes = parallel(joblib.delayed(_positioned_batch)(start, stop, Q[start:stop], R, embeddings, k, solver)
+                        for start, stop in todo)
+    from tqdm.auto import tqdm
+
+    for start, stop, value in tqdm(outcomes, total=len(todo), disable=not progress or not todo, desc=description,
+                                   unit="batch"):
+        cache.get("wmd-batch", params(start, stop), lambda v=value: v)
+        found[start] = (stop, value)
+    batches = [found[start][1] for start in sorted(found)]
+    if not batches:
+        return np.empty((0, k), dtype=np.int64), 0.0, 0
+    return (np.concatenate([b["indices"] for b in batches]), float(sum(b["seconds"] for b in batches)),
+            int(sum(b["solved"] for b in batches)))
+
+
+def _absent():  # pragma: no cover
+    raise RuntimeError("a cached WMD batch vanished")
 
 
 _WARM = []
@@ -118,7 +189,8 @@ def _warm_up() -> None:
 
 
 def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_similarity=None, solver: str = "pot",
-            n_jobs: int | None = 1, progress: bool = False, description: str = "") -> tuple[np.ndarray, Run]:
+            n_jobs: int | None = 1, progress: bool = False, description: str = "", cache: ArtifactCache | None = None,
+            batch_key: Mapping[str, Any] | None = None) -> tuple[np.ndarray, Run]:
     """Indices [n_queries, k] of the k most similar reference documents (ties: lower index) and the timed run."""
     measure = METHODS[method].measure
     _warm_up()
@@ -127,8 +199,9 @@ def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_simi
         raise ValueError(f"k = {k} needs at least {k} reference documents, there are {R.shape[0]}")
     if measure == "wmd":
         indices, seconds, solved = wmd_neighbours(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs,
-                                                  progress=progress, description=description or f"{method} {split}")
-        return indices, Run(split, pairs, seconds, solved=solved)
+                                                  progress=progress, description=description or f"{method} {split}",
+                                                  cache=cache, key=batch_key)
+        return indices, Run(split, pairs, seconds, solved=solved, queries=Q.shape[0])
     nonpositive = negative = 0
     with _one_core():
         start = time.perf_counter()
@@ -159,21 +232,38 @@ class _Task:
     solver: str = "pot"
     n_jobs: int | None = 1  # inside a run (WMD batches); 1 inside grid-point workers
     progress: bool = False
-    query_limits: dict[str, int | None] = field(default_factory=dict)  # data set -> at most this many queries
+    query_limits: dict[str, Any] = field(default_factory=dict)  # data set -> {split: at most this many queries}
+    cache: ArtifactCache | None = None  # where the WMD batches are kept (None: not kept)
+
+    def _limit(self, name: str, split: str) -> int | None:
+        limit = self.query_limits.get(name)
+        return limit.get(split) if isinstance(limit, Mapping) else limit
 
     def run(self, name: str, point: Mapping[str, Any], queries: str, reference: str, S=None):
-        """kNN votes for every k, the timed run, and the rows of the query split that were answered."""
+        """kNN votes for every k, the timed run, and the rows of the query split that were answered (sorted)."""
         documents = self.documents[name]
         Q, R = represent_pair(self.method, documents, queries, reference, point.get("slope", 0.0))
-        rows = query_rows(Q.shape[0], self.query_limits.get(name))
-        if len(rows) < Q.shape[0]:  # a subsample (WMD); no copy of the whole split at every grid point
-            Q = Q[rows]
+        limit = self._limit(name, queries)
+        wmd = METHODS[self.method].measure == "wmd"
+        if wmd:  # a prefix of the fixed, class-stratified order; answered in that order, then sorted back
+            order = stratified_order(documents.split(queries)[1])
+            chosen = order if limit is None else order[:limit]
+            Q = Q[chosen]
+        else:
+            rows = query_rows(Q.shape[0], limit)
+            if len(rows) < Q.shape[0]:
+                Q = Q[rows]
         if S is not None:
             S = sparse.csc_matrix(S[:, documents.terms])[documents.terms, :]
         indices, run = nearest(self.method, Q, R, max(self.ks), queries, term_similarity=S,
                                embeddings=None if self.embeddings is None else self.embeddings[name],
                                solver=self.solver, n_jobs=self.n_jobs, progress=self.progress,
-                               description=f"{self.method} {name} {queries}")
+                               description=f"{self.method} {name} {queries}", cache=self.cache if wmd else None,
+                               batch_key={"dataset": name, "method": self.method, "split": queries,
+                                          "reference_split": reference})
+        if wmd:
+            sort = np.argsort(chosen, kind="stable")
+            rows, indices = chosen[sort], indices[sort]
         reference_labels = documents.split(reference)[1]
         votes = knn_votes(reference_labels[indices], self.ks, n_labels=documents.n_labels)
         return dict(zip(self.ks, votes)), run, rows
@@ -219,26 +309,33 @@ class MethodResult:
         return self.test_errors / len(self.truth)
 
 
-def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices):
+def _limits(method: str, documents: dict[str, Documents], settings: Settings) -> dict[str, dict[str, int | None]]:
+    return {name: {split: settings.query_limit(method, name, split, len(d.labels[split]))
+                   for split in ("validation", "test")} for name, d in documents.items()}
+
+
+def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices, cache=None):
     points = settings.points(method)
-    limits = {name: settings.query_limit(method, name) for name in documents}
-    task = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, 1, False, limits)
+    limits = _limits(method, documents, settings)
+    cache = cache if METHODS[method].measure == "wmd" else None
+
+    def task(n_jobs, progress):
+        return _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, n_jobs, progress,
+                     limits, cache)
+
     if len(points) == 1:  # no grid: one run per data set (WMD parallel over query batches)
-        inner = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, settings.n_jobs,
-                      settings.progress, limits)
-        outcomes = [_validation_point(inner, points[0])]
+        outcomes = [_validation_point(task(settings.n_jobs, settings.progress), points[0])]
     else:
-        outcomes = evaluate_grid(partial(_validation_point, task), points, n_jobs=settings.n_jobs,
+        outcomes = evaluate_grid(partial(_validation_point, task(1, False)), points, n_jobs=settings.n_jobs,
                                  progress=settings.progress, description=f"{method} grid")
     results = {}
     for name in documents:
         best = select_grid(points, [outcome[name][0] for outcome in outcomes])
         chosen, table, runs = best.best_params, pd.DataFrame(best.table), [outcome[name][1] for outcome in outcomes]
         point = {key: value for key, value in chosen.items() if key != "k"}
-        test_task = _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, settings.n_jobs,
-                          settings.progress, limits)
         S = matrices.build(point) if METHODS[method].measure == "sparse_scm" else None
-        predictions, run, rows = test_task.run(name, point, "test", settings.reference, S)
+        predictions, run, rows = task(settings.n_jobs, settings.progress).run(name, point, "test",
+                                                                              settings.reference, S)
         all_rows = len(rows) == len(documents[name].labels["test"])
         results[name] = MethodResult(name, method, chosen, table, documents[name].labels["test"][rows], predictions,
                                      runs + [run], None if all_rows else rows)
@@ -271,10 +368,13 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
         keys[name] = dict(settings.key(method), method=method, dataset=name, documents=fingerprint(d),
                           embeddings=fingerprint(embeddings[name]) if m.measure in ("dense_scm", "wmd") else None,
                           matrices=matrices.identity if m.measure == "sparse_scm" else None)
-        if settings.query_limit(method, name) is not None:
-            keys[name]["query_limit"] = settings.query_limit(method, name)
+        if m.measure == "wmd":  # a prefix of the stratified order (regemb_utils.documents.stratified_order)
+            limits = _limits(method, {name: d}, settings)[name]
+            if any(limit is not None for limit in limits.values()):
+                keys[name].update(query_limit=limits["test"], validation_query_limit=limits["validation"],
+                                  query_order="stratified")
     missing = {name: documents[name] for name in documents if not cache.has("knn", keys[name])}
-    computed = _compute(method, missing, settings, embeddings, matrices) if missing else {}
+    computed = _compute(method, missing, settings, embeddings, matrices, cache) if missing else {}
 
     def never():
         raise RuntimeError("artifact vanished")  # pragma: no cover

@@ -46,7 +46,10 @@ class Settings:
     fill_rule: str = "paper"  # how S' handles a dominance violation (regemb_utils.termsim.FILL_RULES)
     reference: str = "train"
     wmd_solver: str = "pot"
-    wmd_queries: tuple[tuple[str, int | None], ...] = ()  # (data set, at most this many WMD queries per split)
+    # (data set, at most this many WMD test queries: a number, None for all, or "power" (regemb_utils.wmd_samples))
+    wmd_queries: tuple[tuple[str, int | str | None], ...] = ()
+    # (data set, at most this many WMD validation queries); a data set missing here takes its wmd_queries number
+    wmd_validation_queries: tuple[tuple[str, int | None], ...] = ()
     n_jobs: int = 1
     progress: bool = False
 
@@ -57,7 +60,9 @@ class Settings:
                 ("exponent", params["exponents"]))
         return cls(ks=tuple(params["ks"]), slopes=tuple(params["slopes"]), sparse_grid=grid, fill_rule=params["fill_rule"],
                    reference=params["reference"], wmd_solver=params["wmd_solver"],
-                   wmd_queries=tuple(params["wmd_queries"]), n_jobs=params["n_jobs"], progress=progress)
+                   wmd_queries=tuple(params["wmd_queries"]),
+                   wmd_validation_queries=tuple(params.get("wmd_validation_queries", ())), n_jobs=params["n_jobs"],
+                   progress=progress)
 
     def points(self, method: str) -> list[dict[str, Any]]:
         """The method's grid points in the paper's order: the slope first, then the orthogonalization keys."""
@@ -71,9 +76,28 @@ class Settings:
             grid += list(self.sparse_grid)
         return parameter_grid(dict(grid))
 
-    def query_limit(self, method: str, dataset: str) -> int | None:
-        """At most this many queries per split for ``method`` on ``dataset`` (None: all); only WMD is limited."""
-        return dict(self.wmd_queries).get(dataset) if METHODS[method].measure == "wmd" else None
+    def query_limit(self, method: str, dataset: str, split: str = "test", size: int | None = None) -> int | None:
+        """At most this many queries of ``split`` for ``method`` on ``dataset`` (None: all); only WMD is limited.
+
+        ``size`` is the split's number of documents; it resolves ``"power"`` (for the test split:
+        :func:`regemb_utils.wmd_samples.power_queries`) and turns a limit of at least ``size`` into None."""
+        if METHODS[method].measure != "wmd":
+            return None
+        test = dict(self.wmd_queries).get(dataset)
+        if split == "test":
+            value = test
+        else:
+            validation = dict(self.wmd_validation_queries)
+            value = validation[dataset] if dataset in validation else (None if test == "power" else test)
+        if value == "power":
+            if size is None:
+                raise ValueError("wmd_queries='power' needs the size of the test split")
+            from .wmd_samples import resolve_queries
+
+            return resolve_queries("power", dataset, method, size)
+        if value is not None and size is not None and value >= size:
+            return None
+        return value
 
     def key(self, method: str) -> dict[str, Any]:
         """The settings that change the method's results (for the artifact key)."""

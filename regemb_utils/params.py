@@ -186,21 +186,33 @@ def _odd_ks(value):
     return tuple(sorted(set(values)))
 
 
-def _wmd_queries(value):
-    """"all", a positive integer, or a mapping data set -> either (missing data sets: "all"); stored as a
-    sorted tuple of (data set, limit or None)."""
+def _wmd_limit(value):
+    """A positive integer, "all" (stored as None) or "power" (chapter 4's power computation)."""
+    return "power" if value == "power" else _limit(value)
+
+
+def _wmd_queries(value, entry=_wmd_limit):
+    """"all", "power", a positive integer, or a mapping data set -> one of these (missing data sets: "all"); stored
+    as a sorted tuple of (data set, limit, None or "power")."""
     if isinstance(value, Mapping):
         unknown = set(value) - set(DATASETS)
         if unknown:
             raise ValueError
-        return tuple(sorted((name, _limit(limit)) for name, limit in value.items()))
-    return tuple((name, _limit(value)) for name in DATASETS)
+        return tuple(sorted((name, entry(limit)) for name, limit in value.items()))
+    return tuple((name, entry(value)) for name in DATASETS)
 
 
-# WMD queries per split in the paper profile: exact WMD costs ≈ 0.06 s (TWITTER) to ≈ 30–40 s (20NEWS) per query on
-# one core here, ≈ 60–80 core-hours per WMD method for 20NEWS's test split alone; these sizes keep the chapter near 2 h on
-# 2 cores (see the chapter).
-_PAPER_WMD_QUERIES = {"bbcsport": 100, "twitter": "all", "ohsumed": 100, "reuters": 100, "amazon": 40, "20news": 6}
+def _wmd_validation_queries(value):
+    return _wmd_queries(value, _limit)
+
+
+# WMD test queries in the paper profile: "power" chooses them per data set and method by a power computation
+# (regemb_utils.wmd_samples: the paired exact McNemar test against the regularized SCM detects a 10-point difference
+# with 80 % power; all of a small test set; at least 200 for the 32-bit and 1-bit WMD). Validation (the WMD's k) uses
+# a smaller seeded sample, _PAPER_WMD_VALIDATION_QUERIES per data set. Both are prefixes of one class-stratified
+# order (regemb_utils.documents.stratified_order), so a larger run extends a smaller one.
+_PAPER_WMD_QUERIES = "power"
+_PAPER_WMD_VALIDATION_QUERIES = 100
 
 
 def _methods(value):
@@ -259,9 +271,14 @@ _CLASSIFICATION = (
     Parameter("test", _same("mcnemar"), "one of ['mcnemar', 'paper_t_test'] (the significance test)",
               _one_of(("mcnemar", "paper_t_test"))),
     Parameter("wmd_queries", {"smoke": _wmd_queries("all"), "paper": _wmd_queries(_PAPER_WMD_QUERIES)},
-              '"all", a positive integer, or a mapping from data set to either: at most this many validation and '
-              'this many test queries per data set for the WMD methods (a seeded random subsample; the others use '
-              'every query)', _wmd_queries),
+              '"power", "all", a positive integer, or a mapping from data set to one of these: how many test queries '
+              'the WMD methods answer per data set ("power": chapter 4\'s power computation; a prefix of a seeded, '
+              'class-stratified order; the other methods answer every query)', _wmd_queries),
+    Parameter("wmd_validation_queries", {"smoke": _wmd_validation_queries("all"),
+                                         "paper": _wmd_validation_queries(_PAPER_WMD_VALIDATION_QUERIES)},
+              '"all", a positive integer, or a mapping from data set to either: how many validation queries the WMD '
+              'methods answer per data set to choose their k (a prefix of the same kind of order)',
+              _wmd_validation_queries),
     Parameter("wmd_solver", _same("pot"), "one of ['pot', 'pyemd'] (the exact EMD solver)", _one_of(("pot", "pyemd"))),
     Parameter("n_jobs", _same(os.cpu_count() or 1),
               f"an integer in [1, {os.cpu_count() or 1}] (parallel worker processes, at most this machine's cores) or "

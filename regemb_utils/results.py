@@ -11,10 +11,11 @@ from .data import DATASETS
 from .knn_runs import MethodResult
 from .methods import METHODS
 from . import paper
-from .statistics import agresti_coull, benjamini_hochberg, mcnemar_exact, paper_t_test
+from .statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
+                         paper_t_test)
 
 __all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "significance_table",
-           "nonpositive_table"]
+           "nonpositive_table", "paired_wmd_table", "decided_counts"]
 
 
 def _ordered(results: Mapping[tuple[str, str], MethodResult]):
@@ -136,3 +137,57 @@ def nonpositive_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.Dat
                      "of which xᵀS'x < 0": sum(r.negative for r in runs),
                      "in the test run": runs[-1].nonpositive})
     return pd.DataFrame(rows)
+
+
+def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str = "soft_vsm_quantized_ortho",
+                     confidence: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+    """The regularized SCM against every WMD method on every data set, on the test queries both answered.
+
+    Per row: the WMD's test error (%) on the queries it answered with its Agresti–Coull interval and their number;
+    the SCM's error on the same queries; the paired difference WMD − SCM (points; positive: the SCM errs less) with
+    Newcombe's (1998, method 10) interval for paired proportions
+    (:func:`regemb_utils.statistics.paired_difference_interval`); the discordant counts, the exact McNemar p-value,
+    the Benjamini–Hochberg q-value over this table's comparisons, and the verdict: "SCM better" or "WMD better" when
+    q < ``alpha``, else "not decided"."""
+    rows = []
+    for dataset, method in _ordered(results):
+        if METHODS[method].measure != "wmd" or (dataset, scm) not in results:
+            continue
+        rs, rw = results[dataset, scm], results[dataset, method]
+        common = np.intersect1d(rs.rows(), rw.rows())
+        at, bt = np.searchsorted(rs.rows(), common), np.searchsorted(rw.rows(), common)
+        ps, pw, truth = rs.predictions[rs.k][at], rw.predictions[rw.k][bt], rs.truth[at]
+        wrong_s, wrong_w = ps != truth, pw != truth
+        _, lower, upper = agresti_coull(rw.test_errors, len(rw.truth), confidence)
+        interval = paired_difference_interval(int(np.sum(wrong_w & ~wrong_s)), int(np.sum(wrong_s & ~wrong_w)),
+                                              int(np.sum(wrong_w & wrong_s)), int(np.sum(~wrong_w & ~wrong_s)),
+                                              confidence)
+        test = mcnemar_exact(ps, pw, truth)
+        rows.append({"dataset": dataset, "method": method, "label": METHODS[method].label,
+                     "queries": len(common), "WMD queries": len(rw.truth), "test documents": len(rs.truth),
+                     "WMD error": 100 * rw.test_error, "WMD lower": 100 * lower, "WMD upper": 100 * upper,
+                     "SCM error": 100 * float(np.mean(wrong_s)) if len(common) else np.nan,
+                     "difference": 100 * interval.difference, "difference lower": 100 * interval.lower,
+                     "difference upper": 100 * interval.upper, "only SCM right": test.only_a_correct,
+                     "only WMD right": test.only_b_correct, "p": test.pvalue})
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    table["q"] = benjamini_hochberg(table["p"].to_numpy())
+    decided = table["q"] < alpha
+    table["verdict"] = np.where(decided & (table["difference"] > 0), "SCM better",
+                                np.where(decided & (table["difference"] < 0), "WMD better", "not decided"))
+    return table
+
+
+def decided_counts(paired: pd.DataFrame) -> pd.DataFrame:
+    """For every WMD method of :func:`paired_wmd_table`: on how many data sets the comparison with the SCM is
+    decided in the SCM's favour, in the WMD's, and not decided."""
+    rows = []
+    for method in dict.fromkeys(paired["method"]) if len(paired) else ():
+        verdicts = paired.loc[paired["method"] == method, "verdict"]
+        rows.append({"method": method, "label": METHODS[method].label, "data sets": len(verdicts),
+                     "SCM better": int((verdicts == "SCM better").sum()),
+                     "WMD better": int((verdicts == "WMD better").sum()),
+                     "not decided": int((verdicts == "not decided").sum())})
+    return pd.DataFrame(rows, columns=["method", "label", "data sets", "SCM better", "WMD better", "not decided"])

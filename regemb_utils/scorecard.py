@@ -49,13 +49,16 @@ def _row(section, quantity, paper, ours, *, dataset=None, method=None, lower=np.
 def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapping[str, float]] | None = None,
               good_bad: Mapping[str, float] | None = None, errors: pd.DataFrame | None = None,
               relative: pd.DataFrame | None = None, speeds: pd.DataFrame | None = None,
-              parameters: pd.DataFrame | None = None) -> pd.DataFrame:
+              parameters: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
     """The scorecard from the chapters' tables (each optional; a missing one gives no rows).
 
     ``table_1``: :func:`regemb_utils.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
     ``cosines``: model -> {"mean", "sd"} of random word pairs (chapter 2); ``good_bad``: model -> cos(good, bad);
     ``errors``, ``relative``, ``speeds``, ``parameters``: chapter 4's :func:`error_table`,
-    :func:`relative_error_table`, :func:`speed_table` and :func:`optimal_parameters`.
+    :func:`relative_error_table`, :func:`speed_table` and :func:`optimal_parameters`; ``paired``: chapter 4's
+    :func:`regemb_utils.results.paired_wmd_table`, counted by :func:`regemb_utils.results.decided_counts` (the
+    paper's count: the data sets on which its Figure 8 has the SCM ahead or behind; it called every one of these
+    differences significant).
     """
     rows = []
     if table_1 is not None:
@@ -121,6 +124,25 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
                     paper, value = float(paper), float(value)
                 rows.append(_row("Table 2", f"selected {column}", paper, value, dataset=dataset,
                                  method="Soft VSM (ortho.)", exact=True, corpus=True))
+    if paired is not None and len(paired):
+        from .results import decided_counts
+        from .wmd_samples import paper_errors
+
+        for r in decided_counts(paired).to_dict("records"):
+            datasets = paired.loc[paired["method"] == r["method"], "dataset"]
+            try:
+                errors = [paper_errors(d, r["method"]) for d in datasets]
+            except ValueError:
+                errors = []
+            own = bool(errors) and all(used == r["method"] for _, _, used in errors)
+            scm_better = sum(scm < wmd for scm, wmd, _ in errors) if own else np.nan
+            wmd_better = sum(wmd < scm for scm, wmd, _ in errors) if own else np.nan
+            for quantity, paper, ours in (("better", scm_better, r["SCM better"]), ("worse", wmd_better, r["WMD better"]),
+                                          ("not decided", 0 if own else np.nan, r["not decided"])):
+                label = (f"data sets where the regularized SCM is significantly {quantity} than the {r['label']}"
+                         if quantity != "not decided" else f"data sets where SCM vs {r['label']} is not decided")
+                rows.append(_row("SCM vs WMD", f"{label} (of {r['data sets']}; exact McNemar, BH q < 0.05)", paper,
+                                 int(ours), method=f"Soft VSM (quan., ortho.) vs {r['label']}", corpus=True))
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 

@@ -99,3 +99,15 @@ def test_map_and_scorecard_parameters():
         chapter_parameters("05_confusion_tsne", "smoke", perplexity=0)
     with pytest.raises(ParameterError, match="unknown parameter"):
         chapter_parameters("06_scorecard", "smoke", datasets=["twitter"])
+
+
+def test_wmd_queries_default_to_the_power_computation_and_validation_has_its_own_size():
+    paper = chapter_parameters("04_scm_vs_wmd", "paper")
+    assert paper.wmd_queries == tuple((d, "power") for d in DATASETS)
+    assert all(isinstance(v, int) for _, v in paper.wmd_validation_queries)
+    given = chapter_parameters("04_scm_vs_wmd", "paper", wmd_queries={"20news": "power", "twitter": 50},
+                               wmd_validation_queries="all")
+    assert given.wmd_queries == (("20news", "power"), ("twitter", 50))
+    assert given.wmd_validation_queries == tuple((d, None) for d in DATASETS)
+    with pytest.raises(ParameterError, match="wmd_validation_queries=.* is not allowed"):
+        chapter_parameters("04_scm_vs_wmd", "paper", wmd_validation_queries="power")

@@ -45,8 +45,13 @@ def glued(notebook: Path) -> dict[str, object]:
         for output in cell.get("outputs", []):
             key = output.get("metadata", {}).get("scrapbook", {}).get("name")
             if key is not None:
-                data = output.get("data", {})
-                values[key] = "".join(data.get("application/papermill.record/text/plain", data.get("text/plain", "")))
+                data = {mime.rsplit("papermill.record/", 1)[-1]: "".join(value) if isinstance(value, list) else value
+                        for mime, value in output.get("data", {}).items()}
+                text = data.get("text/plain", "")
+                if re.search(r" at 0x[0-9a-f]+>", text):  # an object: compare what it shows, not its address
+                    text = json.dumps(data.get("application/vnd.plotly.v1+json"), sort_keys=True) \
+                        if "application/vnd.plotly.v1+json" in data else data.get("image/png", text)
+                values[key] = text
     return values
 
 
