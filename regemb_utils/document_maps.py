@@ -58,6 +58,8 @@ __all__ = [
     "absent_figure",
     "map_viewer_3d",
     "MIN_FONT_PT",
+    "summary_row",
+    "summary_markdown",
 ]
 
 
@@ -529,3 +531,32 @@ def map_viewer_3d(views: Sequence[dict], snippet: int = 100, height: int = 600):
                       "xanchor": "left", "y": 1.0, "yanchor": "bottom", "pad": {"t": 4, "b": 4},
                       "font": {"size": 13}}])
     return figure
+
+
+def summary_row(name: str, before, after, class_names: Sequence[str], agreement: tuple[float, float]) -> dict:
+    """One data set's line of the chapter's closing table: the non-regularized SCM's largest confusion and both
+    methods' counts of it, and both maps' neighbour agreement."""
+    table = largest_confusions(before, after, class_names, top=1)
+    row = {"data set": name.upper(), "largest confusion": None, "non-regularized": None, "regularized": None}
+    if not table.empty:
+        first = table.iloc[0]
+        row.update({"largest confusion": f"{first['true class']} → {first['predicted as']}",
+                    "non-regularized": int(first[METHOD_LABELS[0]]), "regularized": int(first[METHOD_LABELS[1]])})
+    row.update({"map agreement, non-regularized": agreement[0], "map agreement, regularized": agreement[1]})
+    return row
+
+
+def summary_markdown(rows: Sequence[dict]) -> str:
+    """A sentence over the data sets of a run: on how many regularization reduces the largest confusion and on how
+    many its map separates the classes better."""
+    with_errors = [r for r in rows if r["largest confusion"] is not None]
+    reduced = [r["data set"] for r in with_errors if r["regularized"] < r["non-regularized"]]
+    separated = [r["data set"] for r in rows if r["map agreement, regularized"] > r["map agreement, non-regularized"]]
+
+    def listed(names):
+        return ", ".join(names) if names else "none"
+
+    return (f"In this run ({len(rows)} data set{'s' if len(rows) != 1 else ''}), the regularized SCM reduces the "
+            f"non-regularized SCM's largest confusion on {len(reduced)} of the {len(with_errors)} data sets where "
+            f"there is one ({listed(reduced)}), and its 2-D map separates the classes better on {len(separated)} of "
+            f"{len(rows)} ({listed(separated)}).")

@@ -227,3 +227,16 @@ def test_map_viewer_shows_one_map_at_a_time_in_one_scene():
     assert buttons[2].args[1] == {"title.text": "view 2"}
     with pytest.raises(ValueError, match="at least one"):
         map_viewer_3d([])
+
+
+def test_summary_counts_the_data_sets_where_regularization_helps():
+    from regemb_utils.document_maps import summary_markdown, summary_row
+
+    rows = [summary_row("reuters", BEFORE, AFTER, NAMES, (0.5, 0.7)),
+            summary_row("amazon", AFTER, BEFORE, NAMES, (0.6, 0.4)),
+            summary_row("twitter", np.diag([1, 2, 3, 4]), np.diag([1, 2, 3, 4]), NAMES, (0.9, 0.9))]
+    assert rows[0]["largest confusion"] == "grain → crude" and rows[0]["regularized"] == 1
+    assert rows[2]["largest confusion"] is None and rows[2]["non-regularized"] is None
+    text = summary_markdown(rows)
+    assert "on 1 of the 2 data sets where there is one (REUTERS)" in text
+    assert "better on 1 of 3 (REUTERS)" in text
