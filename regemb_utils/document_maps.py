@@ -330,7 +330,7 @@ PAPER_OBSERVATIONS = {
     },
     "twitter": {
         "figure": None,
-        "says": "the paper has no TWITTER figure among Figures 2–7 (a TWITTER figure in its LaTeX source is "
+        "says": "there is no TWITTER figure among the paper's Figures 2–7 (a TWITTER figure in its LaTeX source is "
                 "commented out of the published text), so there is no observation of the paper's to compare with",
     },
 }
@@ -342,12 +342,13 @@ def _pct(value: float, digits: int = 1) -> str:
     return "—" if value is None or not np.isfinite(value) else f"{100 * value:.{digits}f}{_NBSP}%"
 
 
-def _change(before: float, after: float, fewer: str = "reduces", more: str = "increases") -> str:
+def _change(before: float, after: float, what: str) -> str:
+    """"reduces / increases / leaves … unchanged" with its object."""
     if after < before:
-        return fewer
+        return f"reduces {what}"
     if after > before:
-        return more
-    return "leaves unchanged"
+        return f"increases {what}"
+    return f"leaves {what} unchanged"
 
 
 def observations_markdown(name: str, before, after, class_names: Sequence[str], *, errors: tuple[float, float],
@@ -377,10 +378,10 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
                             "be checked.")
             else:
                 most = "most of them, as in the paper" if b["share"] > 0.5 else "not most of them, unlike the paper"
-                verdict = _change(b["count"], a["count"])
+                verdict = _change(b["count"], a["count"], "this confusion")
                 ours.append(f"The non-regularized SCM predicts {b['count']:,} of the {b['size']:,} {true} test "
                             f"documents ({_pct(b['share'])}) as {predicted}: {most}; the regularized SCM "
-                            f"{a['count']:,} ({_pct(a['share'])}), so regularization {verdict} this confusion.")
+                            f"{a['count']:,} ({_pct(a['share'])}), so regularization {verdict}.")
     if "classes" in paper:
         named = [c for c in paper["classes"] if c in class_names]
         if named:
@@ -404,7 +405,7 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
         ours.append(f"Of the non-regularized SCM's {b['errors']:,} errors, {b['within']:,} ({_pct(b['share'])}) "
                     f"predict another newsgroup of the true one's hierarchy; of the regularized SCM's "
                     f"{a['errors']:,} errors, {a['within']:,} ({_pct(a['share'])}): regularization "
-                    f"{_change(b['within'], a['within'])} the within-hierarchy errors.")
+                    f"{_change(b['within'], a['within'], 'the within-hierarchy errors')}.")
     table = largest_confusions(before, after, class_names, top=1)
     if table.empty:
         ours.append("The non-regularized SCM confuses no two classes on these test documents.")
@@ -414,7 +415,7 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
                     f"{row['predicted as']}: {row[METHOD_LABELS[0]]:,} of {row['class size']:,} documents "
                     f"({_pct(row[METHOD_LABELS[0] + ' share'])}); the regularized SCM predicts {row[METHOD_LABELS[1]]:,} "
                     f"of them ({_pct(row[METHOD_LABELS[1] + ' share'])}) that way, so regularization "
-                    f"{_change(row[METHOD_LABELS[0]], row[METHOD_LABELS[1]])} that confusion.")
+                    f"{_change(row[METHOD_LABELS[0]], row[METHOD_LABELS[1]], 'that confusion')}.")
     if agreement is not None:
         on = f" ({map_documents:,} documents)" if map_documents else ""
         ours.append(f"On the 2-D maps{on}, a document's 10 nearest neighbours share its class "

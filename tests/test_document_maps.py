@@ -171,8 +171,9 @@ def test_observations_for_twitter_say_the_paper_has_no_figure_and_handle_no_erro
     names = ["positive", "neutral", "negative"]
     perfect = np.diag([3, 5, 2])
     text = observations_markdown("twitter", perfect, perfect, names, errors=(0.0, 0.0), ks=(1, 1))
-    assert "no TWITTER figure among Figures 2–7" in text and "Figure 2)" not in text
+    assert "no TWITTER figure among the paper's Figures 2–7" in text and "Figure 2)" not in text
     assert "confuses no two classes" in text
+    assert "leaves" not in text
 
 
 def test_observations_for_ohsumed_and_20news():
@@ -240,3 +241,8 @@ def test_summary_counts_the_data_sets_where_regularization_helps():
     text = summary_markdown(rows)
     assert "on 1 of the 2 data sets where there is one (REUTERS)" in text
     assert "better on 1 of 3 (REUTERS)" in text
+
+
+def test_observations_say_when_regularization_leaves_a_confusion_unchanged():
+    text = observations_markdown("amazon", BEFORE, BEFORE, NAMES, errors=(0.1, 0.1), ks=(1, 1))
+    assert "Figure 5" in text and "leaves that confusion unchanged" in text
