@@ -204,7 +204,7 @@ def map_figure_3d(coordinates: np.ndarray, labels, class_names: Sequence[str], t
 
 MIN_FONT_PT = 9.0  # no text on the chapter's figures is smaller (the PNGs are shown at their natural size)
 FIGURE_DPI = 100
-FIGURE_WIDTH_IN = 7.0  # 700 px at FIGURE_DPI: within the book's text column, so nothing is scaled down
+FIGURE_WIDTH_IN = 6.5  # 650 px at FIGURE_DPI (about 660 px with the tight margins): within the book's 672 px figure column, so nothing is scaled down
 
 METHOD_LABELS = ("non-regularized", "regularized")
 
