@@ -495,9 +495,10 @@ def absent_figure(name: str):
     """A small placeholder for a data set this run leaves out (the page keeps its numbered figures)."""
     import matplotlib.pyplot as plt
 
-    fig = plt.figure(figsize=(FIGURE_WIDTH_IN, 0.6), dpi=FIGURE_DPI)
-    fig.text(0.5, 0.5, f"{name.upper()} is not among this run's data sets", ha="center", va="center", fontsize=11,
-             color="0.35")
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.6), dpi=FIGURE_DPI)  # an axes: IPython draws no empty figure
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, f"{name.upper()} is not among this run's data sets", ha="center", va="center", fontsize=11,
+            color="0.35", transform=ax.transAxes)
     return fig
 
 

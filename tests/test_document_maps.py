@@ -207,6 +207,7 @@ def test_figures_have_no_text_below_the_minimum_size(n):
     maps = (rng.normal(size=(60, 2)), rng.normal(size=(60, 2)))
     for fig in (confusion_figure(before, after, names, ("non-regularized", "regularized")),
                 maps_figure_2d(maps, labels, names, ("non-regularized", "regularized")), absent_figure("amazon")):
+        assert fig.axes  # IPython shows a figure without axes as text, not as an image
         sizes = [t.get_fontsize() for t in _texts(fig)]
         assert sizes and min(sizes) >= MIN_FONT_PT
         assert fig.get_figwidth() * fig.dpi <= 660  # shown at its natural size in the 672 px figure column
