@@ -1,4 +1,5 @@
 import matplotlib
+import matplotlib.text
 
 matplotlib.use("Agg")
 
@@ -88,3 +89,161 @@ def test_map_sample_and_3d_figure_hover():
     assert [trace.name for trace in figure.data] == ["earn", "acq"]
     assert list(figure.data[0].text) == ["a b c", "f"] and len(figure.data[1].text[1]) == 50
     assert "earn" in figure.data[0].hovertemplate
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# What the figures show, in numbers
+
+from regemb_utils.document_maps import (  # noqa: E402
+    MIN_FONT_PT, absent_figure, confusion_between, confusion_figure, errors_within_groups, largest_confusions,
+    map_neighbour_agreement, map_viewer_3d, maps_figure_2d, observations_markdown, prediction_shares,
+    usenet_hierarchy,
+)
+
+NAMES = ["acq", "crude", "earn", "grain"]
+# rows: true class; grain (10 documents) mostly predicted as crude before, mostly right after
+BEFORE = np.array([[50, 2, 3, 0], [1, 20, 0, 1], [4, 0, 60, 0], [0, 6, 1, 3]])
+AFTER = np.array([[52, 1, 2, 0], [0, 22, 0, 0], [2, 0, 62, 0], [0, 1, 0, 9]])
+
+
+def test_largest_confusions_rank_the_non_regularized_errors_and_pair_them_with_the_regularized():
+    table = largest_confusions(BEFORE, AFTER, NAMES, top=3)
+    assert list(zip(table["true class"], table["predicted as"])) == [("grain", "crude"), ("earn", "acq"),
+                                                                      ("acq", "earn")]
+    first = table.iloc[0]
+    assert (first["class size"], first["non-regularized"], first["regularized"], first["change"]) == (10, 6, 1, -5)
+    assert first["non-regularized share"] == pytest.approx(0.6) and first["regularized share"] == pytest.approx(0.1)
+    # every off-diagonal error of BEFORE when top is large; none when BEFORE is diagonal
+    assert len(largest_confusions(BEFORE, AFTER, NAMES, top=100)) == np.count_nonzero(BEFORE - np.diag(np.diag(BEFORE)))
+    assert largest_confusions(np.diag(BEFORE.sum(1)), AFTER, NAMES).empty
+    with pytest.raises(ValueError, match="different test documents"):
+        largest_confusions(BEFORE, AFTER + np.eye(4, dtype=int), NAMES)
+    with pytest.raises(ValueError, match="4 x 4"):
+        largest_confusions(BEFORE[:3, :3], AFTER[:3, :3], NAMES)
+
+
+def test_ties_are_broken_by_the_regularized_count_then_class_order():
+    before = np.array([[5, 1, 1], [1, 5, 0], [0, 0, 5]])
+    after = np.array([[5, 0, 2], [0, 6, 0], [0, 0, 5]])
+    table = largest_confusions(before, after, ["a", "b", "c"], top=3)
+    assert list(zip(table["true class"], table["predicted as"])) == [("a", "c"), ("a", "b"), ("b", "a")]
+
+
+def test_named_confusion_prediction_shares_and_hierarchy_errors():
+    assert confusion_between(BEFORE, NAMES, "grain", "crude") == {"count": 6, "size": 10, "share": 0.6}
+    shares = prediction_shares(np.array([[8, 2], [9, 1]]), ["common", "rare"], ["common"])
+    assert shares == {"predicted": 17 / 20, "true": 10 / 20, "documents": 20}
+    names = ["comp.graphics", "comp.windows.x", "rec.autos", "rec.sport.hockey", "sci.med"]
+    assert [usenet_hierarchy(n) for n in names] == ["comp", "comp", "rec", "rec", "sci"]
+    counts = np.diag([10] * 5)
+    counts[0, 1], counts[0, 4], counts[2, 3], counts[4, 2] = 3, 1, 2, 4
+    result = errors_within_groups(counts, [usenet_hierarchy(n) for n in names])
+    assert result == {"errors": 10, "within": 5, "share": 0.5, "documents": 60}
+
+
+def test_map_neighbour_agreement_is_one_for_islands_and_low_for_a_random_mix():
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1, 2], 30)
+    islands = np.eye(3)[labels] * 100 + rng.normal(size=(90, 3))
+    assert map_neighbour_agreement(islands[:, :2], labels) == 1.0
+    mixed = rng.normal(size=(90, 2))
+    assert map_neighbour_agreement(mixed, labels) < 0.5
+    assert map_neighbour_agreement(np.zeros((2, 2)) + [[0, 0], [1, 1]], [0, 1], k=10) == 0.0  # k capped at n - 1
+    with pytest.raises(ValueError, match="labels"):
+        map_neighbour_agreement(mixed, labels[:10])
+
+
+def test_observations_name_the_papers_confusion_and_whether_regularization_reduces_it():
+    text = observations_markdown("reuters", BEFORE, AFTER, NAMES, errors=(0.1, 0.05), ks=(9, 19),
+                                 agreement=(0.6, 0.8), map_documents=171)
+    assert "Figure 4" in text and "grain" in text
+    assert "6 of the 10 grain test documents (60.0\u00a0% ) as crude".replace(" )", ")") in text
+    assert "most of them, as in the paper" in text and "regularization reduces this confusion" in text
+    assert "10.00\u00a0% (k = 9)" in text and "5.00\u00a0% (k = 19)" in text
+    assert "separates the classes better" in text and "171 documents" in text
+    # the same confusion made worse
+    worse = observations_markdown("reuters", AFTER, BEFORE, NAMES, errors=(0.05, 0.1), ks=(1, 1))
+    assert "not most of them, unlike the paper" in worse and "regularization increases this confusion" in worse
+    assert "nan" not in text + worse
+
+
+def test_observations_for_twitter_say_the_paper_has_no_figure_and_handle_no_errors():
+    names = ["positive", "neutral", "negative"]
+    perfect = np.diag([3, 5, 2])
+    text = observations_markdown("twitter", perfect, perfect, names, errors=(0.0, 0.0), ks=(1, 1))
+    assert "no TWITTER figure among the paper's Figures 2–7" in text and "Figure 2)" not in text
+    assert "confuses no two classes" in text
+    assert "leaves" not in text
+
+
+def test_observations_for_ohsumed_and_20news():
+    names = ["C01", "C04", "C06", "C10"]
+    before = np.array([[1, 3, 1, 0], [0, 20, 0, 0], [0, 6, 4, 0], [0, 5, 0, 5]])  # everything drifts to C04
+    after = np.array([[3, 1, 1, 0], [0, 20, 0, 0], [0, 1, 9, 0], [0, 1, 0, 9]])
+    text = observations_markdown("ohsumed", before, after, names, errors=(0.4, 0.1), ks=(9, 9))
+    assert "Figure 2" in text and "C04, C06, C10 (the same as the paper’s)" in text
+    assert "brings that closer to the true share" in text
+    groups = ["comp.graphics", "comp.windows.x", "sci.med"]
+    before = np.array([[5, 5, 0], [4, 6, 0], [1, 0, 9]])
+    after = np.array([[8, 2, 0], [1, 9, 0], [1, 0, 9]])
+    text = observations_markdown("20news", before, after, groups, errors=(0.33, 0.13), ks=(1, 1))
+    assert "Figures 6 and 7" in text and "9 (90.0\u00a0%) predict another newsgroup" in text
+    assert "regularization reduces the within-hierarchy errors" in text
+
+
+def _texts(fig):
+    return [t for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip() and t.get_visible()]
+
+
+@pytest.mark.parametrize("n", [3, 8, 20])
+def test_figures_have_no_text_below_the_minimum_size(n):
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(n)
+    names = [f"comp.class.{i}" for i in range(n)]
+    before = rng.integers(0, 30, size=(n, n))
+    after = before.copy()
+    labels = rng.integers(0, n, size=60)
+    maps = (rng.normal(size=(60, 2)), rng.normal(size=(60, 2)))
+    for fig in (confusion_figure(before, after, names, ("non-regularized", "regularized")),
+                maps_figure_2d(maps, labels, names, ("non-regularized", "regularized")), absent_figure("amazon")):
+        assert fig.axes  # IPython shows a figure without axes as text, not as an image
+        sizes = [t.get_fontsize() for t in _texts(fig)]
+        assert sizes and min(sizes) >= MIN_FONT_PT
+        assert fig.get_figwidth() * fig.dpi <= 660  # shown at its natural size in the 672 px figure column
+        plt.close(fig)
+
+
+def test_map_viewer_shows_one_map_at_a_time_in_one_scene():
+    views = [{"title": f"view {v}", "coordinates": np.arange(12.0).reshape(4, 3) + v, "labels": labels,
+              "class_names": ["a", "b", "c"], "texts": ["w"] * 4}
+             for v, labels in enumerate(([0, 1, 1, 0], [2, 2, 2, 2], [0, 1, 2, 2]))]
+    figure = map_viewer_3d(views)
+    assert len(figure.data) == 2 + 1 + 3
+    assert [trace.visible for trace in figure.data] == [True, True, False, False, False, False]
+    assert {trace.scene for trace in figure.data} == {"scene"} or {trace.scene for trace in figure.data} == {None}
+    buttons = figure.layout.updatemenus[0].buttons
+    assert [b.label for b in buttons] == ["view 0", "view 1", "view 2"]
+    assert buttons[1].args[0]["visible"] == [False, False, True, False, False, False]
+    assert buttons[2].args[0]["visible"] == [False, False, False, True, True, True]
+    assert buttons[2].args[1] == {"title.text": "view 2"}
+    with pytest.raises(ValueError, match="at least one"):
+        map_viewer_3d([])
+
+
+def test_summary_counts_the_data_sets_where_regularization_helps():
+    from regemb_utils.document_maps import summary_markdown, summary_row
+
+    rows = [summary_row("reuters", BEFORE, AFTER, NAMES, (0.5, 0.7)),
+            summary_row("amazon", AFTER, BEFORE, NAMES, (0.6, 0.4)),
+            summary_row("twitter", np.diag([1, 2, 3, 4]), np.diag([1, 2, 3, 4]), NAMES, (0.9, 0.9))]
+    assert rows[0]["largest confusion"] == "grain → crude" and rows[0]["regularized"] == 1
+    assert rows[2]["largest confusion"] is None and rows[2]["non-regularized"] is None
+    text = summary_markdown(rows)
+    assert "on 1 of the 2 data sets where there is one (REUTERS)" in text
+    assert "better on 1 of 3 (REUTERS)" in text
+
+
+def test_observations_say_when_regularization_leaves_a_confusion_unchanged():
+    text = observations_markdown("amazon", BEFORE, BEFORE, NAMES, errors=(0.1, 0.1), ks=(1, 1))
+    assert "Figure 5" in text and "leaves that confusion unchanged" in text
