@@ -346,7 +346,7 @@ class WMDNeighbours:
 
 def _run(Q, T, embeddings, k, solver, prune, n_jobs, progress, chunk_size, bound_kind="ict"):
     import joblib
-    from tqdm.auto import tqdm
+    from .progress import progress_bar
 
     _check_solver(solver)
     if bound_kind not in ("ict", "rwmd"):
@@ -359,7 +359,7 @@ def _run(Q, T, embeddings, k, solver, prune, n_jobs, progress, chunk_size, bound
     chunks = [np.arange(start, min(start + chunk_size, Q.shape[0])) for start in range(0, Q.shape[0], chunk_size)]
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
     results = parallel(joblib.delayed(_chunk)(Q, collection, rows, k, solver, prune, bound_kind) for rows in chunks)
-    results = list(tqdm(results, total=len(chunks), disable=not progress, desc="WMD queries", unit="chunk"))
+    results = list(progress_bar(results, total=len(chunks), disable=not progress, desc="WMD queries", unit="chunk"))
     if not results:
         empty = np.empty((0, k))
         return WMDNeighbours(empty.astype(np.int64), empty, 0, 0), np.empty((0, n_train))

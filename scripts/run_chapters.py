@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -50,6 +51,7 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="chapter names (e.g. 01_preprocessing) to run, default all")
     args = parser.parse_args()
     args.output.mkdir(parents=True, exist_ok=True)
+    os.environ["REGEMB_PROGRESS"] = "text"  # text bars, not widgets, in the saved notebooks (regemb_utils/progress.py)
     for notebook in chapters():
         if args.only and notebook.stem not in args.only:
             continue
