@@ -51,9 +51,10 @@ lock:
 		--python-platform $(LOCK_PLATFORM) --default-index $(INDEX_URL) --custom-compile-command 'make lock' \
 		$(if $(UPGRADE),--upgrade) --quiet --output-file $(LOCK)
 
-# JupyterLab on the chapters; a chapter opens in the `regemb` kernel (this venv). Headless: make lab LAB_ARGS='--no-browser --port 8899'
+# JupyterLab on the chapters; a chapter opens in the `regemb` kernel (this venv). On a server:
+# make lab LAB_ARGS='--no-browser --port 8888'. As root (containers) JupyterLab needs --allow-root.
 lab: setup
-	$(BIN)/jupyter-lab --ServerApp.root_dir=notebooks $(LAB_ARGS)
+	$(BIN)/jupyter-lab --ServerApp.root_dir=notebooks --MultiKernelManager.default_kernel_name=$(KERNEL) $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # The book renders offline: plotly.js and MathJax are served from its own static files (assets/), never from a CDN.
 assets/plotly.min.js: $(VENV)/.installed
