@@ -2,15 +2,37 @@
 #   make book [PROFILE=paper|smoke]  run every chapter with papermill (outputs saved into notebooks/), build the book
 #   make test                        unit tests, every chapter run with the smoke profile into a temporary directory,
 #                                    the book built from those with warnings as errors, and a headless-browser check
+# and around them:
+#   make rerun CHAPTER=04 [PROFILE=..] ARGS="-p NAME VALUE -y 'NAME: [..]'"
+#                                    rerun one chapter with new parameters, then every later chapter (from their
+#                                    caches), and rebuild the book
+#   make lab                         JupyterLab on the chapters (notebooks/) with the project's kernel `regemb`
+#   make lock [UPGRADE=1]            regenerate requirements.lock from pyproject.toml (uv); UPGRADE=1 moves every pin
+#                                    to the newest allowed version, otherwise existing pins are kept where they fit
 PROFILE ?= paper
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 MATHJAX_VERSION := 3.2.2
+# The environment is pinned: `make setup` installs requirements.lock (every package of pyproject.toml with the `book`
+# and `test` extras, resolved for CPython 3.11 on x86-64 Linux against PyPI), then the project itself without deps.
+LOCK := requirements.lock
+LOCK_PYTHON := 3.11
+LOCK_PLATFORM := x86_64-unknown-linux-gnu
+INDEX_URL ?= https://pypi.org/simple
+UV_VERSION := 0.13.9
+PIP_VERSION := 26.3
+KERNEL := regemb
+LAB_ARGS ?=
 
-.PHONY: book test setup clean
+.PHONY: book rerun test setup lock lab clean
 book: setup
 	$(BIN)/python scripts/run_chapters.py --profile $(PROFILE) --output notebooks
+	$(BIN)/jupyter-book build --warningiserror --keep-going .
+
+rerun: setup
+	@test -n "$(CHAPTER)" || { echo "usage: make rerun CHAPTER=04 ARGS=\"-p datasets '[\\\"bbcsport\\\"]'\""; exit 2; }
+	$(BIN)/python scripts/run_chapters.py --profile $(PROFILE) --output notebooks --from $(CHAPTER) $(ARGS)
 	$(BIN)/jupyter-book build --warningiserror --keep-going .
 
 test: setup
@@ -18,12 +40,29 @@ test: setup
 
 setup: $(VENV)/.installed assets/plotly.min.js assets/mathjax/.trimmed
 
-$(VENV)/.installed: pyproject.toml scripts/system-packages.sh
+$(VENV)/.installed: $(LOCK) pyproject.toml scripts/system-packages.sh Makefile
 	bash scripts/system-packages.sh
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install -q -e '.[book,test]'
+	$(BIN)/python -m pip install -q pip==$(PIP_VERSION)
+	$(BIN)/python -m pip install -q -r $(LOCK)
+	$(BIN)/python -m pip install -q --no-deps -e .
+	$(BIN)/python -m pip check
+	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "regemb (.venv)"
 	touch $@
+
+# The lock tool lives in the project's venv (pinned here), never installed by hand. uv reads no pip configuration:
+# the lock records only PyPI's package versions, never a local index, find-links path or URL.
+lock:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
+	$(BIN)/uv pip compile pyproject.toml --extra book --extra test --python-version $(LOCK_PYTHON) \
+		--python-platform $(LOCK_PLATFORM) --default-index $(INDEX_URL) --custom-compile-command 'make lock' \
+		$(if $(UPGRADE),--upgrade) --quiet --output-file $(LOCK)
+
+# JupyterLab on the chapters; a chapter opens in the `regemb` kernel (this venv). On a server:
+# make lab LAB_ARGS='--no-browser --port 8888'. As root (containers) JupyterLab needs --allow-root.
+lab: setup
+	$(BIN)/jupyter-lab --ServerApp.root_dir=notebooks --MultiKernelManager.default_kernel_name=$(KERNEL) $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # The book renders offline: plotly.js and MathJax are served from its own static files (assets/), never from a CDN.
 assets/plotly.min.js: $(VENV)/.installed

@@ -10,10 +10,10 @@ import pandas as pd
 from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors, TfidfModel
 from scipy import sparse
-from tqdm.auto import tqdm
 
 from .cache import ArtifactCache, fingerprint
 from .cholesky import orthogonalized_embeddings, stored_inner_product_errors, theorem_check
+from .progress import progress_bar
 from .termsim import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
 
@@ -82,7 +82,7 @@ def most_frequent(dictionary: Dictionary, n: int) -> Dictionary:
 def sparsity_table(grid: MatrixGrid, points: list[dict], embedded: np.ndarray) -> pd.DataFrame:
     """Off-diagonal non-zeros per column of S' (over the words with an embedding) and build time, per grid point."""
     rows = []
-    for point in tqdm(points, desc="S' grid", unit="matrix"):
+    for point in progress_bar(points, desc="S' grid", unit="matrix"):
         start = time.perf_counter()
         S = grid.build(**point)
         seconds = time.perf_counter() - start
@@ -94,7 +94,7 @@ def sparsity_table(grid: MatrixGrid, points: list[dict], embedded: np.ndarray) -
 def positive_definite_table(grid: MatrixGrid, points: list[dict]) -> pd.DataFrame:
     """Whether S' at each grid point is symmetric positive definite (CHOLMOD, supernodal), with the reason if not."""
     rows = []
-    for point in tqdm(points, desc="Cholesky", unit="matrix"):
+    for point in progress_bar(points, desc="Cholesky", unit="matrix"):
         _, info = orthogonalized_embeddings(grid.build(**point))
         rows.append(dict(point, positive_definite=info.ok, reason=(info.reason or "").split(":")[0]))
     return pd.DataFrame(rows)
@@ -118,7 +118,7 @@ def theorem_table(S: sparse.spmatrix, E_prime, vectors: KeyedVectors, dictionary
 def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, point: dict, fill_rule: str = "paper"):
     """nnz(S'), nnz(L), time and memory of the Cholesky factorization against the vocabulary size N."""
     rows = []
-    for n in tqdm(sizes, desc="Cholesky vs N", unit="size"):
+    for n in progress_bar(sizes, desc="Cholesky vs N", unit="size"):
         restricted = most_frequent(dictionary, n)
         S = MatrixGrid(neighbours, restricted, fill_rule).build(**point)
         E_prime, info = orthogonalized_embeddings(S)

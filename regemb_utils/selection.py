@@ -65,12 +65,12 @@ def evaluate_grid(
     With ``progress`` a tqdm bar counts the finished grid points (results arrive in order, so the bar advances as the
     earliest unfinished point completes). ``evaluate`` may return anything picklable.
     """
-    from tqdm.auto import tqdm
+    from .progress import progress_bar
 
     points = [dict(point) for point in points]
     parallel = joblib.Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator")
     outcomes = parallel(joblib.delayed(evaluate)(point) for point in points)
-    return list(tqdm(outcomes, total=len(points), disable=not progress, desc=description, unit="point"))
+    return list(progress_bar(outcomes, total=len(points), disable=not progress, desc=description, unit="point"))
 
 
 def select_best(table: Sequence[Mapping[str, Any]]) -> GridSearchResult:

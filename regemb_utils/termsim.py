@@ -209,8 +209,8 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
 
     starts = range(0, len(words), block_size)
     if progress:
-        from tqdm.auto import tqdm
-        starts = tqdm(starts, desc="nearest neighbours", unit="block")
+        from .progress import progress_bar
+        starts = progress_bar(starts, desc="nearest neighbours", unit="block")
     for start in starts:
         stop = min(start + block_size, len(words))
         if bits:

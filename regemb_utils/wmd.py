@@ -656,7 +656,7 @@ class WMDNeighbours:
 
 def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
     import joblib
-    from tqdm.auto import tqdm
+    from .progress import progress_bar
 
     _check_solver(search.solver)
     if search.bound not in BOUNDS:
@@ -671,7 +671,7 @@ def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
     chunks = [np.arange(start, min(start + chunk_size, Q.shape[0])) for start in range(0, Q.shape[0], chunk_size)]
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
     results = parallel(joblib.delayed(_chunk)(Q, collection, rows, search) for rows in chunks)
-    results = list(tqdm(results, total=len(chunks), disable=not progress, desc="WMD queries", unit="chunk"))
+    results = list(progress_bar(results, total=len(chunks), disable=not progress, desc="WMD queries", unit="chunk"))
     if not results:
         empty = np.empty((0, search.k))
         none = np.zeros(0, dtype=np.int64)

@@ -579,7 +579,7 @@ def train_word2bits(corpus: Iterable[Sequence[str]], *, size: int = 200, bitleve
     ``count`` attribute.
     """
     from gensim.models import KeyedVectors
-    from tqdm.auto import tqdm
+    from .progress import progress_bar
 
     bitlevel = check_bitlevel(bitlevel)
     size = _check_int("size", size, 1)
@@ -619,7 +619,7 @@ def train_word2bits(corpus: Iterable[Sequence[str]], *, size: int = 200, bitleve
             loss_acc = np.zeros((workers, 2), dtype=np.float64)
             seeds = np.random.SeedSequence([seed, epoch]).generate_state(workers, dtype=np.uint64)
             before = int(done.sum())
-            bar = tqdm(total=train_words, desc=f"word2bits epoch {epoch + 1}/{epochs}", unit="word",
+            bar = progress_bar(total=train_words, desc=f"word2bits epoch {epoch + 1}/{epochs}", unit="word",
                        unit_scale=True, disable=not progress, leave=False)
             start = time.perf_counter()
             futures = [

@@ -22,7 +22,7 @@ import papermill
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-BATCH = {"REGEMB_BATCH": "1"}  # progress bars as text lines (regemb_utils.progress), not widgets
+BATCH = {"REGEMB_PROGRESS": "text"}  # text bars, not widgets, in the saved notebooks (regemb_utils.progress)
 
 
 def chapters() -> list[Path]:
