@@ -100,9 +100,9 @@ def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int
     batches = [np.arange(start, min(start + batch_size, n)) for start in range(0, n, batch_size)]
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
     outcomes = parallel(joblib.delayed(_wmd_batch)(Q[rows], R, embeddings, k, solver) for rows in batches)
-    from tqdm.auto import tqdm
+    from .progress import progress_bar
 
-    outcomes = list(tqdm(outcomes, total=len(batches), disable=not progress, desc=description, unit="batch"))
+    outcomes = list(progress_bar(outcomes, total=len(batches), disable=not progress, desc=description, unit="batch"))
     if not outcomes:
         return np.empty((0, k), dtype=np.int64), 0.0, 0
     return (np.concatenate([o[0] for o in outcomes]), float(sum(o[2] for o in outcomes)),
@@ -153,9 +153,9 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     outcomes = parallel(joblib.delayed(_positioned_batch)(start, stop, Q[start:stop], R, embeddings, k, solver)
                         for start, stop in todo)
-    from tqdm.auto import tqdm
+    from .progress import progress_bar
 
-    for start, stop, value in tqdm(outcomes, total=len(todo), disable=not progress or not todo, desc=description,
+    for start, stop, value in progress_bar(outcomes, total=len(todo), disable=not progress or not todo, desc=description,
                                    unit="batch"):
         cache.get("wmd-batch", params(start, stop), lambda v=value: v)
         found[start] = (stop, value)

@@ -54,6 +54,8 @@ def test_chapters_ran_without_errors(book):
     for path in executed:
         notebook = json.loads(path.read_text())
         outputs = [o for c in notebook["cells"] for o in c.get("outputs", [])]
+        widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+        assert not widgets, f"{path.name}: a progress bar was saved as a widget (REGEMB_PROGRESS=text not honoured)"
         errors = [o for o in outputs if o["output_type"] == "error"]
         assert not errors, f"{path.name}: {errors[0]['ename']}: {errors[0]['evalue']}"
         streams = "".join("".join(o["text"]) for o in outputs if o["output_type"] == "stream")
