@@ -143,7 +143,7 @@ def load_pickle(directory: Path) -> Any:
         return pickle.load(f)
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -156,7 +156,7 @@ def _files(directory: Path) -> list[Path]:
 
 
 def write_manifest(directory: Path, params: dict[str, Any]) -> None:
-    files = {p.relative_to(directory).as_posix(): {"size": p.stat().st_size, "sha256": _sha256(p)}
+    files = {p.relative_to(directory).as_posix(): {"size": p.stat().st_size, "sha256": file_sha256(p)}
              for p in _files(directory)}
     (directory / _MANIFEST).write_text(json.dumps({"params": params, "files": files}, sort_keys=True, indent=1,
                                                   default=repr))
@@ -178,7 +178,7 @@ def damage(directory: Path) -> str | None:
             return f"{name} has {size:,} bytes, its manifest says {expected['size']:,}"
     if sum(f["size"] for f in files.values()) <= _CHECKSUM_LIMIT:
         for name, expected in files.items():
-            if _sha256(directory / name) != expected["sha256"]:
+            if file_sha256(directory / name) != expected["sha256"]:
                 return f"{name} does not match its SHA-256"
     return None
 

@@ -14,7 +14,6 @@ integer labels that index :attr:`Dataset.class_names`, and then splits it as the
 from __future__ import annotations
 
 import functools
-import hashlib
 import html
 import json
 import lzma
@@ -28,6 +27,8 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
+
+from .cache import file_sha256
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 DATA_DIR = REPOSITORY / "data"
@@ -99,14 +100,6 @@ def _restore_hint(relative_path: str) -> str:
 _VERIFIED: dict[tuple[str, int, int], str] = {}  # (resolved path, size, mtime_ns) -> SHA-256 found
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def data_file(relative_path: str, directory: str | os.PathLike | None = None) -> Path:
     """Return the path of ``relative_path`` (e.g. ``"bbcsport/bbcsport.csv.xz"``) after checking its SHA-256.
 
@@ -130,7 +123,7 @@ def data_file(relative_path: str, directory: str | os.PathLike | None = None) ->
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
     actual = _VERIFIED.get(key)
     if actual is None:
-        actual = _VERIFIED[key] = _sha256(path)
+        actual = _VERIFIED[key] = file_sha256(path)
     if actual != expected:
         raise DataChecksumError(
             f"data file {path} is damaged: its SHA-256 is {actual}, expected {expected}. "
