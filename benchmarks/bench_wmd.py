@@ -12,6 +12,8 @@ method's neighbours (k = 19) equal brute force's and the new searches' distances
 unreduced problems, so its distances may differ in the last bits: it is compared to 1e-12 relative).
 
 Run:  .venv/bin/python benchmarks/bench_wmd.py --dataset 20news [--queries 3] [--brute-queries 1]
+      .venv/bin/python benchmarks/bench_wmd.py --dataset ohsumed --real --paper-embeddings --cache $REGEMB_CACHE
+      (any data set's first queries in chapter 4's stratified order, with the paper profile's 32-bit embeddings)
 
 Default (``--dataset bbcsport``): BBCSPORT (``regemb_utils.data.load_dataset("bbcsport")``, the paper's tokenizer): the first ``--queries``
 test documents against the whole training split (413 documents), nBOW weights over a dictionary of the dataset's
@@ -74,23 +76,38 @@ def synthetic_problem(dim: int, seed: int):
     return train, test, dictionary, kv, "synthetic Zipfian documents, random embeddings"
 
 
-def twentynews_problem(corpus_articles, epochs: int, cache_dir: str):
+def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, paper_embeddings: bool):
+    """A data set's test queries (in chapter 4's stratified order) and its train+validation reference set, counted over
+    the common dictionary as the chapters do, with 32-bit embeddings: the paper profile's (``paper_embeddings``, read
+    from the cache, never trained here) or 200-d ones trained on ``corpus_articles`` for ``epochs``."""
     from regemb_utils.cache import ArtifactCache
-    from regemb_utils.classification import prepare_documents, term_embeddings
     from regemb_utils.data import load_dataset
-    from regemb_utils.embeddings import trained_embeddings
+    from regemb_utils.documents import prepare_documents, stratified_order
+    from regemb_utils.embeddings import embedding_settings, trained_embeddings
+    from regemb_utils.params import chapter_parameters
     from regemb_utils.preprocessing import corpus_dictionary
+    from regemb_utils.similarity import embedding_matrix
 
     cache = ArtifactCache(cache_dir)
+    if paper_embeddings:
+        corpus_articles = None
+        settings = embedding_settings(chapter_parameters("02_training", "paper"), "32-bit", None, "paper")
+        if not cache.has("word2bits", dict(size=settings["size"], bitlevel=0, window=settings["window"],
+                                          negative=settings["negative"], sample=settings["sample"],
+                                          epochs=settings["epochs"], min_count=settings["min_count"], seed=1,
+                                          corpus_articles=None, tokenizer="paper", workers=settings["workers"])):
+            raise SystemExit(f"--paper-embeddings: the paper profile's 32-bit model is not in {cache_dir}; run chapter "
+                             "2 with the paper profile into that cache first")
+    else:
+        settings = dict(size=200, corpus_articles=corpus_articles, tokenizer="paper", epochs=epochs, window=10,
+                        negative=24, sample=1e-4, min_count=5, workers=1)
     dictionary = corpus_dictionary(corpus_articles, "paper", cache)
-    vectors, summary = trained_embeddings(
-        "32-bit", size=200, corpus_articles=corpus_articles, tokenizer="paper", epochs=epochs, window=10, negative=24,
-        sample=1e-4, min_count=5, workers=1, cache=cache,
-    )
-    documents = prepare_documents(load_dataset("20news"), dictionary, "paper")
+    vectors, summary = trained_embeddings("32-bit", cache=cache, **settings)
+    documents = prepare_documents(load_dataset(dataset), dictionary, "paper")
     reference, _, _ = documents.split("train+validation")
-    queries, _, _ = documents.split("test")
-    embeddings = term_embeddings(vectors, dictionary, documents.terms).astype(np.float64)
+    queries, labels, _ = documents.split("test")
+    queries = queries[stratified_order(labels)]
+    embeddings = embedding_matrix(vectors, dictionary, terms=documents.terms).astype(np.float64)
     return queries, reference, embeddings, len(dictionary), summary
 
 
@@ -114,7 +131,7 @@ def baseline_module(ref: str):
     return module
 
 
-def twentynews(args) -> None:
+def real_documents(args) -> None:
     import numba
     from threadpoolctl import threadpool_limits
 
@@ -122,11 +139,12 @@ def twentynews(args) -> None:
     from regemb_utils.wmd import wmd_distances, wmd_knn
 
     t0 = time.perf_counter()
-    Q, T, E, dictionary_size, summary = twentynews_problem(args.corpus_articles, args.epochs, args.cache)
+    Q, T, E, dictionary_size, summary = real_problem(args.dataset, args.corpus_articles, args.epochs, args.cache,
+                                                     args.paper_embeddings)
     Q = Q[: args.queries]
     missing = int(np.sum(~np.any(E != 0, axis=1)))
     print(
-        f"20NEWS: {Q.shape[0]} test queries × {T.shape[0]:,} train+validation documents; common dictionary "
+        f"{args.dataset.upper()}: {Q.shape[0]} test queries × {T.shape[0]:,} train+validation documents; common dictionary "
         f"{dictionary_size:,} words (Wikipedia, {args.corpus_articles or 'all'} articles), {E.shape[0]:,} of them in "
         f"20NEWS, {missing:,} without embedding (at the origin); 32-bit 200-d embeddings ({args.epochs} epochs, "
         f"{summary.vocabulary:,} words, trained in {summary.seconds:.0f} s); mean unique words per document "
@@ -184,8 +202,13 @@ def twentynews(args) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", choices=("bbcsport", "20news"), default="bbcsport")
-    parser.add_argument("--queries", type=int, default=None, help="220 for bbcsport, 3 for 20news")
+    parser.add_argument("--dataset", choices=("bbcsport", "twitter", "ohsumed", "reuters", "amazon", "20news"),
+                        default="bbcsport")
+    parser.add_argument("--real", action="store_true", help="the data set's real documents against the common "
+                        "dictionary with Wikipedia embeddings, today's search beside the new (implied by 20news)")
+    parser.add_argument("--paper-embeddings", action="store_true",
+                        help="real documents: the paper profile's 32-bit model from --cache (never trained here)")
+    parser.add_argument("--queries", type=int, default=None, help="220 for bbcsport, 3 with real documents")
     parser.add_argument("--brute-queries", type=int, default=1, help="20news: queries solved by brute force")
     parser.add_argument("--corpus-articles", type=int, default=None, help="20news: Wikipedia articles (all)")
     parser.add_argument("--epochs", type=int, default=3, help="20news: training epochs")
@@ -198,12 +221,14 @@ def main():
     parser.add_argument("--synthetic", action="store_true")
     parser.add_argument("--rwmd", action="store_true", help="also prune with max(WCD, RWMD) only (the old bound)")
     args = parser.parse_args()
-    if args.dataset == "20news":
+    if args.dataset == "20news" or args.real or args.paper_embeddings:
         args.queries = args.queries or 3
         if not 1 <= args.brute_queries <= args.queries:
             parser.error("--brute-queries must lie in [1, --queries]")
-        twentynews(args)
+        real_documents(args)
         return
+    if args.dataset != "bbcsport":
+        parser.error(f"--dataset {args.dataset} needs --real (real documents with Wikipedia embeddings)")
     args.queries = args.queries or 220
 
     from regemb_utils.knn import top_k
