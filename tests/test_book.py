@@ -13,13 +13,13 @@ import http.server
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+from book_sources import copy_book_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -35,9 +35,7 @@ def book(tmp_path_factory):
     committed = sorted((ROOT / "notebooks").glob("*.ipynb"))
     before = _digest(committed)
     book = tmp_path_factory.mktemp("book")
-    for name in ("_config.yml", "_toc.yml", "intro.md"):
-        shutil.copy(ROOT / name, book / name)
-    shutil.copytree(ROOT / "assets", book / "assets")
+    copy_book_sources(book)
     env = dict(os.environ, REGEMB_CACHE=str(tmp_path_factory.mktemp("artifacts")))
     subprocess.run(
         [sys.executable, ROOT / "scripts" / "run_chapters.py", "--profile", "smoke", "--output", book / "notebooks"],

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from book_sources import copy_book_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -27,11 +28,7 @@ def run_chapters(cache: Path, output: Path, *args: str) -> subprocess.CompletedP
 
 def build_book(notebooks: Path, where: Path) -> Path:
     """The book built with warnings as errors from the executed ``notebooks``."""
-    for path in ROOT.iterdir():
-        if path.suffix in (".yml", ".md", ".py") and path.is_file():
-            shutil.copy(path, where / path.name)
-        elif path.name in ("assets", "_ext"):
-            shutil.copytree(path, where / path.name)
+    copy_book_sources(where)
     shutil.copytree(notebooks, where / "notebooks")
     subprocess.run([BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", where], check=True,
                    capture_output=True, text=True)
