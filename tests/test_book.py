@@ -109,7 +109,7 @@ def test_plotly_figure_renders(served, tmp_path):
 
 def test_3d_document_map_renders(served, tmp_path):
     dom = rendered_dom(f"{served}/notebooks/05_confusion_tsne.html", tmp_path)
-    assert dom.count('class="gl-container"') >= 2, "no interactive 3-D t-SNE scene was drawn on chapter 5"
+    assert dom.count('class="gl-container"') == 1, "chapter 5 should draw exactly one 3-D t-SNE viewer at load"
     scenes = dom.split('class="gl-container"')[1:]
     assert all("<canvas" in scene for scene in scenes), "a 3-D scene has no WebGL canvas"
     assert "WebGL is not supported" not in dom
