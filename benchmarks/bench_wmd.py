@@ -146,7 +146,8 @@ def real_documents(args) -> None:
     print(
         f"{args.dataset.upper()}: {Q.shape[0]} test queries × {T.shape[0]:,} train+validation documents; common dictionary "
         f"{dictionary_size:,} words (Wikipedia, {args.corpus_articles or 'all'} articles), {E.shape[0]:,} of them in "
-        f"20NEWS, {missing:,} without embedding (at the origin); 32-bit 200-d embeddings ({args.epochs} epochs, "
+        f"{args.dataset.upper()}, {missing:,} without embedding (at the origin); 32-bit {E.shape[1]}-d embeddings "
+        f"({'the paper profile' if args.paper_embeddings else f'{args.epochs} epochs'}, "
         f"{summary.vocabulary:,} words, trained in {summary.seconds:.0f} s); mean unique words per document "
         f"{np.mean(np.diff(T.indptr)):.0f} (reference) / {np.mean(np.diff(Q.indptr)):.0f} (queries); prepared in "
         f"{time.perf_counter() - t0:.1f} s"
