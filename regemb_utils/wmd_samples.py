@@ -28,7 +28,6 @@ import pickle
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .methods import METHODS

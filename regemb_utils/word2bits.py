@@ -69,7 +69,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import threading
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor

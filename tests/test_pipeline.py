@@ -5,7 +5,7 @@ import pytest
 
 from regemb_utils.cache import ACCESSED, ArtifactCache
 from regemb_utils.params import ParameterError
-from regemb_utils.pipeline import PipelineError, Record, given_parameters, records, start_chapter
+from regemb_utils.pipeline import PipelineError, given_parameters, records, start_chapter
 
 
 def notebook(*cells, **values):
