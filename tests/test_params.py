@@ -111,3 +111,26 @@ def test_wmd_queries_default_to_the_power_computation_and_validation_has_its_own
     assert given.wmd_validation_queries == tuple((d, None) for d in DATASETS)
     with pytest.raises(ParameterError, match="wmd_validation_queries=.* is not allowed"):
         chapter_parameters("04_scm_vs_wmd", "paper", wmd_validation_queries="power")
+
+
+@pytest.mark.parametrize("chapter, kwargs, message", [
+    ("04_scm_vs_wmd", {"n_jobs": 1000}, "n_jobs must be an integer in [1, "),
+    ("02_training", {"cosine_pairs": 10**9}, "cosine_pairs must be an integer in [1, 100,000,000]"),
+    ("03_orthogonalization", {"factor_words": 20_000}, "factor_words must be an integer in [2, 10,000]"),
+    ("03_orthogonalization", {"factor_sizes": [1000, 50_000]}, "factor_sizes must be a non-empty list of integers in"),
+    ("03_orthogonalization", {"tsne_words": 1}, "tsne_words must be an integer of at least 2"),
+    ("01_preprocessing", {"corpus_articles": 1}, "corpus_articles must be an integer of at least 200"),
+    ("01_preprocessing", {"datasets": '["bbcsport",'}, "datasets must be a non-empty list drawn from"),
+    ("04_scm_vs_wmd", {"methods": '["wmd"]'}, "that includes 'bow'"),
+    ("05_confusion_tsne", {"map_documents": 2}, "map_documents must be an integer of at least 3"),
+    ("03_orthogonalization", {"previous_record": "yesterday"}, "previous_record must be None"),
+])
+def test_values_that_would_fail_later_are_refused_at_the_start(chapter, kwargs, message):
+    with pytest.raises(ParameterError) as error:
+        chapter_parameters(chapter, "smoke", **kwargs)
+    assert message in str(error.value)
+
+
+def test_json_strings_are_read_as_lists_and_mappings():
+    p = chapter_parameters("04_scm_vs_wmd", "smoke", ks="[3, 1]", wmd_queries='{"bbcsport": 5}')
+    assert p.ks == (1, 3) and dict(p.wmd_queries)["bbcsport"] == 5
