@@ -125,7 +125,8 @@ class Table:
 
 
 def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *, download: str | None = None,
-          collapsed: str | None = None, caption: str | None = None) -> Table:
+          collapsed: str | None = None, caption: str | None = None,
+          links: Mapping[object, object] | None = None) -> Table:
     """Render ``frame`` as an HTML table for the book and for JupyterLab.
 
     * Column names are shown as given (put units in them: ``"test error (%)"``, ``"pairs / s"``).
@@ -143,24 +144,34 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
     * ``collapsed="Show all 216 tests"`` wraps the table (and its link) in a ``<details>`` element that starts
       closed, with that summary line (see also :func:`collapsible`).
     * ``caption`` is shown above the table.
+    * ``links={"claim": hrefs}`` makes each cell of that column a link to the href of its row (a sequence as long
+      as the frame; None or "" for no link).
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"table() needs a pandas DataFrame, not {type(frame).__name__}")
     formats = dict(formats or {})
     data = frame.reset_index() if any(name is not None for name in frame.index.names) else frame
-    unknown = [name for name in formats if name not in data.columns]
+    links = {column: list(hrefs) for column, hrefs in (links or {}).items()}
+    unknown = [name for name in [*formats, *links] if name not in data.columns]
     if unknown:
-        raise KeyError(f"formats name columns the frame does not have: {unknown}; columns: {list(data.columns)}")
+        raise KeyError(f"formats or links name columns the frame does not have: {unknown}; "
+                       f"columns: {list(data.columns)}")
+    for column, hrefs in links.items():
+        if len(hrefs) != len(data):
+            raise ValueError(f"links[{column!r}] has {len(hrefs)} hrefs for {len(data)} rows")
 
     header = "".join(f'<th style="text-align: {_align(data[c])}">{html.escape(_column_name(c))}</th>'
                      for c in data.columns)
     formatters = {c: _formatter(formats[c]) if c in formats else _default_formatter(data[c]) for c in data.columns}
     rows = []
-    for values in data.itertuples(index=False, name=None):
+    for row, values in enumerate(data.itertuples(index=False, name=None)):
         cells = []
         for column, value in zip(data.columns, values):
-            text = MISSING if _is_missing(value) else formatters[column](value)
-            cells.append(f'<td style="text-align: {_align(data[column])}">{html.escape(str(text))}</td>')
+            text = html.escape(str(MISSING if _is_missing(value) else formatters[column](value)))
+            href = links[column][row] if column in links else None
+            if href:
+                text = f'<a href="{html.escape(str(href))}">{text}</a>'
+            cells.append(f'<td style="text-align: {_align(data[column])}">{text}</td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
     caption_html = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     body = (f'<table class="regemb-table table">{caption_html}<thead><tr>{header}</tr></thead>'

@@ -215,10 +215,12 @@ class Chapter:
         return self.lineage[chapter]
 
     def _repr_html_(self) -> str:
+        from .book import table
+
         rows = [{"parameter": name, "value": _shown(value)} for name, value in self.params.items()]
-        table = pd.DataFrame(rows).to_html(index=False, escape=True)
+        shown = table(pd.DataFrame(rows), caption=f"The parameters of this run ({self.profile} profile)").html
         inputs = "".join(f"<li>chapter {c}: record <code>{r.id}</code></li>" for c, r in self.lineage.items())
-        return table + (f"<p>Inputs:</p><ul>{inputs}</ul>" if inputs else "")
+        return shown + (f"<p>Inputs:</p><ul>{inputs}</ul>" if inputs else "")
 
     def finish(self, **values: Any) -> Record:
         """Write this run's record (with ``values`` for later chapters) and return it."""

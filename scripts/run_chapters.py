@@ -37,11 +37,18 @@ def terminal_text(text: str) -> str:
     return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
 
 
-def compact_streams(path: Path) -> None:
-    """Progress bars write thousands of ``\\r`` updates, often as separate outputs; merge consecutive outputs of the
-    same stream and keep only each bar's final state in the saved notebook."""
+def tidy_notebook(path: Path) -> None:
+    """Prepare an executed chapter for the book.
+
+    Progress bars write thousands of ``\\r`` updates, often as separate outputs: merge consecutive outputs of the
+    same stream and keep only each bar's final state. The cell that papermill injects repeats the parameters cell
+    with the values given; the chapter shows every resolved value as a table, so the injected cell is tagged
+    ``remove-cell`` and stays out of the book's page (JupyterLab still shows it)."""
     notebook = nbformat.read(path, as_version=4)
     for cell in notebook.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
         outputs = []
         for output in cell.get("outputs", []):
             previous = outputs[-1] if outputs else None
@@ -129,7 +136,7 @@ def main(argv=None) -> int:
         partial = args.output / f".{notebook.stem}.partial.ipynb"
         papermill.execute_notebook(notebook, partial, parameters={"profile": args.profile, **given},
                                    cwd=notebook.parent, progress_bar=False)
-        compact_streams(partial)
+        tidy_notebook(partial)
         partial.replace(args.output / notebook.name)
     return 0
 

@@ -137,3 +137,14 @@ def test_collapsed_tables(frame):
 def test_only_data_frames():
     with pytest.raises(TypeError):
         table([1, 2, 3])
+
+
+def test_links_wrap_their_cells_and_are_escaped():
+    frame = pd.DataFrame({"claim": ["a < b", "c"], "verdict": ["holds", "does not hold"]})
+    shown = table(frame, links={"claim": ["04.html#fig-speed", None]}).html
+    assert '<a href="04.html#fig-speed">a &lt; b</a>' in shown
+    assert "<td style=\"text-align: left\">c</td>" in shown  # no href, no link
+    with pytest.raises(ValueError, match="1 hrefs for 2 rows"):
+        table(frame, links={"claim": ["x"]})
+    with pytest.raises(KeyError, match="where"):
+        table(frame, links={"where": ["x", "y"]})
