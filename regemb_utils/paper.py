@@ -1,7 +1,7 @@
 """Every number attributed to the paper or to its code, in one place, each with its source.
 
 Each value is a :class:`PaperValue`: the number (or tuple, or bool), where it stands (a section, figure or table of
-the paper, or the cell of the paper's published notebook, as described in the notes on the paper's code) and its
+the paper, or the cell of the paper's published notebook, as the book's appendix describes it) and its
 kind (:data:`KINDS`). The paper's figures and tables are numbered as in the paper: Figure 8 is the test error,
 Figure 9 the speed, Figure 10 the average test error relative to BoW; the TWITTER confusion-matrix figure is not in
 the paper (its source leaves it out), so Figures 2-7 are OHSUMED, BBCSPORT, REUTERS, AMAZON and 20NEWS (two).
@@ -24,7 +24,8 @@ __all__ = [
     "PaperValue", "KINDS", "value", "all_values", "TEST_ERRORS", "RELATIVE_ERRORS", "SPEEDS", "TABLE_1", "TABLE_2",
     "table_1", "table_2", "COSINES", "GOOD_BAD", "ORTHOGONALIZATION_GRID", "TEXT_THRESHOLDS", "VOCABULARY",
     "TEXT8_ANALOGY", "ERROR_REDUCTION_ABSTRACT", "ERROR_REDUCTION", "REGULARIZED_ERROR_RATIO",
-    "LOWEST_RELATIVE_ERROR", "SPEED_RATIO", "SPEED_RATIO_20NEWS", "FASTER_THAN", "DIFFERENT_DATA",
+    "LOWEST_RELATIVE_ERROR", "SPEED_RATIO", "SPEED_RATIO_20NEWS", "FASTER_THAN", "SIGNIFICANCE_TESTS",
+    "NOT_SIGNIFICANT", "DIFFERENT_DATA",
     "PAPER_COSINES", "PAPER_GOOD_BAD", "PAPER_GRID",
 ]
 
@@ -58,14 +59,14 @@ def value(table: dict, key, default=np.nan):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Figure 8: kNN test error (%) per (method, data set), notes §10.1
+# Figure 8: kNN test error (%) per (method, data set), the book's appendix
 
 _BARS = "Figure 8"
 _PICKLES = ("the paper's preliminary result files (commit a072c96), which agree with Figure 8's bar label "
-            "(notes §10.1, §10.3)")
+            "(the book's appendix)")
 _CAPTIONS = {"ohsumed": "Figure 2 caption", "bbcsport": "Figure 3 caption", "reuters": "Figure 4 caption",
              "amazon": "Figure 5 caption"}
-_TWITTER = "the paper's notebook: caption of its TWITTER figure, which the paper leaves out (notes §10.1)"
+_TWITTER = "the paper's notebook: caption of its TWITTER figure, which the paper leaves out (the book's appendix)"
 
 
 def _caption(dataset: str, regularized: bool) -> tuple[str, str]:
@@ -88,7 +89,7 @@ def _from_captions(method: str, values, regularized: bool) -> dict[tuple[str, st
     return {(method, dataset): PaperValue(v, *_caption(dataset, regularized)) for dataset, v in zip(DATASETS, values)}
 
 
-# The captions' "regularized" is the 1-bit orthogonalized SCM: the code's good_result (notes §10.1).
+# The captions' "regularized" is the 1-bit orthogonalized SCM: the code's good_result (the book's appendix).
 TEST_ERRORS: dict[tuple[str, str], PaperValue] = {
     **_errors("bow", (23, 32, 54.73, 8.8, 29.29, 58.66),
               {d: (_PICKLES, "paper's result files") for d in ("ohsumed", "amazon", "20news")}),
@@ -103,9 +104,9 @@ TEST_ERRORS: dict[tuple[str, str], PaperValue] = {
 }
 
 # ---------------------------------------------------------------------------------------------------------------
-# Figure 10: mean test error over the data sets relative to BoW's (%), notes §10.2
+# Figure 10: mean test error over the data sets relative to BoW's (%), the book's appendix
 
-_RELATIVE = "Figure 10 (blurry labels; notes §10.2)"
+_RELATIVE = "Figure 10 (blurry labels; the book's appendix)"
 RELATIVE_ERRORS: dict[str, PaperValue] = {
     "bow": PaperValue(100.0, "Figure 10 (BoW is 100 % by definition)", "paper figure (read off)"),
     "soft_vsm": PaperValue(80.66, _RELATIVE, "paper figure (read off)"),
@@ -117,9 +118,9 @@ RELATIVE_ERRORS: dict[str, PaperValue] = {
 }
 
 # ---------------------------------------------------------------------------------------------------------------
-# Figure 9: document pairs per second on one Intel Xeon X7560 core, notes §10.2
+# Figure 9: document pairs per second on one Intel Xeon X7560 core, the book's appendix
 
-_SPEED = "Figure 9 (blurry labels; notes §10.2)"
+_SPEED = "Figure 9 (blurry labels; the book's appendix)"
 SPEEDS: dict[str, PaperValue] = {method: PaperValue(v, _SPEED, "paper figure (read off)") for method, v in {
     "bow": 3_434_600, "soft_vsm": 1_462_366, "wmd_quantized": 0.89, "soft_vsm_quantized": 811_964, "wmd": 0.472,
     "soft_vsm_quantized_ortho": 386_825, "soft_vsm_ortho": 536_641}.items()}
@@ -169,38 +170,38 @@ def table_2() -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the embeddings (chapter 2), notes §2-§3
+# the embeddings (chapter 2), the book's appendix
 
-_COSINE_CELLS = "the paper's notebook, cells 54-57 (all C(60238, 2) word pairs; notes §3)"
+_COSINE_CELLS = "the paper's notebook, cells 54-57 (all C(60238, 2) word pairs; the book's appendix)"
 COSINES: dict[tuple[str, str], PaperValue] = {
     ("32-bit", "mean"): PaperValue(0.1532, _COSINE_CELLS, "paper's notebook"),
     ("32-bit", "sd"): PaperValue(0.0810, _COSINE_CELLS, "paper's notebook"),
     ("1-bit", "mean"): PaperValue(0.0283, _COSINE_CELLS, "paper's notebook"),
     ("1-bit", "sd"): PaperValue(0.0367, _COSINE_CELLS, "paper's notebook"),
 }
-_GOOD_BAD_CELLS = "the paper's notebook, cells 54-57 (notes §3); §6.1 of the paper rounds it to {}"
+_GOOD_BAD_CELLS = "the paper's notebook, cells 54-57 (the book's appendix); §6.1 of the paper rounds it to {}"
 GOOD_BAD: dict[tuple[str, str], PaperValue] = {
     ("32-bit", "cosine"): PaperValue(0.5848, _GOOD_BAD_CELLS.format("0.58"), "paper's notebook"),
     ("1-bit", "cosine"): PaperValue(0.4020, _GOOD_BAD_CELLS.format("0.4"), "paper's notebook"),
     ("32-bit", "rank"): PaperValue(1, "§6.1 (good and bad are mutual nearest neighbours)", "paper text"),
     ("1-bit", "rank"): PaperValue(1, "§6.1 (good and bad are mutual nearest neighbours)", "paper text"),
 }
-VOCABULARY = PaperValue(60_238, "the paper's notebook log: both embedding matrices load as (60238, d) (notes §2-§3)",
+VOCABULARY = PaperValue(60_238, "the paper's notebook log: both embedding matrices load as (60238, d) (the book's appendix)",
                         "paper's notebook")
 # Google-analogy accuracy (%) of the same training settings on standard text8, not the paper's corpus.
 TEXT8_ANALOGY: dict[str, PaperValue] = {
-    "32-bit": PaperValue(33.40, "Witiko/Word2Bits-evaluation, 0b-200d-e10 on text8 (notes §3)",
+    "32-bit": PaperValue(33.40, "Witiko/Word2Bits-evaluation, 0b-200d-e10 on text8 (the book's appendix)",
                          "authors' evaluation repository"),
-    "1-bit": PaperValue(31.82, "Witiko/Word2Bits-evaluation, 1b-1000d-e10 on text8 (notes §3)",
+    "1-bit": PaperValue(31.82, "Witiko/Word2Bits-evaluation, 1b-1000d-e10 on text8 (the book's appendix)",
                         "authors' evaluation repository"),
 }
 
 # ---------------------------------------------------------------------------------------------------------------
 # the orthogonalization grid (chapters 3-4)
 
-# What the paper's code searched (classify() in its notebook; notes §7). Table 2's t = -1 comes from this grid.
+# What the paper's code searched (classify() in its notebook; the book's appendix). Table 2's t = -1 comes from this grid.
 ORTHOGONALIZATION_GRID: dict[str, PaperValue] = {
-    key: PaperValue(values, "the paper's notebook, classify() (notes §7)", "paper's code") for key, values in {
+    key: PaperValue(values, "the paper's notebook, classify() (the book's appendix)", "paper's code") for key, values in {
         "symmetric": (True, False), "dominant": (True, False), "idf": (True, False),
         "nonzero_limit": (100, 200, 400, 800), "threshold": (-1.0, -0.5, 0.0, 0.5), "exponent": (1.0, 2.0, 3.0, 4.0),
     }.items()
@@ -220,6 +221,11 @@ LOWEST_RELATIVE_ERROR = PaperValue(48.86, "§6.2 (Soft VSM (ortho.), the lowest 
 SPEED_RATIO = PaperValue(819_496, "§6.3", "paper text")
 SPEED_RATIO_20NEWS = PaperValue(1_505_386, "§6.3", "paper text")
 FASTER_THAN = PaperValue(10_000, "abstract (\"over 10,000x faster\")", "paper text")
+# §5.5: a t-test for every pair of the 7 configurations on every data set, 6 x 21 = 126 comparisons; §6.1 lists the
+# five that are not significant.
+SIGNIFICANCE_TESTS = PaperValue(126, "§5.5 (every pair of its 7 configurations on each of its 6 data sets)",
+                                "paper text")
+NOT_SIGNIFICANT = PaperValue(5, "§6.1 (the five pairs it names as not significant)", "paper text")
 
 # ---------------------------------------------------------------------------------------------------------------
 # not numbers: where our data differ from the paper's (data/README.md)

@@ -18,7 +18,7 @@ import pandas as pd
 from . import paper as _paper
 from .methods import METHODS
 
-__all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "verdicts", "VERDICTS"]
+__all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "verdicts", "VERDICTS", "footnoted"]
 
 CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's fil8"
 EXACT_RATE = "exact evaluations per second per core"
@@ -270,3 +270,18 @@ def _paper_ahead(method: str, paired: pd.DataFrame) -> str:
     if any(np.isnan(v) for v in scm + wmd):
         return "—"
     return str(sum(a < b for a, b in zip(scm, wmd)))
+
+
+def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
+    """``rows`` of :func:`scorecard` with the ``data`` column replaced by footnote marks (``"a"``, ``"b, c"``; empty
+    where our data are the paper's), and the notes they stand for (mark -> text), in order of first use."""
+    notes: dict[str, str] = {}
+    marks = []
+    for text in rows["data"]:
+        found = []
+        for note in ([] if text == "same" else text.split("; ")):
+            if note not in notes.values():
+                notes[chr(ord("a") + len(notes))] = note
+            found.append(next(mark for mark, value in notes.items() if value == note))
+        marks.append(", ".join(found))
+    return rows.drop(columns="data").assign(notes=marks), notes

@@ -6,7 +6,8 @@ from regemb_utils.knn_runs import MethodResult, Run
 from regemb_utils import paper
 from regemb_utils.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
                                   relative_error_table, speed_table)
-from regemb_utils.scorecard import CORPUS_DIFFERS, SEARCH_RATE, VERDICTS, headline, scorecard, speed_ratio, verdicts
+from regemb_utils.scorecard import (CORPUS_DIFFERS, SEARCH_RATE, VERDICTS, footnoted, headline, scorecard,
+                                    speed_ratio, verdicts)
 
 
 def _result(dataset, method, errors, n, params=None, runs=()):
@@ -136,3 +137,17 @@ def test_verdicts_follow_the_stated_rules(synthetic):
     assert around_zero["verdict"].item() == "not decided with these samples"
     broken = verdicts(theorem_1={"1-bit": {"max |⟨e'_i, e'_j⟩ - s'_ij|": 0.3, "words": 500}})
     assert broken["verdict"].item() == "does not hold"
+
+
+def test_data_differences_become_footnote_marks():
+    card = scorecard(table_1=pd.concat({"ours": pd.DataFrame({"train": [517, 2000], "test": [220, 1632],
+                                                              "E[p]": [181.0, 88.0], "classes": [5, 10]},
+                                                             index=["bbcsport", "ohsumed"])}, axis=1),
+                     cosines={"32-bit": {"mean": 0.2, "sd": 0.1}})
+    marked, notes = footnoted(card)
+    assert "data" not in marked and len(marked) == len(card)
+    assert notes == {"a": CORPUS_DIFFERS, "b": f"ohsumed: {paper.DIFFERENT_DATA['ohsumed']}"}
+    by_row = dict(zip(zip(marked["quantity"], marked["dataset"].fillna("")), marked["notes"]))
+    assert by_row["training documents", "bbcsport"] == ""  # the paper's data: no mark
+    assert by_row["E[p] (unique corpus words per document)", "bbcsport"] == "a"
+    assert by_row["E[p] (unique corpus words per document)", "ohsumed"] == "b, a"
