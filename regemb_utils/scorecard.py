@@ -232,7 +232,7 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
         ratio, search = speed_ratio(speeds), speed_ratio(speeds, SEARCH_RATE)
         wmd = speeds.set_index("method").loc["wmd"]
         rows.append({"claim": "The regularized SCM is over 10,000× faster than the WMD (abstract)",
-                     "paper": (f"over {_paper.FASTER_THAN.value:,}× (abstract); {_paper.SPEED_RATIO.value:,}× "
+                     "paper": (f"over {_paper.FASTER_THAN.value:,.0f}× (abstract); {_paper.SPEED_RATIO.value:,.0f}× "
                                f"on average ({_paper.SPEED_RATIO.source})"),
                      "ours": (f"{ratio:,.0f}× by pairs evaluated exactly per second, the paper's measure "
                               f"({int(wmd['exact evaluations']):,} exact WMD evaluations); {search:,.0f}× by the "

@@ -11,7 +11,7 @@ from regemb_utils.knn_runs import MethodResult, Run
 from regemb_utils.methods import METHODS
 from regemb_utils.paper import KINDS, PaperValue
 from regemb_utils.results import error_table, optimal_parameters, relative_error_table, speed_table
-from regemb_utils.scorecard import headline, scorecard
+from regemb_utils.scorecard import headline, scorecard, verdicts
 
 
 def test_every_value_has_a_source_and_a_kind():
@@ -88,3 +88,10 @@ def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
     top = headline(card)
     assert (top["paper_reduction"], top["paper_speed_ratio"]) == (11.0, 3.0)
     assert card[card["quantity"] == "test error (%)"].set_index("method").loc["BoW", "paper"] == 12.34
+    claims = verdicts(reduction={"reduction": 10.0, "lower": 5.0, "upper": 15.0, "datasets": 1, "queries": 220},
+                      speeds=speeds).set_index("where")
+    assert claims.loc["04_scm_vs_wmd.html#fig-relative-error", "paper"].startswith("11.00 %")
+    assert claims.loc["04_scm_vs_wmd.html#fig-relative-error", "verdict"] == "holds within the interval"  # 11 ∈ [5, 15]
+    monkeypatch.setattr(paper, "FASTER_THAN", PaperValue(10**9, **source))
+    speed = verdicts(speeds=speeds)
+    assert "3×" in speed["paper"].item() and speed["verdict"].item() == "does not hold"  # 100× < 10⁹×
