@@ -16,6 +16,8 @@ returns NaN.
   (its ``inf`` was zeroed) but NaN for xᵀS'x < 0 (``sqrt`` of a negative number); gensim 4 raises an assertion.
   With ``clip=True`` the values are clipped to [-1, 1] as gensim's ``inner_product(..., normalized=(True, True))``
   does; the paper's batch code did not clip (default ``clip=False``).
+* :func:`scm_contributions` – one pair of documents word pair by word pair: xᵢSᵢⱼyⱼ/(√(xᵀSx)√(yᵀSy)), which sum to
+  the SCM, for the dense S (:func:`cosine_term_similarity`) or a sparse S'.
 * :func:`l1_distance` – the L1 distance (e.g. over TF-IDF L1 rows, Sato et al. 2022); use ``-distance`` as a
   similarity for kNN.
 """
@@ -37,6 +39,9 @@ __all__ = [
     "embedding_matrix",
     "unit_rows",
     "dense_scm",
+    "cosine_term_similarity",
+    "ScmContributions",
+    "scm_contributions",
     "slope_effect_on_scm",
     "sparse_scm",
     "l1_distance",
@@ -141,6 +146,78 @@ def dense_scm(X, Y, embeddings: np.ndarray, *, normalized_embeddings: bool = Fal
     x_vectors = unit_rows(np.asarray(X.astype(dtype) @ unit))
     y_vectors = unit_rows(np.asarray(Y.astype(dtype) @ unit))
     return x_vectors @ y_vectors.T
+
+
+def cosine_term_similarity(embeddings: np.ndarray) -> np.ndarray:
+    """The dense S of :func:`dense_scm` as a matrix: Sᵢⱼ = cos(eᵢ, eⱼ) over the rows of ``embeddings`` (float64); a
+    word without an embedding (a zero row) has a zero row and column, its diagonal included. Only for a few words
+    (e.g. one pair of documents): :func:`dense_scm` never forms S."""
+    unit = unit_rows(np.asarray(embeddings, dtype=np.float64))
+    return unit @ unit.T
+
+
+@dataclass(frozen=True)
+class ScmContributions:
+    """The SCM of one pair of documents, word pair by word pair: ``contributions[i, j]`` =
+    xᵢSᵢⱼyⱼ / (√(xᵀSx) √(yᵀSy)) for word ``x_terms[i]`` of the first document and ``y_terms[j]`` of the second;
+    ``total`` (their sum) is the SCM."""
+
+    x_terms: np.ndarray  # column ids of the first document's words (weight ≠ 0), ascending
+    y_terms: np.ndarray
+    contributions: np.ndarray  # [len(x_terms), len(y_terms)]
+    x_form: float  # xᵀSx
+    y_form: float  # yᵀSy
+
+    @property
+    def total(self) -> float:
+        return float(self.contributions.sum())
+
+
+def scm_contributions(x, y, term_similarity) -> ScmContributions:
+    """Each word pair's share of the SCM of two single documents ``x`` and ``y`` (1-row matrices or weight vectors
+    over the same columns as ``term_similarity``).
+
+    ``term_similarity`` is S as a dense array (e.g. :func:`cosine_term_similarity`), a scipy sparse matrix (S' of
+    chapter 3) or a gensim ``SparseTermSimilarityMatrix``; S need not be symmetric (the value is xᵀSy). A document
+    with xᵀSx ≤ 0 (no word with a weight, or only words without an embedding under the dense S) has SCM 0 to every
+    document in :func:`dense_scm` and :func:`sparse_scm`, but no contributions: ``ValueError``."""
+    X, Y = _csr(np.atleast_2d(x) if not sparse.issparse(x) else x, "x"), _csr(
+        np.atleast_2d(y) if not sparse.issparse(y) else y, "y")
+    if X.shape[0] != 1 or Y.shape[0] != 1:
+        raise ValueError("scm_contributions compares two single documents")
+    _check_columns(X, Y)
+    n_terms = X.shape[1]
+    matrix = getattr(term_similarity, "matrix", term_similarity)
+    if sparse.issparse(matrix):
+        S = _term_matrix_csr(matrix, n_terms)
+    else:
+        S = np.asarray(matrix, dtype=np.float64)
+        if S.shape != (n_terms, n_terms):
+            raise ValueError(f"term similarity matrix has shape {S.shape}, the documents {n_terms} columns")
+    X, Y = X.astype(np.float64), Y.astype(np.float64)
+    X.eliminate_zeros()
+    Y.eliminate_zeros()
+    X.sort_indices()
+    Y.sort_indices()
+    x_terms, y_terms = X.indices.astype(np.int64), Y.indices.astype(np.int64)
+    x_weights, y_weights = X.data, Y.data
+
+    def block(rows, columns):
+        part = S[rows][:, columns]
+        return part.toarray() if sparse.issparse(part) else np.asarray(part)
+
+    forms = {}
+    for name, terms, weights in (("x", x_terms, x_weights), ("y", y_terms, y_weights)):
+        if not len(terms):
+            raise ValueError(f"{name} has no word with a weight (no word of the document is in the dictionary): its "
+                             "SCM is 0 to every document and no pair contributes")
+        forms[name] = float(weights @ block(terms, terms) @ weights)
+        if not forms[name] > 0:
+            raise ValueError(f"{name} has {name}ᵀS{name} = {forms[name]:g} ≤ 0 (e.g. under the dense S, no word of "
+                             "the document has an embedding): its SCM is 0 to every document and no pair contributes")
+    contributions = (x_weights[:, None] * block(x_terms, y_terms) * y_weights[None, :]
+                     / (np.sqrt(forms["x"]) * np.sqrt(forms["y"])))
+    return ScmContributions(x_terms, y_terms, contributions, forms["x"], forms["y"])
 
 
 # ----------------------------------------------------------------------------------------------------------------

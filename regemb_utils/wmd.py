@@ -66,6 +66,8 @@ __all__ = [
     "SOLVERS",
     "BOUNDS",
     "wmd",
+    "WmdFlows",
+    "wmd_flows",
     "wmd_distances",
     "word_centroid_distances",
     "relaxed_wmd",
@@ -262,6 +264,60 @@ def wmd(x, y, embeddings, solver: str = "pot") -> float:
     if X.shape[0] != 1 or Y.shape[0] != 1:
         raise ValueError("wmd compares two single documents; use wmd_distances for matrices")
     return float(wmd_distances(X, Y, embeddings, solver=solver)[0, 0])
+
+
+@dataclass(frozen=True)
+class WmdFlows:
+    """The optimal transport plan of one WMD, over the words of the two documents.
+
+    ``flows[i, j]`` is the mass that word ``x_terms[i]`` of the first document sends to word ``y_terms[j]`` of the
+    second (rows sum to the first document's nBOW weights, columns to the second's), ``distances[i, j]`` the
+    Euclidean distance between their raw embeddings; ``total`` = Σ fᵢⱼcᵢⱼ is the WMD."""
+
+    x_terms: np.ndarray  # column ids of the first document's words (weight > 0), ascending
+    y_terms: np.ndarray
+    x_weights: np.ndarray  # their L1-normalised weights
+    y_weights: np.ndarray
+    flows: np.ndarray  # [len(x_terms), len(y_terms)]
+    distances: np.ndarray  # [len(x_terms), len(y_terms)]
+
+    @property
+    def total(self) -> float:
+        used = self.flows.nonzero()
+        return math.fsum(self.flows[used] * self.distances[used])
+
+
+def wmd_flows(x, y, embeddings) -> WmdFlows:
+    """The WMD of two single documents with its transport plan: which word sends how much mass to which word.
+
+    Same definition as :func:`wmd` (weights L1-normalised, Euclidean distances between the raw rows of
+    ``embeddings``, words without an embedding at the origin), solved by POT's ``ot.emd`` on the full problem over
+    both supports (not the reduced one of :func:`wmd`, so that the plan shows every word's mass, also the mass a
+    word shared by both documents keeps in place); ``total`` equals :func:`wmd` up to rounding. A document without
+    any weight has no plan: ``ValueError``."""
+    import ot
+
+    X = sparse.csr_matrix(np.atleast_2d(x) if not sparse.issparse(x) else x)
+    Y = sparse.csr_matrix(np.atleast_2d(y) if not sparse.issparse(y) else y)
+    if X.shape[0] != 1 or Y.shape[0] != 1:
+        raise ValueError("wmd_flows compares two single documents")
+    embeddings = np.asarray(embeddings, dtype=np.float64)
+    if embeddings.ndim != 2 or X.shape[1] != Y.shape[1] or embeddings.shape[0] != X.shape[1]:
+        raise ValueError(f"x has {X.shape[1]} columns, y {Y.shape[1]} and the embedding matrix "
+                         f"{embeddings.shape[0] if embeddings.ndim == 2 else embeddings.shape} rows: all must use "
+                         "the common dictionary")
+    X, Y = _weights(X, "x"), _weights(Y, "y")
+    for name, matrix in (("x", X), ("y", Y)):
+        if matrix.nnz == 0:
+            raise ValueError(f"{name} has no word with a weight (no word of the document is in the dictionary): "
+                             "its WMD to any document is +inf and there is no transport plan")
+    (x_terms, x_weights), (y_terms, y_weights) = _row(X, 0), _row(Y, 0)
+    points_x, points_y = embeddings[x_terms], embeddings[y_terms]
+    if not (np.all(np.isfinite(points_x)) and np.all(np.isfinite(points_y))):
+        raise ValueError("the embeddings of the words that occur must be finite")
+    distances = np.ascontiguousarray(cdist(points_x, points_y))
+    flows = ot.emd(x_weights, y_weights, distances, numItermax=_NUM_ITER_MAX)
+    return WmdFlows(x_terms.copy(), y_terms.copy(), x_weights.copy(), y_weights.copy(), np.asarray(flows), distances)
 
 
 # ----------------------------------------------------------------------------------------------------------------

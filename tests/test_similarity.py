@@ -146,3 +146,68 @@ def test_l1_distance_and_dispatch():
         similarity_matrix("jaccard", X, Y)
     with pytest.raises(ValueError, match="columns"):
         cosine_similarity(X, sparse.csr_matrix((1, 4)))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# one pair, word pair by word pair (chapter 4's example)
+
+
+def test_scm_contributions_sum_to_dense_scm_and_gensim():
+    from gensim.similarities import SoftCosineSimilarity
+
+    from regemb_utils.similarity import cosine_term_similarity, scm_contributions
+
+    documents, dictionary, kv = make_problem(seed=7, n_words=50, dim=6, missing=5)
+    X = bow_matrix([documents[0] + ["w47"], documents[1]], dictionary)  # w47 has no embedding
+    x, y = X[0], X[1]
+    E = embedding_matrix(kv, dictionary, dtype=np.float64)
+    S = cosine_term_similarity(E)
+    missing, embedded = dictionary.token2id["w47"], dictionary.token2id["w3"]
+    assert S[missing, missing] == 0 and S[embedded, embedded] == pytest.approx(1.0)
+    part = scm_contributions(x, y, S)
+    assert part.total == pytest.approx(float(dense_scm(x, y, E, dtype=np.float64)[0, 0]), abs=1e-12)
+    gensim = SparseTermSimilarityMatrix(sparse.csc_matrix(S))
+    assert part.total == pytest.approx(float(gensim.inner_product(_corpus(x)[0], _corpus(y)[0],
+                                                                  normalized=(True, True))), abs=1e-9)
+    assert part.total == pytest.approx(float(SoftCosineSimilarity(_corpus(y), gensim)[_corpus(x)[0]][0]), abs=1e-6)
+    i, j = 1, 2  # one entry by the definition
+    xd, yd = x.toarray().ravel(), y.toarray().ravel()
+    expected = xd[x.indices[i]] * S[x.indices[i], y.indices[j]] * yd[y.indices[j]] / np.sqrt(xd @ S @ xd) / np.sqrt(
+        yd @ S @ yd)
+    assert part.contributions[i, j] == pytest.approx(expected, rel=1e-12)
+    assert np.all(part.contributions[list(x.indices).index(missing)] == 0)  # no embedding: no share under S
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_scm_contributions_sum_to_sparse_scm_and_gensim(symmetric):
+    from regemb_utils.similarity import scm_contributions
+
+    documents, dictionary, _ = make_problem(seed=8, n_words=60)
+    rng = np.random.default_rng(9)
+    S = random_term_matrix(rng, len(dictionary), per_column=6).astype(np.float64)
+    if not symmetric:
+        S = (S + sparse.random(len(dictionary), len(dictionary), density=0.05, random_state=10) * 0.05).tocsc()
+    X = bow_matrix(documents[:2], dictionary).multiply(rng.uniform(0.5, 2.0, size=len(dictionary))).tocsr()
+    part = scm_contributions(X[0], X[1], S)
+    assert part.total == pytest.approx(float(sparse_scm(X[0], X[1], S)[0, 0]), abs=1e-12)
+    gensim = SparseTermSimilarityMatrix(S)
+    assert part.total == pytest.approx(float(gensim.inner_product(_corpus(X[0])[0], _corpus(X[1])[0],
+                                                                  normalized=(True, True))), abs=1e-6)
+    assert scm_contributions(X[0], X[1], gensim).total == pytest.approx(part.total, abs=1e-12)  # gensim's object
+    assert np.count_nonzero(part.contributions) < part.contributions.size  # a sparse S' zeroes pairs
+
+
+def test_scm_contributions_refuse_bad_input():
+    from regemb_utils.similarity import cosine_term_similarity, scm_contributions
+
+    documents, dictionary, kv = make_problem(seed=7, n_words=50, dim=6, missing=5)
+    X = bow_matrix([documents[0], documents[1], ["w46", "w48"], []], dictionary)  # w45-w49: no embedding
+    S = cosine_term_similarity(embedding_matrix(kv, dictionary, dtype=np.float64))
+    with pytest.raises(ValueError, match="no word with a weight"):
+        scm_contributions(X[3], X[1], S)
+    with pytest.raises(ValueError, match="xᵀSx = 0"):
+        scm_contributions(X[2], X[1], S)  # only words without an embedding
+    with pytest.raises(ValueError, match="shape"):
+        scm_contributions(X[0], X[1], S[:-1, :-1])
+    with pytest.raises(ValueError, match="columns"):
+        scm_contributions(X[0], X[1][:, :-1], S)

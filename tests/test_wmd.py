@@ -227,3 +227,55 @@ def test_dual_search_identical_to_brute_force_on_real_documents(name, n_queries,
     finite = np.isfinite(pot)
     assert np.array_equal(np.isfinite(bounds), finite) and np.all(bounds[finite] <= pot[finite])
     assert np.allclose(full[:4][finite], pot[finite], rtol=1e-9, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the transport plan of one pair (chapter 4's example)
+
+
+def _nbow_pair(seed=11):
+    documents, dictionary, kv = make_problem(seed=seed, n_words=40, dim=6, missing=0, with_unknown=False)
+    first = ["w1", "w2", "w2", "w5", "w9"]  # repeated words, one word shared with the second document
+    second = ["w3", "w5", "w7", "w7", "w7", "w11"]
+    X = nbow_matrix([first, second], dictionary)
+    return first, second, X[0], X[1], embedding_matrix(kv, dictionary, dtype=np.float64), kv
+
+
+def test_flows_cost_equals_wmd_and_gensim_with_exact_marginals():
+    from regemb_utils.wmd import wmd_flows
+
+    first, second, x, y, E, kv = _nbow_pair()
+    plan = wmd_flows(x, y, E)
+    assert plan.total == pytest.approx(wmd(x, y, E), rel=1e-10)
+    assert plan.total == pytest.approx(wmd(x, y, E, solver="pyemd"), rel=1e-6)
+    assert plan.total == pytest.approx(kv.wmdistance(first, second, norm=False), rel=1e-6)
+    assert np.array_equal(plan.x_terms, x.indices) and np.array_equal(plan.y_terms, y.indices)
+    assert np.all(plan.flows >= 0)
+    np.testing.assert_allclose(plan.flows.sum(axis=1), x.data, atol=1e-12)  # every word sends all its mass
+    np.testing.assert_allclose(plan.flows.sum(axis=0), y.data, atol=1e-12)  # and every word receives its own
+    np.testing.assert_allclose(plan.distances, cdist(E[x.indices], E[y.indices]))
+    assert plan.x_weights.sum() == pytest.approx(1.0) and plan.y_weights.sum() == pytest.approx(1.0)
+
+
+def test_flows_hand_computed_with_word_at_origin():
+    from regemb_utils.wmd import wmd_flows
+
+    E = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])  # word 0 has no embedding: origin
+    plan = wmd_flows(np.array([2.0, 0.0, 0.0]), np.array([0.0, 1.0, 1.0]), E)  # raw counts are L1-normalised
+    np.testing.assert_allclose(plan.flows, [[0.5, 0.5]])
+    np.testing.assert_allclose(plan.distances, [[5.0, 10.0]])
+    assert plan.total == pytest.approx(7.5)
+
+
+def test_flows_refuse_bad_input():
+    from regemb_utils.wmd import wmd_flows
+
+    _, _, x, y, E, _ = _nbow_pair()
+    with pytest.raises(ValueError, match="no word with a weight"):
+        wmd_flows(sparse.csr_matrix(x.shape), y, E)
+    with pytest.raises(ValueError, match="common dictionary"):
+        wmd_flows(x, y, E[:-1])
+    with pytest.raises(ValueError, match="common dictionary"):
+        wmd_flows(x, y[:, :-1], E)
+    with pytest.raises(ValueError, match="single documents"):
+        wmd_flows(sparse.vstack([x, y]), y, E)
