@@ -127,7 +127,14 @@ def test_plotly_js_only_where_needed(book):
 def test_landing_page_leads_with_the_scorecard_headline(book):
     page = (book / "_build" / "html" / "intro.html").read_text()
     headline = page[page.index('id="the-answer-first"'):page.index('id="what-the-paper-claims"')]
-    assert headline.count('class="pasted-text"') == 8, "the headline's numbers were not pasted from the scorecard"
+    assert headline.count('class="pasted-text"') == 13, "the headline's numbers were not pasted from the scorecard"
+    verdicts = headline[headline.index('<table class="regemb-table'):headline.index("</table>")]
+    assert ">verdict</th>" in verdicts, "the verdict table was not pasted from the scorecard"
+    links = re.findall(r'<a href="([^"#]+)#([^"]+)">', verdicts)
+    assert len(links) >= 4, "every claim links to where the book shows it"
+    for target, anchor in links:  # each link lands on an existing page and anchor
+        linked = (book / "_build" / "html" / target).read_text()
+        assert f'id="{anchor}"' in linked, f"the verdict table links to {target}#{anchor}, which does not exist"
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -220,13 +227,6 @@ def built_html(request):
     return request.getfixturevalue("book") / "_build" / "html"
 
 
-# Known failures of the chapters as committed (paper profile, built from the committed notebooks): tables with nan
-# (chapter 4: Figure 8, 9 and 10 tables), tables wider than the column (chapters 2, 4, 5, 6), and chapter 5's 12
-# confusion-matrix images and 12 t-SNE maps without a numbered caption. strict=True: once the chapters pass, this
-# marker must go.
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="today's chapters: nan in chapter 4's tables, tables wider than the column in chapters "
-                          "2, 4, 5, 6, uncaptioned figures in chapter 5 (issue 14)")
 def test_every_page_is_readable(built_html):
     from regemb_utils.browser import Chromium, serve
 
