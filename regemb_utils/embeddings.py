@@ -93,6 +93,80 @@ def cosine_summary(cosines: np.ndarray) -> dict[str, float]:
             "median": float(np.median(cosines)), "max": float(cosines.max())}
 
 
+def cosine_signs(cosines: np.ndarray, step: float | None = None) -> dict[str, float]:
+    """The shares of word pairs whose cosine is negative, zero and positive (fractions that sum to 1).
+
+    ``step``: the lattice step of quantized embeddings (:func:`cosine_lattice_step`); a cosine within a quarter step
+    of 0 is then the lattice value 0 computed with rounding error, and counts as zero. Without it, only an exact 0
+    does."""
+    cosines = np.asarray(cosines)
+    n = max(cosines.size, 1)
+    tolerance = step / 4 if step else 0.0
+    return {"negative": float(np.count_nonzero(cosines < -tolerance)) / n,
+            "zero": float(np.count_nonzero(np.abs(cosines) <= tolerance)) / n,
+            "positive": float(np.count_nonzero(cosines > tolerance)) / n}
+
+
+def cosine_lattice_step(vectors: KeyedVectors) -> float | None:
+    """The spacing of the values that the cosine of two words can take, for quantized embeddings: when every
+    coordinate of every vector is ±c (1-bit embeddings, c = 1/3), the cosine of two words is (d - 2h) / d for the
+    Hamming distance h of their signs, a multiple of 2/d away from 1, so the step is 2/d. ``None`` for embeddings
+    whose coordinates are not all ±c (full-precision ones), whose cosines take any value."""
+    matrix = vectors.vectors
+    if matrix.size == 0:
+        return None
+    magnitude = np.abs(matrix)
+    c = magnitude.flat[0]
+    if c == 0 or not np.all(magnitude == c):
+        return None
+    return 2.0 / matrix.shape[1]
+
+
+def lattice_bins(low: float, high: float, step: float, group: int = 1, origin: float = 1.0) -> np.ndarray:
+    """Histogram bin edges, ascending, that cover [low, high] and are aligned to the lattice ``origin - h * step``
+    (h = 0, 1, 2, ...): every bin is ``group * step`` wide and holds exactly ``group`` lattice points, none of them on
+    an edge (edges lie half a step between lattice points). Bins of any other width alias with the lattice: some
+    catch one lattice point more than their neighbours, which draws a comb over the histogram."""
+    if step <= 0 or group < 1:
+        raise ValueError("step must be positive and group at least 1")
+    width = group * step
+    top = origin + step / 2  # the edge above the lattice point at origin
+    first = int(np.floor((top - high) / width))  # bins counted down from top; bin j spans [top-(j+1)w, top-jw]
+    last = int(np.ceil((top - low) / width))
+    return top - np.arange(last, first - 1, -1) * width
+
+
+def cosine_histogram_bins(cosines: dict[str, np.ndarray], steps: dict[str, float | None],
+                          target_bins: int = 150) -> tuple[np.ndarray, float | None, int]:
+    """Common histogram bins for the cosine distributions of several models: ``(edges, step, group)``.
+
+    When a model's cosines lie on a lattice (``steps``, from :func:`cosine_lattice_step`), the bins follow the
+    finest such lattice (:func:`lattice_bins`), each ``group`` lattice steps wide, with ``group`` chosen so that the
+    range of all cosines gets about ``target_bins`` bins; otherwise ``target_bins`` equal bins (``step`` None)."""
+    values = [np.asarray(c) for c in cosines.values() if np.size(c)]
+    low = min(float(c.min()) for c in values)
+    high = max(float(c.max()) for c in values)
+    lattice = [s for s in steps.values() if s]
+    if not lattice:
+        return np.linspace(low, high, target_bins + 1), None, 1
+    step = min(lattice)
+    group = max(1, int(round((high - low) / target_bins / step)))
+    return lattice_bins(low, high, step, group), step, group
+
+
+def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd.DataFrame:
+    """The ``topn`` nearest neighbours of each of ``words`` (those every model knows) in each model, one row per
+    word and model, the neighbours as text with their cosine: "bad (0.58), ..."."""
+    rows = []
+    for word in words:
+        if not all(word in kv for kv in models.values()):
+            continue
+        for name, kv in models.items():
+            rows.append({"word": word, "model": name, "nearest neighbours (cosine)":
+                         ", ".join(f"{n} ({s:.2f})" for n, s in kv.most_similar(word, topn=topn))})
+    return pd.DataFrame(rows, columns=["word", "model", "nearest neighbours (cosine)"])
+
+
 def word_pair_table(vectors: KeyedVectors, pairs: list[tuple[str, str]]) -> pd.DataFrame:
     """Cosine of each pair and each word's rank among the other's nearest neighbours (1 = the nearest)."""
     rows = []

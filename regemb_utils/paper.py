@@ -23,7 +23,8 @@ from .data import DATASETS
 __all__ = [
     "PaperValue", "KINDS", "value", "all_values", "TEST_ERRORS", "RELATIVE_ERRORS", "SPEEDS", "TABLE_1", "TABLE_2",
     "table_1", "table_2", "COSINES", "GOOD_BAD", "ORTHOGONALIZATION_GRID", "TEXT_THRESHOLDS", "VOCABULARY",
-    "TEXT8_ANALOGY", "ERROR_REDUCTION_ABSTRACT", "ERROR_REDUCTION", "REGULARIZED_ERROR_RATIO",
+    "TEXT8_ANALOGY", "CORPUS_MIB", "DIMENSIONS", "EPOCHS", "TRAINING_SETTINGS", "VALIDATION_SHARE",
+    "FIGURE_1_WORDS", "ERROR_REDUCTION_ABSTRACT", "ERROR_REDUCTION", "REGULARIZED_ERROR_RATIO",
     "LOWEST_RELATIVE_ERROR", "SPEED_RATIO", "SPEED_RATIO_20NEWS", "FASTER_THAN", "SIGNIFICANCE_TESTS",
     "NOT_SIGNIFICANT", "DIFFERENT_DATA",
     "PAPER_COSINES", "PAPER_GOOD_BAD", "PAPER_GRID",
@@ -186,6 +187,26 @@ GOOD_BAD: dict[tuple[str, str], PaperValue] = {
     ("32-bit", "rank"): PaperValue(1, "§6.1 (good and bad are mutual nearest neighbours)", "paper text"),
     ("1-bit", "rank"): PaperValue(1, "§6.1 (good and bad are mutual nearest neighbours)", "paper text"),
 }
+# How the embeddings were trained: the text (§5.3) gives the corpus, the epochs and the dimensions and points to Lam
+# (2018, §4.3) for the rest; the code's Makefile passes Word2Bits the flags below (alpha is Word2Bits' default).
+CORPUS_MIB = PaperValue(100, "§5.3 (\"the first 100 MiB of the English Wikipedia\")", "paper text")
+DIMENSIONS: dict[str, PaperValue] = {
+    "32-bit": PaperValue(200, "§5.3 (non-quantized embeddings)", "paper text"),
+    "1-bit": PaperValue(1000, "§5.3 (quantized embeddings)", "paper text"),
+}
+EPOCHS = PaperValue(10, "§5.3 (\"10 training epochs\")", "paper text")
+_MAKEFILE = "the paper's Makefile, target vectors: the flags it passes to Word2Bits (the book's appendix)"
+TRAINING_SETTINGS: dict[str, PaperValue] = {
+    "window": PaperValue(10, _MAKEFILE, "paper's code"),
+    "negative": PaperValue(24, _MAKEFILE, "paper's code"),
+    "sample": PaperValue(1e-4, _MAKEFILE, "paper's code"),
+    "min_count": PaperValue(5, _MAKEFILE, "paper's code"),
+    "epochs": PaperValue(10, _MAKEFILE, "paper's code"),
+    "alpha": PaperValue(0.05, "Word2Bits' default learning rate, which the paper's Makefile keeps (the book's appendix)",
+                        "paper's code"),
+}
+VALIDATION_SHARE = PaperValue(20, "§5.4 (\"we hold out 20% of the train set for validation\")", "paper text")
+FIGURE_1_WORDS = PaperValue(40, "Figure 1 caption (\"the 40 most common words\")", "paper figure caption")
 VOCABULARY = PaperValue(60_238, "the paper's notebook log: both embedding matrices load as (60238, d) (the book's appendix)",
                         "paper's notebook")
 # Google-analogy accuracy (%) of the same training settings on standard text8, not the paper's corpus.

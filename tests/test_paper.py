@@ -95,3 +95,26 @@ def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
     monkeypatch.setattr(paper, "FASTER_THAN", PaperValue(10**9, **source))
     speed = verdicts(speeds=speeds)
     assert "3×" in speed["paper"].item() and speed["verdict"].item() == "does not hold"  # 100× < 10⁹×
+
+
+def test_the_paper_profile_trains_with_the_settings_paper_py_attributes_to_the_paper():
+    from regemb_utils.params import chapter_parameters
+
+    training = chapter_parameters("02_training", "paper")
+    for name in ("window", "negative", "sample", "min_count", "epochs"):
+        assert getattr(training, name) == paper.TRAINING_SETTINGS[name].value, name
+    assert training.dimensions == paper.DIMENSIONS["32-bit"].value
+    assert training.quantized_dimensions == paper.DIMENSIONS["1-bit"].value
+    assert training.epochs == paper.EPOCHS.value
+    assert chapter_parameters("03_orthogonalization", "paper").tsne_words == paper.FIGURE_1_WORDS.value
+    assert chapter_parameters("03_orthogonalization", "paper").nonzero_limits == paper.PAPER_GRID["nonzero_limit"]
+
+
+def test_word2bits_learns_at_the_rate_paper_py_attributes_to_the_papers_code():
+    import inspect
+
+    from regemb_utils import word2bits
+
+    defaults = [p.default for name, f in inspect.getmembers(word2bits, inspect.isfunction)
+                for p in inspect.signature(f).parameters.values() if p.name == "alpha" and p.default is not p.empty]
+    assert defaults and set(defaults) == {paper.TRAINING_SETTINGS["alpha"].value}
