@@ -62,10 +62,25 @@ def _named_format(name: str) -> Callable[[object], str] | None:
         return lambda v: f"{int(round(float(v))):,}"
     if name == "percent":  # a fraction shown as a percentage with one decimal
         return lambda v: f"{100 * float(v):,.1f}{_NBSP}%"
+    if name == "number":  # a column of mixed values: yes/no, integers, floats to 4 significant digits
+        return _number
     if name.startswith("percent:"):  # percent:2 -> two decimals
         digits = int(name.split(":", 1)[1])
         return lambda v: f"{100 * float(v):,.{digits}f}{_NBSP}%"
     return None
+
+
+def _number(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, numbers.Integral):
+        return f"{int(v):,}"
+    if isinstance(v, numbers.Real):
+        v = float(v)
+        if v.is_integer() and abs(v) < 1e15:
+            return f"{int(v):,}"
+        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+    return str(v)
 
 
 def _formatter(spec: Format) -> Callable[[object], str]:
@@ -131,7 +146,8 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
 
     * Column names are shown as given (put units in them: ``"test error (%)"``, ``"pairs / s"``).
     * ``formats`` maps a column to how its values are shown: ``"int"`` (thousands separators), ``"percent"`` (a
-      fraction shown as a percentage with one decimal; ``"percent:2"`` for two), a format spec (``".3f"``), a format
+      fraction shown as a percentage with one decimal; ``"percent:2"`` for two), ``"number"`` (mixed values: yes/no,
+      integers with separators, floats to 4 significant digits, whole above 1,000), a format spec (``".3f"``), a format
       string (``"{:.2f} %"`` for values already in percent) or a function. Other columns: integers (and float columns
       whose values are all whole numbers) with thousands separators, other numbers with 2 or 3 decimals, booleans as
       yes/no.

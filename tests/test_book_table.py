@@ -148,3 +148,9 @@ def test_links_wrap_their_cells_and_are_escaped():
         table(frame, links={"claim": ["x"]})
     with pytest.raises(KeyError, match="where"):
         table(frame, links={"where": ["x", "y"]})
+
+
+def test_mixed_columns_as_numbers():
+    frame = pd.DataFrame({"paper": [True, 11293, 0.1532, 819496.0, 39.43, 2.0, "x"]}, dtype=object)
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", table(frame, {"paper": "number"}).html)
+    assert cells == ["yes", "11,293", "0.1532", "819,496", "39.43", "2", "x"]
