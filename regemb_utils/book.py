@@ -141,7 +141,7 @@ class Table:
 
 def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *, download: str | None = None,
           collapsed: str | None = None, caption: str | None = None,
-          links: Mapping[object, object] | None = None) -> Table:
+          links: Mapping[object, object] | None = None, csv_frame: pd.DataFrame | None = None) -> Table:
     """Render ``frame`` as an HTML table for the book and for JupyterLab.
 
     * Column names are shown as given (put units in them: ``"test error (%)"``, ``"pairs / s"``).
@@ -160,6 +160,8 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
     * ``collapsed="Show all 216 tests"`` wraps the table (and its link) in a ``<details>`` element that starts
       closed, with that summary line (see also :func:`collapsible`).
     * ``caption`` is shown above the table.
+    * ``csv_frame``: what the CSV download holds, when it is not the frame shown (e.g. the separate interval columns
+      behind a compact display).
     * ``links={"claim": hrefs}`` makes each cell of that column a link to the href of its row (a sequence as long
       as the frame; None or "" for no link).
     """
@@ -194,11 +196,12 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
             f"<tbody>{''.join(rows)}</tbody></table>")
     csv = None
     if download is not None:
-        csv = data.to_csv(index=False)
+        full = data if csv_frame is None else csv_frame
+        csv = full.to_csv(index=False)
         name = download if download.endswith(".csv") else f"{download}.csv"
         uri = "data:text/csv;charset=utf-8;base64," + base64.b64encode(csv.encode("utf-8")).decode("ascii")
         body += (f'<p class="regemb-download"><a download="{html.escape(name)}" href="{uri}">'
-                 f"Download this table as CSV ({html.escape(name)}, {len(data):,} rows)</a></p>")
+                 f"Download this table as CSV ({html.escape(name)}, {len(full):,} rows)</a></p>")
     if collapsed is not None:
         body = _details(body, collapsed)
     return Table(body, csv)

@@ -154,3 +154,10 @@ def test_mixed_columns_as_numbers():
     frame = pd.DataFrame({"paper": [True, 11293, 0.1532, 819496.0, 39.43, 2.0, "x"]}, dtype=object)
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", table(frame, {"paper": "number"}).html)
     assert cells == ["yes", "11,293", "0.1532", "819,496", "39.43", "2", "x"]
+
+
+def test_the_csv_can_hold_more_than_is_shown():
+    full = pd.DataFrame({"error": [12.345], "lower": [9.0], "upper": [16.5]})
+    shown = pd.DataFrame({"error (%)": ["12.3 [9.0, 16.5]"]})
+    rendered = table(shown, download="errors", csv_frame=full)
+    assert rendered.csv == full.to_csv(index=False) and "12.3 [9.0, 16.5]" in rendered.html
