@@ -70,17 +70,27 @@ def _named_format(name: str) -> Callable[[object], str] | None:
     return None
 
 
-def _number(v) -> str:
-    if isinstance(v, (bool, np.bool_)):
-        return "yes" if v else "no"
-    if isinstance(v, numbers.Integral):
-        return f"{int(v):,}"
-    if isinstance(v, numbers.Real):
-        v = float(v)
-        if v.is_integer() and abs(v) < 1e15:
+def _shown_with(real: Callable[[float], str]) -> Callable[[object], str]:
+    """A formatter: booleans as yes/no, integers with thousands separators, other reals by ``real``."""
+    def fmt(v) -> str:
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "no"
+        if isinstance(v, numbers.Integral):
             return f"{int(v):,}"
-        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
-    return str(v)
+        if isinstance(v, numbers.Real):
+            return real(float(v))
+        return str(v)
+
+    return fmt
+
+
+def _significant(v: float) -> str:
+    if v.is_integer() and abs(v) < 1e15:
+        return f"{int(v):,}"
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
+_number = _shown_with(_significant)
 
 
 def _formatter(spec: Format) -> Callable[[object], str]:
@@ -104,19 +114,12 @@ def _default_formatter(column: pd.Series) -> Callable[[object], str]:
         return lambda v: f"{int(v):,}" if math.isfinite(float(v)) else str(float(v))
     decimals = 3 if numeric and max(abs(float(v)) for v in numeric) < 1 else 2
 
-    def fmt(v):
-        if isinstance(v, (bool, np.bool_)):
-            return "yes" if v else "no"
-        if isinstance(v, numbers.Integral):
-            return f"{int(v):,}"
-        if isinstance(v, numbers.Real):
-            v = float(v)
-            if v != 0 and abs(v) < 10 ** -3 and math.isfinite(v):
-                return f"{v:.2e}"
-            return f"{v:,.{decimals}f}"
-        return str(v)
+    def real(v: float) -> str:
+        if v != 0 and abs(v) < 10 ** -3 and math.isfinite(v):
+            return f"{v:.2e}"
+        return f"{v:,.{decimals}f}"
 
-    return fmt
+    return _shown_with(real)
 
 
 def _column_name(name) -> str:
