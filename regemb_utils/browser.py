@@ -188,7 +188,7 @@ class Chromium:
         self._process = subprocess.Popen(
             [self.executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0",
              f"--window-size={self.width},{self.height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,  # its own process group
         )
         try:
             port_file = profile / "DevToolsActivePort"
@@ -213,12 +213,17 @@ class Chromium:
     def __exit__(self, *exc) -> None:
         if getattr(self, "_ws", None) is not None:
             self._ws.close()
-        self._process.terminate()
+        # Chromium's helpers (zygote, crashpad, GPU and utility processes) may outlive the browser process and keep
+        # writing into the profile: end the whole process group before removing it.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._process.pid, 15)
         try:
             self._process.wait(10)
         except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+            pass
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._process.pid, 9)
+        self._process.wait()
         self._profile.cleanup()
 
     # -- protocol ---------------------------------------------------------------------------------------------------
