@@ -127,17 +127,11 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
                                  method="Soft VSM (ortho.)", exact=True, corpus=True))
     if paired is not None and len(paired):
         from .results import decided_counts
-        from .wmd_samples import paper_errors
 
         for r in decided_counts(paired).to_dict("records"):
-            datasets = paired.loc[paired["method"] == r["method"], "dataset"]
-            try:
-                errors = [paper_errors(d, r["method"]) for d in datasets]
-            except ValueError:
-                errors = []
-            own = bool(errors) and all(used == r["method"] for _, _, used in errors)
-            scm_better = sum(scm < wmd for scm, wmd, _ in errors) if own else np.nan
-            wmd_better = sum(wmd < scm for scm, wmd, _ in errors) if own else np.nan
+            ahead = _paper_ahead(r["method"], paired)
+            own = ahead is not None
+            scm_better, wmd_better = ahead if own else (np.nan, np.nan)
             for quantity, paper, ours in (("better", scm_better, r["SCM better"]), ("worse", wmd_better, r["WMD better"]),
                                           ("not decided", 0 if own else np.nan, r["not decided"])):
                 label = (f"data sets where the regularized SCM is significantly {quantity} than the {r['label']}"
@@ -221,9 +215,11 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
             n = paired.loc[paired["method"] == method, "queries"]
             better, worse, open_ = int(c["SCM better"]), int(c["WMD better"]), int(c["not decided"])
             verdict = (VERDICTS[3] if 0 < worse >= better else VERDICTS[0] if better > worse + open_ else VERDICTS[2])
+            ahead = _paper_ahead(method, paired)
             rows.append({"claim": f"The regularized SCM significantly outperforms the {c['label']} (abstract)",
                          "paper": "significantly better (abstract); ahead on "
-                                  f"{_paper_ahead(method, paired)} of {int(c['data sets'])} data sets in Figure 8",
+                                  f"{'—' if ahead is None else ahead[0]} of {int(c['data sets'])} data sets "
+                                  "in Figure 8",
                          "ours": (f"better on {better}, worse on {worse}, not decided on {open_} of "
                                   f"{int(c['data sets'])} data sets (exact McNemar, BH q < 0.05; "
                                   f"{_queries(int(n.min()), int(n.max()))} paired queries per data set)"),
@@ -262,14 +258,19 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
     return pd.DataFrame(rows, columns=["claim", "paper", "ours", "verdict", "where"])
 
 
-def _paper_ahead(method: str, paired: pd.DataFrame) -> str:
-    """On how many of the paired data sets the paper's Figure 8 puts the regularized SCM ahead of ``method``."""
+def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int] | None:
+    """On how many of the paired data sets the paper's Figure 8 puts the regularized SCM ahead of ``method``, and on
+    how many behind; None where the paper has no error of ``method`` itself on one of them."""
+    from .wmd_samples import paper_errors
+
     datasets = paired.loc[paired["method"] == method, "dataset"]
-    scm = [_paper.value(_paper.TEST_ERRORS, ("soft_vsm_quantized_ortho", d)) for d in datasets]
-    wmd = [_paper.value(_paper.TEST_ERRORS, (method, d)) for d in datasets]
-    if any(np.isnan(v) for v in scm + wmd):
-        return "—"
-    return str(sum(a < b for a, b in zip(scm, wmd)))
+    try:
+        errors = [paper_errors(d, method) for d in datasets]
+    except ValueError:
+        return None
+    if not errors or any(used != method for _, _, used in errors):
+        return None
+    return sum(scm < wmd for scm, wmd, _ in errors), sum(wmd < scm for scm, wmd, _ in errors)
 
 
 def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
