@@ -64,6 +64,12 @@ def test_chapters_ran_without_errors(book):
                 f"{path.name}: a stream split into many outputs"
 
 
+def test_exercise_solutions_state_what_they_compute(book):
+    from exercise_claims import check_exercise_claims
+
+    assert check_exercise_claims(book / "notebooks") == 12
+
+
 def test_pages_load_nothing_from_the_network(book):
     pages = list((book / "_build" / "html").rglob("*.html"))
     assert pages
