@@ -75,7 +75,7 @@ def check_exercise_claims(notebooks: Path) -> int:
     assert abs(pair["mass"] - 1) < 1e-9 and pair["scm_rank"] != pair["wmd_rank"]
     checked += 1
     # chapter 4: core hours constant; wall hours fall with N, never below core hours / N
-    cores = _records(g["04_scm_vs_wmd"]["ex_cores"])
+    cores = _records(g["04_scm_vs_wmd"]["ex_wmd_hours"])
     assert cores[0]["cores"] == 1 and np.isclose(cores[0]["wall hours"], cores[0]["core hours"])
     assert np.allclose([r["core hours"] for r in cores], cores[0]["core hours"])
     assert all(b["wall hours"] <= a["wall hours"] + 1e-12 for a, b in zip(cores, cores[1:]))
