@@ -7,6 +7,8 @@
 #                                    rerun one chapter with new parameters, then every later chapter (from their
 #                                    caches), and rebuild the book
 #   make lab                         JupyterLab on the chapters (notebooks/) with the project's kernel `regemb`
+#   make explore [PROFILE=..]        the explorer (notebooks/explorer.ipynb) as a web page served by Voila, on the
+#                                    artifacts of the chapters run with PROFILE (run them first)
 #   make lock [UPGRADE=1]            regenerate requirements.lock from pyproject.toml (uv); UPGRADE=1 moves every pin
 #                                    to the newest allowed version, otherwise existing pins are kept where they fit
 PROFILE ?= paper
@@ -24,8 +26,9 @@ UV_VERSION := 0.13.9
 PIP_VERSION := 26.3
 KERNEL := regemb
 LAB_ARGS ?=
+EXPLORE_ARGS ?=
 
-.PHONY: book rerun test setup lock lab clean
+.PHONY: book rerun test setup lock lab explore clean
 book: setup
 	$(BIN)/python scripts/run_chapters.py --profile $(PROFILE) --output notebooks
 	$(BIN)/jupyter-book build --warningiserror --keep-going .
@@ -63,6 +66,12 @@ lock:
 # make lab LAB_ARGS='--no-browser --port 8888'. As root (containers) JupyterLab needs --allow-root.
 lab: setup
 	$(BIN)/jupyter-lab --ServerApp.root_dir=notebooks --MultiKernelManager.default_kernel_name=$(KERNEL) $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+
+# The explorer as a standalone web page (Voila, opened in the browser; on a server: EXPLORE_ARGS='--no-browser
+# --port 8866'). Its template (voila/templates/regemb) is Voila's lab template without the stylesheets that one links
+# from a CDN: the page loads everything from the local server.
+explore: setup
+	REGEMB_PROFILE=$(PROFILE) JUPYTER_PATH=$(CURDIR) $(BIN)/voila notebooks/explorer.ipynb --template=regemb $(EXPLORE_ARGS)
 
 # The book renders offline: plotly.js and MathJax are served from its own static files (assets/), never from a CDN.
 assets/plotly.min.js: $(VENV)/.installed

@@ -31,12 +31,18 @@ def _digest(paths):
 
 
 @pytest.fixture(scope="module")
-def book(tmp_path_factory):
-    committed = sorted((ROOT / "notebooks").glob("*.ipynb"))
+def smoke_cache(tmp_path_factory):
+    """The artifact cache of the smoke run (filled by ``book``)."""
+    return tmp_path_factory.mktemp("artifacts")
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory, smoke_cache):
+    committed = sorted((ROOT / "notebooks").glob("0*.ipynb"))  # the chapters (the explorer is not one)
     before = _digest(committed)
     book = tmp_path_factory.mktemp("book")
     copy_book_sources(book)
-    env = dict(os.environ, REGEMB_CACHE=str(tmp_path_factory.mktemp("artifacts")))
+    env = dict(os.environ, REGEMB_CACHE=str(smoke_cache))
     subprocess.run(
         [sys.executable, ROOT / "scripts" / "run_chapters.py", "--profile", "smoke", "--output", book / "notebooks"],
         check=True, env=env,
@@ -48,7 +54,7 @@ def book(tmp_path_factory):
 
 def test_chapters_ran_without_errors(book):
     executed = sorted((book / "notebooks").glob("*.ipynb"))
-    assert [p.name for p in executed] == [p.name for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
+    assert [p.name for p in executed] == [p.name for p in sorted((ROOT / "notebooks").glob("0*.ipynb"))]
     for path in executed:
         notebook = json.loads(path.read_text())
         outputs = [o for c in notebook["cells"] for o in c.get("outputs", [])]
@@ -244,3 +250,171 @@ def test_every_page_is_readable(built_html):
                 if kind != "wide_code":
                     report += [f"{page}: {kind}: {item}" for item in found]
     assert not report, f"{len(report)} readability problems:\n" + "\n".join(report)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The explorer (notebooks/explorer.ipynb) on the smoke run's artifacts: its numbers against the measures computed
+# directly, and the page as `make explore` serves it (Voila), driven in headless Chromium
+
+
+def test_explorer_view_agrees_with_the_measures(book, smoke_cache):
+    import numpy as np
+    from scipy import sparse
+
+    from regemb_utils.cache import ArtifactCache
+    from regemb_utils.documents import represent_pair
+    from regemb_utils.explorer import Explorer, Settings
+    from regemb_utils.similarity import embedding_matrix, sparse_scm
+    from regemb_utils.wmd import wmd, wmd_distances
+
+    explorer = Explorer(ArtifactCache(smoke_cache))
+    settings = Settings(profile="smoke", dataset="twitter", query=3, reference=5, nonzero_limit=20, dominant=False)
+    view = explorer.view(settings)
+    S = explorer.matrix(settings)
+    chapter = explorer.chapter("smoke")
+    dictionary, documents = chapter.documents(["twitter"], None)
+    documents = documents["twitter"]
+    vectors = chapter.embeddings()["32-bit"][0]
+    embedded = np.array([dictionary[i] in vectors for i in range(len(dictionary))])
+    assert view.words == embedded.sum()
+    assert view.nonzeros_per_column == pytest.approx(np.diff(S.tocsc().indptr)[embedded].mean())
+    S_terms = sparse.csc_matrix(S[:, documents.terms])[documents.terms, :]
+    scm_q, scm_r = represent_pair("soft_vsm_ortho", documents, "test", "train")
+    wmd_q, wmd_r = represent_pair("wmd", documents, "test", "train")
+    rows = embedding_matrix(vectors, dictionary, terms=documents.terms)
+    similarities = sparse_scm(scm_q[3], scm_r[:view.references], S_terms)[0]
+    distances = wmd_distances(wmd_q[3], wmd_r[:view.references], rows)[0]
+    assert view.scm == pytest.approx(similarities[5]) and view.wmd == pytest.approx(wmd(wmd_q[3], wmd_r[5], rows))
+    assert view.contributions["share of the SCM"].sum() == pytest.approx(view.scm)
+    assert view.flows["cost"].sum() == pytest.approx(view.wmd)
+    assert view.scm_neighbours["SCM"].tolist() == pytest.approx(sorted(similarities, reverse=True)[:5])
+    assert view.wmd_neighbours["WMD"].tolist() == pytest.approx(sorted(distances)[:5])
+
+
+@pytest.fixture(scope="module")
+def explorer_url(book, smoke_cache):
+    """The explorer served as `make explore PROFILE=smoke` serves it, on the smoke run's artifacts."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(os.environ, REGEMB_CACHE=str(smoke_cache), REGEMB_PROFILE="smoke", JUPYTER_PATH=str(ROOT))
+    server = subprocess.Popen(
+        [BIN / "voila", ROOT / "notebooks" / "explorer.ipynb", "--template=regemb", "--no-browser", f"--port={port}",
+         "--Voila.ip=127.0.0.1"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(url + "voila/static/voila.js", timeout=5):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("Voila did not start") from None
+                time.sleep(0.5)
+        yield url
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(30)
+
+
+def _shown(browser) -> dict[str, str]:
+    """The explorer's numbers (and error message) as the page shows them."""
+    return browser.evaluate("Object.fromEntries([...document.querySelectorAll('#explorer-view [data-value]')]"
+                            ".map(e => [e.dataset.value, e.textContent]))")
+
+
+def _until(browser, condition, timeout: float = 90):
+    """Wait until ``condition(shown values)`` holds; returns the values."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = _shown(browser)
+        if condition(shown):
+            return shown
+        assert time.monotonic() < deadline, f"the explorer did not update; it shows {shown}"
+        time.sleep(0.1)
+
+
+def _set(browser, control: str, value) -> None:
+    """Set a dropdown or a number field of the explorer as a user does (the change event)."""
+    browser.evaluate(f"""(() => {{
+      const e = document.querySelector('.explorer-{control} select, .explorer-{control} input');
+      e.value = {json.dumps(str(value))};
+      e.dispatchEvent(new Event('change', {{bubbles: true}}));
+    }})()""")
+
+
+def _expected(view) -> dict[str, str]:
+    return {"nonzeros-per-column": f"{view.nonzeros_per_column:.3f}", "words": f"{view.words:,d}",
+            "off-diagonal": f"{view.off_diagonal:,d}", "scm": f"{view.scm:.4f}", "wmd": f"{view.wmd:.4f}"}
+
+
+def _open_explorer(browser, url):
+    browser.call("Network.enable")
+    browser.navigate(url, timeout=120)
+    return _until(browser, lambda shown: "scm" in shown)
+
+
+def test_explorer_answers_a_change_with_the_right_values(explorer_url, smoke_cache):
+    from dataclasses import replace
+
+    from regemb_utils.browser import Chromium
+    from regemb_utils.cache import ArtifactCache
+    from regemb_utils.explorer import Explorer, Settings
+
+    explorer = Explorer(ArtifactCache(smoke_cache))
+    first = Settings(profile="smoke")
+    with Chromium() as browser:
+        shown = _open_explorer(browser, explorer_url)
+        assert {k: shown[k] for k in _expected(explorer.view(first))} == _expected(explorer.view(first))
+        # a larger C without dominance: S' fills up, the SCM changes, the WMD (which has no S') does not
+        wider = replace(first, nonzero_limit=40)
+        _set(browser, "nonzero-limit", 40)
+        shown = _until(browser, lambda s: s.get("nonzeros-per-column") == _expected(explorer.view(wider))[
+            "nonzeros-per-column"])
+        browser.evaluate("document.querySelector('.explorer-dominant input').click()")
+        free = replace(wider, dominant=False)
+        expected = _expected(explorer.view(free))
+        shown = _until(browser, lambda s: s.get("nonzeros-per-column") == expected["nonzeros-per-column"])
+        assert {k: shown[k] for k in expected} == expected
+        assert float(expected["nonzeros-per-column"]) > 10 * float(_expected(explorer.view(first))[
+            "nonzeros-per-column"]) and shown["wmd"] == _expected(explorer.view(first))["wmd"]
+        # another test document: both measures and the neighbour tables follow it
+        _set(browser, "query", 7)
+        expected = _expected(explorer.view(replace(free, query=7)))
+        shown = _until(browser, lambda s: s.get("wmd") == expected["wmd"])
+        assert {k: shown[k] for k in expected} == expected
+        table = browser.evaluate("[...document.querySelectorAll('[data-table=scm-neighbours] tr')].slice(1)"
+                                 ".map(r => r.cells[0].textContent)")
+        assert table == [str(i) for i in explorer.view(replace(free, query=7)).scm_neighbours["training document"]]
+        requested = {event["params"]["request"]["url"].split("/")[2] for event in browser._events
+                     if event["method"] == "Network.requestWillBeSent"
+                     and event["params"]["request"]["url"].startswith("http")}
+        assert requested == {explorer_url.split("/")[2]}, f"the explorer loads from {requested}"
+
+
+def test_explorer_shows_bad_input_as_a_message(explorer_url, smoke_cache):
+    from regemb_utils.browser import Chromium
+    from regemb_utils.cache import ArtifactCache
+    from regemb_utils.explorer import Explorer
+
+    n_test = Explorer(ArtifactCache(smoke_cache)).chapter("smoke").datasets(["bbcsport"])["bbcsport"].test.labels.size
+    with Chromium() as browser:
+        _open_explorer(browser, explorer_url)
+        _set(browser, "query", 99999)
+        shown = _until(browser, lambda s: "error" in s)
+        assert shown["error"] == (f"test document 99999 is out of range: the test split of BBCSPORT has {n_test} "
+                                  f"documents, numbered 0 to {n_test - 1}")
+        _set(browser, "query", 2)
+        _until(browser, lambda s: "scm" in s)  # back to a view
+        _set(browser, "profile", "paper")  # never built in this cache
+        shown = _until(browser, lambda s: "error" in s)
+        assert shown["error"].startswith("the paper profile was never built in ")
+        assert "Traceback" not in browser.evaluate("document.body.innerText")
