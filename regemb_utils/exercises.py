@@ -16,6 +16,16 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from .cholesky import orthogonalized_embeddings
+from .documents import represent_pair
+from .representations import nbow_matrix
+from .results import error_table
+from .scorecard import scorecard
+from .similarity import scm_contributions, sparse_scm
+from .text import tokenize
+from .wmd import wmd_distances, wmd_flows
+from .wmd_samples import predict_wmd_time
+
 __all__ = [
     "nbow_weights", "majority_bound", "hamming_cosines", "exact_zeros", "density_over_c", "smallest_eigenvalues",
     "Disagreement", "largest_disagreement", "word_columns", "wmd_hours_on_cores", "per_class_errors", "map_trustworthiness",
@@ -28,8 +38,6 @@ __all__ = [
 def nbow_weights(text: str, dictionary, tokenizer: str = "paper") -> pd.DataFrame:
     """The normalized bag of words (nBOW) of one document over the common dictionary: one row per known word with
     its count and weight (count / number of known tokens), heaviest first. Words outside the dictionary are dropped."""
-    from .representations import nbow_matrix
-    from .text import tokenize
 
     tokens = tokenize(text, tokenizer)
     known = [t for t in tokens if t in dictionary.token2id]
@@ -121,7 +129,6 @@ def density_over_c(grid, limits: Sequence[int], embedded: np.ndarray, threshold:
 def smallest_eigenvalues(grid, limits: Sequence[int]) -> pd.DataFrame:
     """The smallest eigenvalue of the symmetric S' with t = −1, o = 1 and Idf, with and without Dom, for each C
     (dense, so only for a few thousand words), and whether CHOLMOD factorizes it."""
-    from .cholesky import orthogonalized_embeddings
 
     rows = []
     for dominant in (True, False):
@@ -157,9 +164,6 @@ def largest_disagreement(documents, scm_method: str, term_similarity, wmd_method
     between the SCM (``scm_method``'s weights, S' = ``term_similarity`` over the common dictionary) and the WMD
     (``wmd_method``'s weights, ``embeddings``: the rows of the data set's columns), with the SCM's word-pair
     contributions and the WMD's flows."""
-    from .documents import represent_pair
-    from .similarity import scm_contributions, sparse_scm
-    from .wmd import wmd_distances, wmd_flows
 
     n_q = min(queries, documents.counts["test"].shape[0])
     n_r = min(references, documents.counts["train"].shape[0])
@@ -203,7 +207,6 @@ def wmd_hours_on_cores(costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str],
                        cores: Sequence[int] = (1, 2, 4, 8, 16)) -> pd.DataFrame:
     """Predicted wall and core hours of answering ``sizes`` WMD queries from scratch on each number of cores
     (:func:`regemb_utils.wmd_samples.predict_wmd_time`)."""
-    from .wmd_samples import predict_wmd_time
 
     rows = []
     for n in cores:
@@ -249,8 +252,6 @@ def reduction_by_hand(errors: pd.DataFrame, regularized: str = "soft_vsm_ortho",
 
 def within_intervals(results, confidences: Sequence[float] = (0.80, 0.90, 0.95, 0.99)) -> pd.DataFrame:
     """How many of the paper's test errors (Figure 8) lie within our Agresti–Coull intervals at each confidence."""
-    from .results import error_table
-    from .scorecard import scorecard
 
     rows = []
     for confidence in confidences:

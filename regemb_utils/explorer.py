@@ -21,6 +21,15 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from .cache import ArtifactCache
+from .data import DATASETS
+from .documents import represent_pair
+from .orthogonalization import MatrixGrid
+from .params import PROFILES, chapter_parameters
+from .pipeline import Chapter, PipelineError, _lineage
+from .similarity import embedding_matrix, scm_contributions, sparse_scm
+from .wmd import wmd_flows, wmd_knn
+
 __all__ = ["ExplorerError", "Settings", "View", "Explorer", "render", "app", "REFERENCES", "TOP"]
 
 REFERENCES = 300  # the training documents searched for a test document's neighbours: the first ones of the split
@@ -77,7 +86,6 @@ class Explorer:
     """Loads each profile's inputs once (lazily) and keeps the last few S' it built."""
 
     def __init__(self, cache=None, keep: int = 8):
-        from .cache import ArtifactCache
 
         self.cache = cache if cache is not None else ArtifactCache()
         self.keep = keep
@@ -88,8 +96,6 @@ class Explorer:
     # -- inputs --------------------------------------------------------------------------------------------------
     def chapter(self, profile: str):
         """The chapters' records for ``profile`` as chapter 4 would read them (chapters 1-3)."""
-        from .params import PROFILES, chapter_parameters
-        from .pipeline import Chapter, PipelineError, _lineage
 
         if profile not in PROFILES:
             raise ExplorerError(f"unknown profile {profile!r}; allowed: {', '.join(PROFILES)}")
@@ -135,7 +141,6 @@ class Explorer:
                                      chapter.datasets([dataset])[dataset]))
 
     def _grid(self, profile, model):
-        from .orthogonalization import MatrixGrid
 
         def build():
             chapter = self.chapter(profile)
@@ -181,9 +186,6 @@ class Explorer:
                                     f"{n} documents, numbered 0 to {n - 1}")
 
     def view(self, s: Settings) -> View:
-        from .documents import represent_pair
-        from .similarity import embedding_matrix, scm_contributions, sparse_scm
-        from .wmd import wmd_flows, wmd_knn
 
         start = time.perf_counter()
         self.check(s)
@@ -305,8 +307,6 @@ def app(profile: str = "smoke", explorer: Explorer | None = None):
     """The ipywidgets app: controls on top, the view below, recomputed on every change."""
     import ipywidgets as w
 
-    from .data import DATASETS
-    from .params import PROFILES
 
     explorer = explorer or Explorer()
     defaults = Settings(profile=profile)
