@@ -1,4 +1,4 @@
-"""Benchmark of the term-similarity-matrix builder (regemb_utils.termsim) against gensim 4.
+"""Benchmark of the term-similarity-matrix builder (regemb_utils.termsim.matrix) against gensim 4.
 
 Part A: gensim's SparseTermSimilarityMatrix at one grid point (C=100, symmetric, dominant, tf-idf, threshold 0,
 exponent 2, rule "gensim") vs ours (cache once, then the matrix), on --compare-words words.
@@ -41,7 +41,7 @@ def make_setting(n_words: int, dims: int, seed: int = 0, n_docs: int = 20000, do
 def part_a(args):
     from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
 
-    from regemb_utils.termsim import TermSimilarityBuilder, nearest_neighbours
+    from regemb_utils.termsim.matrix import TermSimilarityBuilder, nearest_neighbours
 
     print(f"== A. gensim vs ours: {args.compare_words} words, {args.compare_dims} dims, C=100, symmetric, dominant, "
           f"tf-idf, threshold 0, exponent 2, rule gensim")
@@ -73,7 +73,7 @@ def part_a(args):
 
 
 def part_b(args):
-    from regemb_utils.termsim import TermSimilarityBuilder, nearest_neighbours
+    from regemb_utils.termsim.matrix import TermSimilarityBuilder, nearest_neighbours
 
     print(f"\n== B. scale: {args.words} words, {args.dims} dims, bit level {args.bitlevel}, k={args.k}")
     start = time.perf_counter()

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from regemb_utils import cache as cache_module
-from regemb_utils.cache import ArtifactCache, CacheError, artifact_key, fingerprint
+from regemb_utils.study import cache as cache_module
+from regemb_utils.study.cache import ArtifactCache, CacheError, artifact_key, fingerprint
 
 
 def test_key_depends_on_parameters_and_the_kind_version(monkeypatch):

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from regemb_utils.knn import K_VALUES, knn_errors, knn_predict, knn_votes, top_k
+from regemb_utils.classification.knn import K_VALUES, knn_errors, knn_predict, knn_votes, top_k
 
 
 def test_top_k_ties_prefer_lower_training_index():

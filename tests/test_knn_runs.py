@@ -8,15 +8,15 @@ import pandas as pd
 import pytest
 from classification_fixtures import separable_dataset
 
-from regemb_utils import knn_runs
-from regemb_utils.cache import ArtifactCache
-from regemb_utils.documents import prepare_documents, represent_pair, stratified_order
-from regemb_utils.knn_runs import MethodResult, classify, nearest, parallel_context
-from regemb_utils.methods import METHODS, Settings
-from regemb_utils.results import significance_table, speed_table
-from regemb_utils.similarity import embedding_matrix
-from regemb_utils.term_matrices import InMemoryMatrices
-from regemb_utils.termsim import nearest_neighbours
+from regemb_utils.classification import knn_runs
+from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.text.documents import prepare_documents, represent_pair, stratified_order
+from regemb_utils.classification.knn_runs import MethodResult, classify, nearest, parallel_context
+from regemb_utils.classification.methods import METHODS, Settings
+from regemb_utils.study.results import significance_table, speed_table
+from regemb_utils.measures.similarity import embedding_matrix
+from regemb_utils.termsim.sources import InMemoryMatrices
+from regemb_utils.termsim.matrix import nearest_neighbours
 
 SPARSE_GRID = (("symmetric", (True, False)), ("dominant", (True,)), ("idf", (True,)), ("nonzero_limit", (2, 4)),
                ("threshold", (-1.0,)), ("exponent", (1.0,)))

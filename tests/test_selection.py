@@ -4,7 +4,7 @@ from __future__ import annotations
 import joblib
 import pytest
 
-from regemb_utils.selection import grid_search, parameter_grid, select_best, select_grid
+from regemb_utils.classification.selection import grid_search, parameter_grid, select_best, select_grid
 
 
 def test_selection_ties_go_to_the_earliest_point_then_the_smallest_k():

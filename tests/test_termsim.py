@@ -1,4 +1,4 @@
-"""Tests of regemb_utils.termsim (neighbour cache + fast matrix builder) and regemb_utils.cholesky."""
+"""Tests of regemb_utils.termsim.matrix (neighbour cache + fast matrix builder) and regemb_utils.termsim.cholesky."""
 from __future__ import annotations
 
 import itertools
@@ -10,9 +10,9 @@ from gensim.models import KeyedVectors, TfidfModel
 from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
 from scipy import sparse
 
-from regemb_utils.cholesky import (dense_fidelity, dense_orthogonalized, orthogonalized_embeddings,
+from regemb_utils.termsim.cholesky import (dense_fidelity, dense_orthogonalized, orthogonalized_embeddings,
                                    theorem_check)
-from regemb_utils.termsim import (TermSimilarityBuilder, column_order, nearest_neighbours, neighbours_from_gensim,
+from regemb_utils.termsim.matrix import (TermSimilarityBuilder, column_order, nearest_neighbours, neighbours_from_gensim,
                                   term_similarity_matrix)
 
 K = 60
@@ -350,7 +350,7 @@ def test_neighbour_ties_of_quantized_vectors_take_the_smallest_indices():
     cosine is exact in float32, so the cache must equal a stable brute-force sort (similarity, then index)."""
     from gensim.models import KeyedVectors
 
-    from regemb_utils.termsim import nearest_neighbours
+    from regemb_utils.termsim.matrix import nearest_neighbours
 
     rng = np.random.default_rng(0)
     n, d, k = 3000, 64, 25
@@ -372,7 +372,7 @@ def test_bit_operations_give_the_exact_neighbours_of_1bit_vectors(dimensions):
     at 64 dimensions, where every float32 cosine is exact, it also equals the BLAS path."""
     from gensim.models import KeyedVectors
 
-    from regemb_utils.termsim import nearest_neighbours
+    from regemb_utils.termsim.matrix import nearest_neighbours
 
     rng = np.random.default_rng(dimensions)
     n, k = 700, 40
@@ -396,7 +396,7 @@ def test_bit_operations_give_the_exact_neighbours_of_1bit_vectors(dimensions):
 
 
 def test_bit_operations_need_1bit_vectors(setting):
-    from regemb_utils.termsim import nearest_neighbours
+    from regemb_utils.termsim.matrix import nearest_neighbours
 
     with pytest.raises(ValueError, match="same magnitude"):
         nearest_neighbours(setting["kv"], k=5, progress=False, bits=True)

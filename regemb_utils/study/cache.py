@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 # One version per kind of artifact: bump it when the computation behind that kind changes.
 ARTIFACT_VERSIONS = {
@@ -49,7 +49,7 @@ _MANIFEST = "manifest.json"
 _CHECKSUM_LIMIT = 256 * 2**20  # artifacts up to this size are checksummed on every read; larger ones by size only
 
 # Every artifact this process read or wrote, in order ({"name", "key", "path", "computed"}); chapters list them in
-# their records (regemb_utils.pipeline).
+# their records (regemb_utils.study.pipeline).
 ACCESSED: list[dict[str, Any]] = []
 
 

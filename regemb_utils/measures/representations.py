@@ -2,8 +2,8 @@
 
 Every function returns a ``scipy.sparse.csr_matrix`` with one row per document and one column per id of the common
 gensim ``Dictionary``. Words outside the dictionary are dropped for every method; a document with no known word is an
-all-zero row (never an error), and every similarity/distance in :mod:`regemb_utils.similarity` and
-:mod:`regemb_utils.wmd` defines its value for such rows.
+all-zero row (never an error), and every similarity/distance in :mod:`regemb_utils.measures.similarity` and
+:mod:`regemb_utils.measures.wmd` defines its value for such rows.
 
 Weightings
 ----------
@@ -22,7 +22,7 @@ Weightings
       *character* length (Σ len(token) over a document's tokens) and ``doclen`` is, because of a bug in the paper's
       code, ``sum(len(t) for t in document)`` over the document's *(id, weight) tuples*, i.e. 2 × the number of
       weighted terms. Both SCMs normalise every document afterwards, so this positive per-document factor, and with
-      it the slope ``s``, cancels (:func:`regemb_utils.similarity.slope_effect_on_scm` shows it).
+      it the slope ``s``, cancels (:func:`regemb_utils.measures.similarity.slope_effect_on_scm` shows it).
 
     One small difference: the paper's code computed ``doclen`` before translating the document to the common
     dictionary, so terms of the dataset's own dictionary that the common dictionary lacks were counted too. Pass

@@ -1,6 +1,6 @@
 """The replication scorecard: every number the paper reports beside ours, from the chapters' artifacts.
 
-The paper's numbers and their sources are :mod:`regemb_utils.paper`'s.
+The paper's numbers and their sources are :mod:`regemb_utils.study.paper`'s.
 
 One row per number: what it is, the data set and method where it applies, the paper's value, ours, the difference
 (ours − paper), our 95 % interval where we have one (the test errors: Agresti–Coull, as the paper) and whether it
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import paper as _paper
-from .methods import METHODS
+from ..classification.methods import METHODS
 
 __all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "verdicts", "VERDICTS", "footnoted"]
 
@@ -56,11 +56,11 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
               parameters: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
     """The scorecard from the chapters' tables (each optional; a missing one gives no rows).
 
-    ``table_1``: :func:`regemb_utils.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
+    ``table_1``: :func:`regemb_utils.text.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
     ``cosines``: model -> {"mean", "sd"} of random word pairs (chapter 2); ``good_bad``: model -> cos(good, bad);
     ``errors``, ``relative``, ``speeds``, ``parameters``: chapter 4's :func:`error_table`,
     :func:`relative_error_table`, :func:`speed_table` and :func:`optimal_parameters`; ``paired``: chapter 4's
-    :func:`regemb_utils.results.paired_wmd_table`, counted by :func:`regemb_utils.results.decided_counts` (the
+    :func:`regemb_utils.study.results.paired_wmd_table`, counted by :func:`regemb_utils.study.results.decided_counts` (the
     paper's count: the data sets on which its Figure 8 has the SCM ahead or behind; it called every one of these
     differences significant).
     """
@@ -176,14 +176,14 @@ def _queries(n_min: int, n_max: int) -> str:
 def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFrame | None = None,
              speeds: pd.DataFrame | None = None, theorem_1: Mapping[str, Mapping[str, float]] | None = None,
              card: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The paper's claims, one row each: the claim, the paper's number (from :mod:`regemb_utils.paper`), ours with
+    """The paper's claims, one row each: the claim, the paper's number (from :mod:`regemb_utils.study.paper`), ours with
     its interval and sample size, the verdict (one of :data:`VERDICTS`) and ``where`` (the chapter page and anchor
     that shows it, relative to the chapters' folder).
 
-    * The 39 % reduction (``reduction``: :func:`regemb_utils.results.error_reduction`): *holds within the
+    * The 39 % reduction (``reduction``: :func:`regemb_utils.study.results.error_reduction`): *holds within the
       interval* when our bootstrap interval contains the paper's 39.43 %, *holds* when it lies above it, *not
       decided* when it contains 0, *does not hold* otherwise (a smaller reduction than the paper's).
-    * The SCM significantly beats the WMD (``paired``: :func:`regemb_utils.results.paired_wmd_table`), per WMD
+    * The SCM significantly beats the WMD (``paired``: :func:`regemb_utils.study.results.paired_wmd_table`), per WMD
       method the paper ran: *holds* when the comparison is decided for the SCM on more data sets than it is decided
       for the WMD or left open, *does not hold* when it is decided for the WMD on at least one data set and on at
       least as many as for the SCM, otherwise *not decided*.
@@ -261,7 +261,7 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
 def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int] | None:
     """On how many of the paired data sets the paper's Figure 8 puts the regularized SCM ahead of ``method``, and on
     how many behind; None where the paper has no error of ``method`` itself on one of them."""
-    from .wmd_samples import paper_errors
+    from ..classification.wmd_samples import paper_errors
 
     datasets = paired.loc[paired["method"] == method, "dataset"]
     try:

@@ -11,8 +11,8 @@ import pandas as pd
 from gensim.models import KeyedVectors
 from gensim.test.utils import datapath
 
-from .cache import ArtifactCache
-from .corpus import WikipediaCorpus
+from ..study.cache import ArtifactCache
+from ..text.corpus import WikipediaCorpus
 from .word2bits import load_vectors, save_vectors, train_word2bits
 
 # The paper's two models: full precision ("32-bit") and 1-bit quantized.

@@ -6,16 +6,16 @@ that the sentences say nearly the same thing. :func:`compare_sentences` computes
 the book's own code paths and conventions, and :func:`example_figure` shows where the WMD moves each word's mass and
 which word pairs make up the SCM.
 
-* Tokens are the book's (:func:`regemb_utils.text.tokenize`); words outside the common dictionary are dropped, as
+* Tokens are the book's (:func:`regemb_utils.text.tokenization.tokenize`); words outside the common dictionary are dropped, as
   for every method. The book's documents keep their stop words (paper §5.2); the example removes them, as the
   paper's sentence says, with gensim's list (:data:`gensim.parsing.preprocessing.STOPWORDS`). The BoW cosine with
   the stop words kept is reported too.
 * The SCM weights are the words' counts (each word occurs once; the SCM's normalization makes any per-document
   scale irrelevant, and a pair of sentences has no collection for the chapter's idf). With S, the cosines of the
-  32-bit embeddings (:func:`regemb_utils.similarity.dense_scm`), a word without an embedding contributes nothing;
+  32-bit embeddings (:func:`regemb_utils.measures.similarity.dense_scm`), a word without an embedding contributes nothing;
   with S' (chapter 3) it keeps its unit diagonal.
 * The WMD uses nBOW weights and the Euclidean distance between the raw embeddings; a word without an embedding
-  sits at the origin (:mod:`regemb_utils.wmd`).
+  sits at the origin (:mod:`regemb_utils.measures.wmd`).
 """
 from __future__ import annotations
 
@@ -25,13 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from .representations import bow_matrix, nbow_matrix
-from .similarity import (
+from ..measures.representations import bow_matrix, nbow_matrix
+from ..measures.similarity import (
     ScmContributions, cosine_similarity, cosine_term_similarity, dense_scm, embedding_matrix, scm_contributions,
     sparse_scm,
 )
-from .text import tokenize
-from .wmd import WmdFlows, wmd, wmd_flows
+from ..text.tokenization import tokenize
+from ..measures.wmd import WmdFlows, wmd, wmd_flows
 
 __all__ = ["SENTENCES", "SentencePair", "compare_sentences", "table_2_matrix", "setting_markdown", "example_figure",
            "FONT_PX"]
@@ -53,7 +53,7 @@ class SentencePair:
     bow_cosine_with_stop_words: float
     scm: Mapping[str, float]  # {"S": dense_scm, "S'": sparse_scm}
     contributions: Mapping[str, ScmContributions]  # over the columns ``words``
-    wmd: float  # regemb_utils.wmd.wmd
+    wmd: float  # regemb_utils.measures.wmd.wmd
     flows: WmdFlows  # over the columns ``words``
 
     def row_words(self, terms) -> list[str]:
@@ -118,7 +118,7 @@ def compare_sentences(first: str, second: str, dictionary, vectors, orthogonaliz
 
     ``dictionary`` is the common gensim ``Dictionary``, ``vectors`` the embeddings (``KeyedVectors``; S and the WMD
     use them), ``orthogonalized`` S' over the whole dictionary (scipy sparse, e.g. from
-    :class:`regemb_utils.orthogonalization.MatrixGrid`). ``stop_words`` defaults to gensim's list. A sentence left
+    :class:`regemb_utils.termsim.orthogonalization.MatrixGrid`). ``stop_words`` defaults to gensim's list. A sentence left
     without a word (all stop words or outside the dictionary) has no comparison: ``ValueError``."""
     if stop_words is None:
         from gensim.parsing.preprocessing import STOPWORDS as stop_words
@@ -159,11 +159,11 @@ def compare_sentences(first: str, second: str, dictionary, vectors, orthogonaliz
 
 def table_2_matrix(neighbours, dictionary, dataset: str = "bbcsport", fill_rule: str = "paper"):
     """S' over the whole dictionary at the paper's Table 2 parameters for ``dataset`` (its selected Sym, Dom, Idf,
-    C, t and o), built by chapter 3's :class:`regemb_utils.orthogonalization.MatrixGrid` from a neighbour cache;
+    C, t and o), built by chapter 3's :class:`regemb_utils.termsim.orthogonalization.MatrixGrid` from a neighbour cache;
     C is capped at the cache's depth (only small caches, e.g. the ``smoke`` profile's, are shallower). Returns
     (S', the grid point used, the paper's C)."""
-    from .methods import SPARSE_KEYS
-    from .orthogonalization import MatrixGrid
+    from ..classification.methods import SPARSE_KEYS
+    from ..termsim.orthogonalization import MatrixGrid
     from .paper import table_2
 
     row = table_2().loc[dataset]

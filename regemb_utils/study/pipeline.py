@@ -5,8 +5,8 @@ Every chapter starts with ``chapter = start_chapter(name, globals())`` in its fi
 
 1. reads the parameters that the reader set (the notebook's Parameters cell and papermill's injected cell) and stops
    the chapter if one of them has an unknown name, with the list of allowed names;
-2. validates their values (:func:`regemb_utils.params.chapter_parameters`);
-3. checks that the artifact cache can be written (:meth:`regemb_utils.cache.ArtifactCache.check_writable`);
+2. validates their values (:func:`regemb_utils.study.params.chapter_parameters`);
+3. checks that the artifact cache can be written (:meth:`regemb_utils.study.cache.ArtifactCache.check_writable`);
 4. finds the **record** of the previous chapter (the latest one for the profile, or the one named by the parameter
    ``previous_record``) and through it the whole lineage back to chapter 1; a missing record stops the chapter with
    the name of the chapter to run first. Parameters whose default is "inherited" (the data sets of chapters 4 and 5)
@@ -39,7 +39,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import __version__
+from .. import __version__
 from .cache import ACCESSED, REPOSITORY, ArtifactCache
 from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, chapter_parameters
 
@@ -58,9 +58,9 @@ class PipelineError(RuntimeError):
 def code_version() -> dict[str, Any]:
     """The package version, a hash of the package's source files and, in a git checkout, the commit."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
-    for path in sorted(package.glob("*.py")):
-        digest.update(path.name.encode())
+    package = Path(__file__).resolve().parents[1]
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
     version = {"package": __version__, "code": digest.hexdigest()[:16], "git": None}
     if (REPOSITORY / ".git").exists():
@@ -258,14 +258,14 @@ class Chapter:
 
     def dictionary(self):
         """Chapter 1's common dictionary."""
-        from .preprocessing import corpus_dictionary
+        from ..text.preprocessing import corpus_dictionary
 
         articles, tokenizer = self.corpus()
         return corpus_dictionary(articles, tokenizer, self.cache)
 
     def embeddings(self) -> dict[str, tuple[Any, dict[str, Any]]]:
         """Chapter 2's two models, each with the settings that identify it (for keys of derived artifacts)."""
-        from .embeddings import BITLEVELS, embedding_settings, trained_embeddings
+        from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddings
 
         articles, tokenizer = self.corpus()
         training = self.record("02_training")
@@ -278,7 +278,7 @@ class Chapter:
 
     def neighbour_caches(self, models, dictionary, depth: int) -> dict[str, tuple[Any, float]]:
         """The top-``depth`` neighbours of every dictionary word for each model, and the seconds each took."""
-        from .orthogonalization import neighbour_cache, neighbour_key
+        from ..termsim.orthogonalization import neighbour_cache, neighbour_key
 
         articles, tokenizer = self.corpus()
         return {name: neighbour_cache(vectors, dictionary, depth, neighbour_key(vectors, key, articles, tokenizer),
@@ -286,8 +286,8 @@ class Chapter:
 
     def datasets(self, names=None, max_documents=None) -> dict[str, Any]:
         """Chapter 1's data sets (``names`` of them), each split cut to ``max_documents`` if given."""
-        from .data import load_dataset
-        from .preprocessing import head
+        from ..text.datasets import load_dataset
+        from ..text.preprocessing import head
 
         first = self.record("01_preprocessing")
         names = names or first.parameter("datasets")
@@ -298,7 +298,7 @@ class Chapter:
 
     def documents(self, names, max_documents) -> tuple[Any, dict[str, Any]]:
         """Chapter 1's dictionary and the data sets ``names`` (cut to ``max_documents``) counted over it."""
-        from .documents import prepare_documents
+        from ..text.documents import prepare_documents
 
         dictionary = self.dictionary()
         _, tokenizer = self.corpus()
@@ -309,10 +309,10 @@ class Chapter:
         """(embedding rows per data set, S' builder) that ``method`` needs under chapter 4's parameters
         ``classification``: raw embedding rows for the dense SCM and the WMD; :class:`CachedMatrices` over the
         neighbour cache (chapter 3's when it is deep enough, else computed here) for the sparse SCM."""
-        from .methods import METHODS
-        from .similarity import embedding_matrix
-        from .term_matrices import CachedMatrices
-        from .orthogonalization import neighbour_cache, neighbour_key
+        from ..classification.methods import METHODS
+        from ..measures.similarity import embedding_matrix
+        from ..termsim.sources import CachedMatrices
+        from ..termsim.orthogonalization import neighbour_cache, neighbour_key
 
         m = METHODS[method]
         vectors = models[m.model][0] if m.model else None
@@ -339,8 +339,8 @@ def run_classification(chapter: Chapter, *, progress: bool = True) -> dict:
     The dictionary and the data sets are chapter 1's, the embeddings chapter 2's; methods run one after the other and,
     inside each, the grid points (or WMD batches) run in parallel where ``params.scheduler`` says. Every result comes
     from the artifact cache when its inputs (by content) and settings are there."""
-    from .knn_runs import classify, parallel_context
-    from .methods import Settings
+    from ..classification.knn_runs import classify, parallel_context
+    from ..classification.methods import Settings
 
     params = chapter.params
     dictionary, documents = chapter.documents(params.datasets, params.max_documents)

@@ -2,7 +2,7 @@
 
 A chapter's papermill ``parameters`` cell sets ``profile`` and leaves every other parameter at ``None``, which means
 "the profile's default" (or, for a parameter whose default is :data:`INHERITED`, "what the chapter before used":
-:mod:`regemb_utils.pipeline` fills those in from that chapter's record). :func:`chapter_parameters` checks everything
+:mod:`regemb_utils.study.pipeline` fills those in from that chapter's record). :func:`chapter_parameters` checks everything
 at the start of the chapter and stops it with a message that names the parameter and what is allowed.
 
 List- and mapping-valued parameters may be given as Python values (papermill ``-y``) or as a JSON string (papermill
@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .data import DATASETS
-from .text import TOKENIZERS
+from ..text.datasets import DATASETS
+from ..text.tokenization import TOKENIZERS
 
 PROFILES = ("smoke", "paper")
 INHERITED = "inherited"  # a default that the pipeline takes from the previous chapter's record
@@ -207,10 +207,10 @@ def _wmd_validation_queries(value):
 
 
 # WMD test queries in the paper profile: "power" chooses them per data set and method by a power computation
-# (regemb_utils.wmd_samples: the paired exact McNemar test against the regularized SCM detects a 10-point difference
+# (regemb_utils.classification.wmd_samples: the paired exact McNemar test against the regularized SCM detects a 10-point difference
 # with 80 % power; all of a small test set; at least 200 for the 32-bit and 1-bit WMD). Validation (the WMD's k) uses
 # a smaller seeded sample, _PAPER_WMD_VALIDATION_QUERIES per data set. Both are prefixes of one class-stratified
-# order (regemb_utils.documents.stratified_order), so a larger run extends a smaller one.
+# order (regemb_utils.text.documents.stratified_order), so a larger run extends a smaller one.
 _PAPER_WMD_QUERIES = "power"
 _PAPER_WMD_VALIDATION_QUERIES = 100
 

@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .data import DATASETS
-from .knn_runs import MethodResult
-from .methods import METHODS
+from ..text.datasets import DATASETS
+from ..classification.knn_runs import MethodResult
+from ..classification.methods import METHODS
 from . import paper
-from .statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
+from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
                          paper_t_test)
 
 __all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "significance_table",
@@ -132,7 +132,7 @@ def significance_table(results: Mapping[tuple[str, str], MethodResult], test: st
 
     Each pair is compared on the test queries both answered (the WMD methods may answer a subsample).
     ``test="mcnemar"``: the exact McNemar test on the paired test predictions (two-sided), significant when
-    q < α. ``test="paper_t_test"``: the paper's "t-test" (:func:`regemb_utils.statistics.paper_t_test`) with the
+    q < α. ``test="paper_t_test"``: the paper's "t-test" (:func:`regemb_utils.classification.statistics.paper_t_test`) with the
     more accurate method first (its p-value is one-sided; we assume the paper's order put the better method first,
     since otherwise half its tests could not have come out significant), significant when q < α/2 as in the paper.
     """
@@ -188,7 +188,7 @@ def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str =
     Per row: the WMD's test error (%) on the queries it answered with its Agresti–Coull interval and their number;
     the SCM's error on the same queries; the paired difference WMD − SCM (points; positive: the SCM errs less) with
     Newcombe's (1998, method 10) interval for paired proportions
-    (:func:`regemb_utils.statistics.paired_difference_interval`); the discordant counts, the exact McNemar p-value,
+    (:func:`regemb_utils.classification.statistics.paired_difference_interval`); the discordant counts, the exact McNemar p-value,
     the Benjamini–Hochberg q-value over this table's comparisons, and the verdict: "SCM better" or "WMD better" when
     q < ``alpha``, else "not decided"."""
     rows = []

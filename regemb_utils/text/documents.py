@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from .methods import METHODS
-from .representations import bow_matrix, represent
-from .text import tokenize
+from ..classification.methods import METHODS
+from ..measures.representations import bow_matrix, represent
+from .tokenization import tokenize
 
 __all__ = ["Documents", "prepare_documents", "represent_pair", "QUERY_SEED", "query_rows", "stratified_order"]
 
@@ -45,7 +45,7 @@ class Documents:
 
 
 def prepare_documents(dataset, dictionary, tokenizer: str = "paper") -> Documents:
-    """Tokenize a :class:`regemb_utils.data.Dataset` and count its words over the common ``dictionary``."""
+    """Tokenize a :class:`regemb_utils.text.datasets.Dataset` and count its words over the common ``dictionary``."""
     tokens = {name: [tokenize(text, tokenizer) for text in split.texts] for name, split in dataset.splits.items()}
     counts = {name: bow_matrix(documents, dictionary) for name, documents in tokens.items()}
     terms = np.unique(np.concatenate([m.indices for m in counts.values()])).astype(np.int64)

@@ -21,8 +21,8 @@ import re
 import tarfile
 from collections.abc import Iterator
 
-from .data import FILES, data_file
-from .text import TOKENIZERS, tokenize
+from .datasets import FILES, data_file
+from .tokenization import TOKENIZERS, tokenize
 
 WIKIPEDIA_ARTICLES = 6514
 

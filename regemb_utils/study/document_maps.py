@@ -99,20 +99,20 @@ def plot_confusion(counts: np.ndarray, class_names: Sequence[str], ax, *, normal
 
 def map_sample(n: int, limit: int | None, seed: int = 42) -> np.ndarray:
     """The test documents a map shows: all ``n``, or a seeded random ``limit`` of them (sorted)."""
-    from .documents import query_rows
+    from ..text.documents import query_rows
 
     return query_rows(n, limit, seed)
 
 
 def test_similarities(method: str, result, documents, *, embeddings=None, matrices=None, rows=None) -> np.ndarray:
     """SCM [n, n] between the test documents ``rows`` (all if None) of one data set, under ``method`` at the
-    parameters that chapter 4 selected (``result`` is its :class:`regemb_utils.knn_runs.MethodResult`); the
+    parameters that chapter 4 selected (``result`` is its :class:`regemb_utils.classification.knn_runs.MethodResult`); the
     idf is the training split's, as in the test run."""
     from scipy import sparse
 
-    from .documents import represent_pair
-    from .methods import METHODS, SPARSE_KEYS
-    from .similarity import dense_scm, sparse_scm
+    from ..text.documents import represent_pair
+    from ..classification.methods import METHODS, SPARSE_KEYS
+    from ..measures.similarity import dense_scm, sparse_scm
 
     measure = METHODS[method].measure
     if measure not in ("dense_scm", "sparse_scm"):

@@ -28,9 +28,9 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
-from .cache import file_sha256
+from ..study.cache import file_sha256
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[2]
 DATA_DIR = REPOSITORY / "data"
 
 DATASETS = ("bbcsport", "twitter", "ohsumed", "reuters", "amazon", "20news")

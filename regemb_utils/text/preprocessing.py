@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 from gensim.corpora import Dictionary
 
-from .cache import ArtifactCache
+from ..study.cache import ArtifactCache
 from .corpus import WikipediaCorpus
-from .data import Dataset, Split
-from .paper import DIFFERENT_DATA, TEST_ERRORS, table_1
-from .text import tokenize
+from .datasets import Dataset, Split
+from ..study.paper import DIFFERENT_DATA, TEST_ERRORS, table_1
+from .tokenization import tokenize
 
 def head(dataset: Dataset, n: int | None) -> Dataset:
     """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices."""

@@ -6,18 +6,18 @@ For each data set and method:
    whole orthogonalization grid for the sparse SCM, nothing else for BoW, TF-IDF L1 and the WMDs) is evaluated with
    the training split as the reference set, for every k at once (one top-max(k) search); the row with the highest
    validation accuracy wins, ties going to the earliest grid point, then to the smallest k (notes §8,
-   :func:`regemb_utils.selection.select_grid`);
+   :func:`regemb_utils.classification.selection.select_grid`);
 2. the **test run** at the chosen grid point, with the training split as the reference set (the paper's choice,
    notes §6) or, with ``reference="train+validation"``, the training and validation splits;
 3. the result (:class:`MethodResult`: the validation table, the chosen parameters, the test predictions for every k,
    the timings and the documents with xᵀS'x ≤ 0) is stored in the artifact cache, one artifact per data set and
    method.
 
-Grid points run through :func:`regemb_utils.selection.evaluate_grid` (joblib: every local core, or a dask cluster
+Grid points run through :func:`regemb_utils.classification.selection.evaluate_grid` (joblib: every local core, or a dask cluster
 under ``joblib.parallel_backend("dask")``); each grid point of the sparse SCM builds S' **once** and evaluates it on
 every data set, because the matrices depend on the embedding and the common dictionary only (as in the paper's code).
 The worker processes load the neighbour cache and the dictionary from the artifact cache themselves
-(:class:`regemb_utils.term_matrices.CachedMatrices`), so a task carries only its grid point and the documents. WMD
+(:class:`regemb_utils.termsim.sources.CachedMatrices`), so a task carries only its grid point and the documents. WMD
 queries run in batches through joblib too.
 
 Timing: every similarity computation runs on **one core** (BLAS and numba limited to one thread) and is timed
@@ -39,12 +39,12 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .cache import ArtifactCache, fingerprint
-from .documents import Documents, query_rows, represent_pair, stratified_order
+from ..study.cache import ArtifactCache, fingerprint
+from ..text.documents import Documents, query_rows, represent_pair, stratified_order
 from .knn import knn_votes, top_k
 from .methods import METHODS, Settings
 from .selection import evaluate_grid, select_grid
-from .similarity import cosine_similarity, dense_scm, l1_distance, sparse_scm
+from ..measures.similarity import cosine_similarity, dense_scm, l1_distance, sparse_scm
 
 __all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context", "WMD_BATCH"]
 
@@ -71,7 +71,7 @@ def _one_core():
 
 
 def _wmd_batch(Q, R, embeddings, k, solver):
-    from .wmd import wmd_knn
+    from ..measures.wmd import wmd_knn
 
     _warm_up()
     start = time.perf_counter()
@@ -100,7 +100,7 @@ def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int
     batches = [np.arange(start, min(start + batch_size, n)) for start in range(0, n, batch_size)]
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
     outcomes = parallel(joblib.delayed(_wmd_batch)(Q[rows], R, embeddings, k, solver) for rows in batches)
-    from .progress import progress_bar
+    from ..study.progress import progress_bar
 
     outcomes = list(progress_bar(outcomes, total=len(batches), disable=not progress, desc=description, unit="batch"))
     if not outcomes:
@@ -153,7 +153,7 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     outcomes = parallel(joblib.delayed(_positioned_batch)(start, stop, Q[start:stop], R, embeddings, k, solver)
                         for start, stop in todo)
-    from .progress import progress_bar
+    from ..study.progress import progress_bar
 
     for start, stop, value in progress_bar(outcomes, total=len(todo), disable=not progress or not todo, desc=description,
                                    unit="batch"):
@@ -177,7 +177,7 @@ def _warm_up() -> None:
     """Compile (or load) the numba kernels and import the EMD solvers once per process, outside the timings."""
     if _WARM:
         return
-    from .wmd import dual_bounds, wmd_knn
+    from ..measures.wmd import dual_bounds, wmd_knn
 
     X = sparse.csr_matrix(np.array([[1.0, 0.0], [0.5, 0.5]]))
     sparse_scm(X, X, sparse.identity(2, format="csc"), n_threads=1)
@@ -347,9 +347,9 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
              cache: ArtifactCache | None = None) -> dict[str, MethodResult]:
     """``method`` on every data set of ``documents``: from the artifact cache, or computed (jointly) and stored.
 
-    ``embeddings`` maps each data set to the :func:`regemb_utils.similarity.embedding_matrix` rows of its
+    ``embeddings`` maps each data set to the :func:`regemb_utils.measures.similarity.embedding_matrix` rows of its
     ``Documents.terms`` (dense SCM and WMD);
-    ``matrices`` builds S' for a grid point (sparse SCM: :mod:`regemb_utils.term_matrices`). A result's key holds its
+    ``matrices`` builds S' for a grid point (sparse SCM: :mod:`regemb_utils.termsim.sources`). A result's key holds its
     inputs by content (the documents with their labels, the embedding rows, the S' source) and the settings that
     change it, so changed documents or labels are never answered from the cache.
     """
@@ -368,7 +368,7 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
         keys[name] = dict(settings.key(method), method=method, dataset=name, documents=fingerprint(d),
                           embeddings=fingerprint(embeddings[name]) if m.measure in ("dense_scm", "wmd") else None,
                           matrices=matrices.identity if m.measure == "sparse_scm" else None)
-        if m.measure == "wmd":  # a prefix of the stratified order (regemb_utils.documents.stratified_order)
+        if m.measure == "wmd":  # a prefix of the stratified order (regemb_utils.text.documents.stratified_order)
             limits = _limits(method, {name: d}, settings)[name]
             if any(limit is not None for limit in limits.values()):
                 keys[name].update(query_limit=limits["test"], validation_query_limit=limits["validation"],

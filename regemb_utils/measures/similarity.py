@@ -1,6 +1,6 @@
 """Document similarities for all (query, collection) pairs at once (paper §3, §5.4; notes §6).
 
-All functions take document matrices as produced by :mod:`regemb_utils.representations` (rows = documents, columns
+All functions take document matrices as produced by :mod:`regemb_utils.measures.representations` (rows = documents, columns
 = common dictionary ids) and return a dense ``numpy`` array ``[n_X, n_Y]``: rows are the first argument (queries,
 e.g. the test or validation split), columns the second (the collection, i.e. the training split). None of them ever
 returns NaN.
@@ -483,7 +483,7 @@ def sparse_scm(
 def slope_effect_on_scm(counts, weighting, term_similarity, slopes=(0.0, 0.1, 0.5, 1.0)) -> float:
     """Largest absolute change of the sparse SCM between all pairs of ``counts`` when the ``dtb`` slope varies.
 
-    ``weighting`` is a :class:`regemb_utils.representations.DtbWeighting`.
+    ``weighting`` is a :class:`regemb_utils.measures.representations.DtbWeighting`.
 
     Shows that the pivot slope ``s`` cancels after the SCM's normalisation (the result is ~1e-16, rounding only).
     """

@@ -1,14 +1,14 @@
 """Chapter 4's methods on data sets of one's own, with explicit settings (the package used as a library).
 
-    from regemb_utils.data import dataset_from_texts
-    from regemb_utils.experiment import run_methods
-    from regemb_utils.methods import Settings
+    from regemb_utils.text.datasets import dataset_from_texts
+    from regemb_utils.classification.experiment import run_methods
+    from regemb_utils.classification.methods import Settings
 
     dataset = dataset_from_texts("mine", texts, labels, test_size=0.3)       # the paper's split rule
     results = run_methods(dataset, ["bow", "soft_vsm", "wmd"], Settings(ks=(1, 3, 5)), vectors={"32-bit": kv})
 
-``results`` maps (data set, method) to :class:`regemb_utils.knn_runs.MethodResult`; the tables of
-:mod:`regemb_utils.results` read it. ``examples/own_dataset.py`` runs a small data set end to end.
+``results`` maps (data set, method) to :class:`regemb_utils.classification.knn_runs.MethodResult`; the tables of
+:mod:`regemb_utils.study.results` read it. ``examples/own_dataset.py`` runs a small data set end to end.
 """
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from gensim.corpora import Dictionary
 
-from .cache import ArtifactCache
-from .data import Dataset
-from .documents import prepare_documents
+from ..study.cache import ArtifactCache
+from ..text.datasets import Dataset
+from ..text.documents import prepare_documents
 from .knn_runs import MethodResult, classify
 from .methods import METHODS, Settings
-from .similarity import embedding_matrix
-from .term_matrices import InMemoryMatrices
-from .text import tokenize
+from ..measures.similarity import embedding_matrix
+from ..termsim.sources import InMemoryMatrices
+from ..text.tokenization import tokenize
 
 
 def _as_mapping(datasets) -> dict[str, Dataset]:
@@ -32,7 +32,7 @@ def _as_mapping(datasets) -> dict[str, Dataset]:
     datasets = list(datasets.values()) if isinstance(datasets, Mapping) else list(datasets)
     if not datasets or not all(isinstance(d, Dataset) for d in datasets):
         raise ValueError("datasets must be a Dataset or a non-empty collection of them "
-                         "(regemb_utils.data.dataset_from_texts makes one)")
+                         "(regemb_utils.text.datasets.dataset_from_texts makes one)")
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise ValueError(f"data set names must differ, got {names}")
@@ -81,7 +81,7 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
             embeddings = {name: embedding_matrix(vectors[m.model], dictionary, terms=d.terms)
                           for name, d in documents.items()}
         if m.measure == "sparse_scm":
-            from .termsim import nearest_neighbours
+            from ..termsim.matrix import nearest_neighbours
 
             depth = max(dict(settings.sparse_grid).get("nonzero_limit", (0,)) or (0,))
             if depth < 1:

@@ -578,7 +578,7 @@ def train_word2bits(corpus: Iterable[Sequence[str]], *, size: int = 200, bitleve
     ``count`` attribute.
     """
     from gensim.models import KeyedVectors
-    from .progress import progress_bar
+    from ..study.progress import progress_bar
 
     bitlevel = check_bitlevel(bitlevel)
     size = _check_int("size", size, 1)

@@ -8,8 +8,8 @@ from typing import Any
 
 from scipy import sparse
 
-from .cache import ArtifactCache, fingerprint
-from .methods import SPARSE_KEYS
+from ..study.cache import ArtifactCache, fingerprint
+from ..classification.methods import SPARSE_KEYS
 
 __all__ = ["InMemoryMatrices", "CachedMatrices"]
 
@@ -50,7 +50,7 @@ class CachedMatrices:
 
     Pickles to a few strings; each process (a joblib or dask worker) loads the cache and prepares its builders once
     and keeps only the last source in memory. The neighbour cache must already exist (chapter 3 makes it; call
-    :func:`regemb_utils.orthogonalization.neighbour_cache` in the main process first).
+    :func:`regemb_utils.termsim.orthogonalization.neighbour_cache` in the main process first).
     """
 
     root: str
@@ -62,7 +62,7 @@ class CachedMatrices:
 
     def grid(self):
         from .orthogonalization import MatrixGrid, neighbour_cache
-        from .preprocessing import corpus_dictionary
+        from ..text.preprocessing import corpus_dictionary
 
         if self not in _LOADED:
             _LOADED.clear()

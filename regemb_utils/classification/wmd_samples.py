@@ -2,13 +2,13 @@
 the prediction of the WMD part's wall time from measured per-query costs.
 
 **The power computation.** For each data set and WMD method, the number of test queries on which the exact
-two-sided McNemar test at α = 0.05 (:func:`regemb_utils.statistics.mcnemar_exact`) detects a 10-point difference in
+two-sided McNemar test at α = 0.05 (:func:`regemb_utils.classification.statistics.mcnemar_exact`) detects a 10-point difference in
 test error between the regularized SCM (``soft_vsm_quantized_ortho``) and the WMD method with 80 % power. The two
 error rates of the alternative are centred on the paper's: m ∓ 5 points, m the mean of the paper's test errors of the
 two methods on the data set (Figure 8; the WMD with TF-IDF weights, which the paper did not run, takes the 32-bit
 WMD's). The errors are taken as independent (phi correlation 0), which gives the most discordant documents for a
 given difference and so the least power if, as for two kNN classifiers on the same documents, the errors are
-positively correlated: the n is on the safe side. The power is exact (:func:`regemb_utils.statistics.mcnemar_power`),
+positively correlated: the n is on the safe side. The power is exact (:func:`regemb_utils.classification.statistics.mcnemar_power`),
 not the normal approximation. Then: test sets of at most :data:`SMALL_TEST_SET` documents are answered in full, the
 32-bit and 1-bit WMD answer at least :data:`MINIMUM_QUERIES` queries (or the whole test set if smaller), and no
 method answers more than the test set.
@@ -16,7 +16,7 @@ method answers more than the test set.
 **Time.** :func:`predict_wmd_time` turns per-query one-core costs (:func:`costs_from_results` for a finished run,
 :func:`costs_from_cache` for the batches in the artifact cache, also of a killed run) and sample sizes into the wall
 time of the WMD part on n cores, the way chapter 4 schedules it: per method, data set and split one after the other,
-the batches of :data:`regemb_utils.knn_runs.WMD_BATCH` queries over the cores.
+the batches of :data:`regemb_utils.classification.knn_runs.WMD_BATCH` queries over the cores.
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ _STAND_IN = {"wmd_tfidf": "wmd"}  # methods the paper did not run take this meth
 def paper_errors(dataset: str, method: str) -> tuple[float, float, str]:
     """(the paper's test error of the regularized SCM, of ``method`` (or its stand-in), the method whose error was
     used), as fractions: the one place where the power computation reads the paper's numbers."""
-    from . import paper
+    from ..study import paper
 
     def error(m):
         return paper.value(paper.TEST_ERRORS, (m, dataset))
@@ -130,7 +130,7 @@ def costs_from_results(results) -> pd.DataFrame:
 
 def costs_from_cache(cache=None) -> pd.DataFrame:
     """Per-query one-core seconds from the WMD batches in the artifact cache (also those of a killed run)."""
-    from .cache import ArtifactCache
+    from ..study.cache import ArtifactCache
 
     root = Path((cache or ArtifactCache()).root)
     rows = []

@@ -11,10 +11,10 @@ from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors, TfidfModel
 from scipy import sparse
 
-from .cache import ArtifactCache, fingerprint
+from ..study.cache import ArtifactCache, fingerprint
 from .cholesky import orthogonalized_embeddings, stored_inner_product_errors, theorem_check
-from .progress import progress_bar
-from .termsim import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
+from ..study.progress import progress_bar
+from .matrix import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:

@@ -7,7 +7,7 @@ call runs locally (loky/threads) or on a dask cluster::
         result = grid_search(evaluate, grid)
 
 ``evaluate(params)`` computes the validation similarities once and returns either one error rate or a mapping
-``{k: error}`` for all k at once (e.g. :func:`regemb_utils.knn.knn_errors`). It must be picklable for process
+``{k: error}`` for all k at once (e.g. :func:`regemb_utils.classification.knn.knn_errors`). It must be picklable for process
 backends (a module-level function or a ``functools.partial`` of one).
 
 Selection rule: the lowest validation error; ties go to the first grid point in grid order, then to the smallest k
@@ -65,7 +65,7 @@ def evaluate_grid(
     With ``progress`` a tqdm bar counts the finished grid points (results arrive in order, so the bar advances as the
     earliest unfinished point completes). ``evaluate`` may return anything picklable.
     """
-    from .progress import progress_bar
+    from ..study.progress import progress_bar
 
     points = [dict(point) for point in points]
     parallel = joblib.Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator")

@@ -13,7 +13,7 @@ __all__ = ["Method", "METHODS", "SPARSE_KEYS", "Settings"]
 @dataclass(frozen=True)
 class Method:
     label: str  # the name in the paper's figures
-    weighting: str  # bow | nbow | dtb | tfidf_l1 (regemb_utils.representations)
+    weighting: str  # bow | nbow | dtb | tfidf_l1 (regemb_utils.measures.representations)
     measure: str  # cosine | dense_scm | sparse_scm | l1 | wmd
     model: str | None = None  # "32-bit" or "1-bit" embeddings
     source: str = "paper"  # "paper" (its seven configurations) or "Sato et al. 2022"
@@ -43,10 +43,10 @@ class Settings:
     ks: tuple[int, ...] = tuple(range(1, 20, 2))
     slopes: tuple[float, ...] = (0.0,)
     sparse_grid: tuple[tuple[str, tuple], ...] = ()  # ((key, values), ...) in SPARSE_KEYS order
-    fill_rule: str = "paper"  # how S' handles a dominance violation (regemb_utils.termsim.FILL_RULES)
+    fill_rule: str = "paper"  # how S' handles a dominance violation (regemb_utils.termsim.matrix.FILL_RULES)
     reference: str = "train"
     wmd_solver: str = "pot"
-    # (data set, at most this many WMD test queries: a number, None for all, or "power" (regemb_utils.wmd_samples))
+    # (data set, at most this many WMD test queries: a number, None for all, or "power" (regemb_utils.classification.wmd_samples))
     wmd_queries: tuple[tuple[str, int | str | None], ...] = ()
     # (data set, at most this many WMD validation queries); a data set missing here takes its wmd_queries number
     wmd_validation_queries: tuple[tuple[str, int | None], ...] = ()
@@ -80,7 +80,7 @@ class Settings:
         """At most this many queries of ``split`` for ``method`` on ``dataset`` (None: all); only WMD is limited.
 
         ``size`` is the split's number of documents; it resolves ``"power"`` (for the test split:
-        :func:`regemb_utils.wmd_samples.power_queries`) and turns a limit of at least ``size`` into None."""
+        :func:`regemb_utils.classification.wmd_samples.power_queries`) and turns a limit of at least ``size`` into None."""
         if METHODS[method].measure != "wmd":
             return None
         test = dict(self.wmd_queries).get(dataset)

@@ -5,7 +5,7 @@ Definition used everywhere here:
 * document weights: any non-negative row of a document matrix over the common dictionary, **L1-normalised** here
   (nBOW = L1-normalised counts, as the paper and Kusner et al. 2015; TF-IDF weights give Sato et al.'s variant);
 * ground distance: the Euclidean distance between the **raw** embedding rows (no normalisation), from
-  :func:`regemb_utils.similarity.embedding_matrix`;
+  :func:`regemb_utils.measures.similarity.embedding_matrix`;
 * **words without an embedding** are zero vectors: they sit at the origin and take part in the transport (the
   paper's behaviour, notes §6/§11.7; Kusner et al. removed them). Words outside the dictionary never get here;
 * a document with no weight (empty, or no dictionary word) is at distance **+inf** from every document, itself
@@ -36,7 +36,7 @@ neighbour and skipped ("certified"); the others (at most 10 iterations) are solv
 every visited candidate (today's behaviour before the dual bound); ``"rwmd"`` orders by max(WCD, RWMD).
 Every skipped candidate has a distance larger than the k-th neighbour's, so neighbours and distances equal brute force,
 including the tie rule (distance ascending, then training index ascending – the rule of
-:func:`regemb_utils.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come from one top-19 search.
+:func:`regemb_utils.classification.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come from one top-19 search.
 
 How much pruning can save depends on how concentrated the distances are. On BBCSPORT (paper setting: nBOW, raw
 vectors, words without an embedding at the origin) the 19th neighbour lies at ≈ 0.79 × a query's median distance,
@@ -712,7 +712,7 @@ class WMDNeighbours:
 
 def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
     import joblib
-    from .progress import progress_bar
+    from ..study.progress import progress_bar
 
     _check_solver(search.solver)
     if search.bound not in BOUNDS:

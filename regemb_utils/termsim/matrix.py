@@ -209,7 +209,7 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
 
     starts = range(0, len(words), block_size)
     if progress:
-        from .progress import progress_bar
+        from ..study.progress import progress_bar
         starts = progress_bar(starts, desc="nearest neighbours", unit="block")
     for start in starts:
         stop = min(start + block_size, len(words))
