@@ -130,15 +130,14 @@ def costs_from_results(results) -> pd.DataFrame:
 
 def costs_from_cache(cache=None) -> pd.DataFrame:
     """Per-query one-core seconds from the WMD batches in the artifact cache (also those of a killed run)."""
-    from ..study.cache import ArtifactCache
+    from ..study.cache import ArtifactCache, load_pickle
 
     root = Path((cache or ArtifactCache()).root)
     rows = []
     for directory in sorted(root.glob("wmd-batch-*")):
         try:
             params = json.loads((directory / "manifest.json").read_text())["params"]
-            with open(directory / "artifact.pkl", "rb") as f:
-                batch = pickle.load(f)
+            batch = load_pickle(directory)
         except (OSError, ValueError, KeyError, pickle.UnpicklingError, EOFError):
             continue
         rows.append({"dataset": params["dataset"], "method": params["method"], "split": params["split"],

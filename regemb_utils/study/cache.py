@@ -138,9 +138,37 @@ def save_pickle(obj: Any, directory: Path) -> None:
         pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+# Where the modules of the flat package (before issue 18's subpackages) went: artifacts and chapter records pickled
+# before the move name the old modules, and their keys did not change.
+_MOVED_MODULES = {f"regemb_utils.{old}": f"regemb_utils.{new}" for old, new in (
+    ("text", "text.tokenization"), ("preprocessing", "text.preprocessing"), ("corpus", "text.corpus"),
+    ("data", "text.datasets"), ("documents", "text.documents"), ("word2bits", "embeddings.word2bits"),
+    ("embeddings", "embeddings.trained"), ("termsim", "termsim.matrix"),
+    ("orthogonalization", "termsim.orthogonalization"), ("term_matrices", "termsim.sources"),
+    ("cholesky", "termsim.cholesky"), ("similarity", "measures.similarity"), ("wmd", "measures.wmd"),
+    ("representations", "measures.representations"), ("knn", "classification.knn"),
+    ("knn_runs", "classification.knn_runs"), ("selection", "classification.selection"),
+    ("statistics", "classification.statistics"), ("methods", "classification.methods"),
+    ("experiment", "classification.experiment"), ("wmd_samples", "classification.wmd_samples"),
+    ("params", "study.params"), ("pipeline", "study.pipeline"), ("cache", "study.cache"), ("paper", "study.paper"),
+    ("book", "study.book"), ("plotting", "study.plotting"), ("document_maps", "study.document_maps"),
+    ("results", "study.results"), ("scorecard", "study.scorecard"), ("worked_example", "study.worked_example"),
+    ("browser", "study.browser"), ("progress", "study.progress"))}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(_MOVED_MODULES.get(module, module), name)
+
+
+def unpickle(path: Path) -> Any:
+    """The object pickled in the file ``path`` (also one pickled before the package's modules moved)."""
+    with open(path, "rb") as f:
+        return _Unpickler(f).load()
+
+
 def load_pickle(directory: Path) -> Any:
-    with open(directory / "artifact.pkl", "rb") as f:
-        return pickle.load(f)
+    return unpickle(directory / "artifact.pkl")
 
 
 def file_sha256(path: Path) -> str:

@@ -40,7 +40,7 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from .cache import ACCESSED, REPOSITORY, ArtifactCache
+from .cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle
 from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, chapter_parameters
 
 ORDER = tuple(CHAPTERS)
@@ -126,8 +126,7 @@ class Record:
     @property
     def values(self) -> dict[str, Any]:
         """The small results the chapter kept for later chapters."""
-        with open(self.path / "values.pkl", "rb") as f:
-            return pickle.load(f)
+        return unpickle(self.path / "values.pkl")
 
     def parameter(self, name: str) -> Any:
         value = self.parameters[name]
