@@ -16,14 +16,15 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from gensim.corpora import Dictionary
 
+from ..measures.similarity import embedding_matrix
 from ..study.cache import ArtifactCache
+from ..termsim.matrix import nearest_neighbours
+from ..termsim.sources import InMemoryMatrices
 from ..text.datasets import Dataset
 from ..text.documents import prepare_documents
+from ..text.tokenization import tokenize
 from .knn_runs import MethodResult, classify
 from .methods import METHODS, Settings
-from ..measures.similarity import embedding_matrix
-from ..termsim.sources import InMemoryMatrices
-from ..text.tokenization import tokenize
 
 
 def _as_mapping(datasets) -> dict[str, Dataset]:
@@ -81,8 +82,6 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
             embeddings = {name: embedding_matrix(vectors[m.model], dictionary, terms=d.terms)
                           for name, d in documents.items()}
         if m.measure == "sparse_scm":
-            from ..termsim.matrix import nearest_neighbours
-
             depth = max(dict(settings.sparse_grid).get("nonzero_limit", (0,)) or (0,))
             if depth < 1:
                 raise ValueError("the sparse SCM needs settings.sparse_grid with a nonzero_limit")

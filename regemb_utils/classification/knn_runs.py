@@ -39,14 +39,17 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ..study.cache import ArtifactCache, fingerprint
-from ..text.documents import Documents, query_rows, represent_pair, stratified_order
-from .knn import knn_votes, top_k
-from .methods import METHODS, Settings
-from .selection import evaluate_grid, select_grid
 from ..measures.similarity import cosine_similarity, dense_scm, l1_distance, sparse_scm
+from ..measures.wmd import wmd_knn, dual_bounds
+from ..study.cache import ArtifactCache, fingerprint
+from ..study.progress import progress_bar
+from ..text.documents import Documents, query_rows, stratified_order
+from .knn import knn_votes, top_k
+from .methods import METHODS, Settings, represent_pair
+from .selection import evaluate_grid, select_grid
+from .wmd_samples import WMD_BATCH, query_limit
 
-__all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context", "WMD_BATCH"]
+__all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context"]
 
 
 @dataclass(frozen=True)
@@ -71,8 +74,6 @@ def _one_core():
 
 
 def _wmd_batch(Q, R, embeddings, k, solver):
-    from ..measures.wmd import wmd_knn
-
     _warm_up()
     start = time.perf_counter()
     with _one_core():
@@ -100,18 +101,12 @@ def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int
     batches = [np.arange(start, min(start + batch_size, n)) for start in range(0, n, batch_size)]
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
     outcomes = parallel(joblib.delayed(_wmd_batch)(Q[rows], R, embeddings, k, solver) for rows in batches)
-    from ..study.progress import progress_bar
 
     outcomes = list(progress_bar(outcomes, total=len(batches), disable=not progress, desc=description, unit="batch"))
     if not outcomes:
         return np.empty((0, k), dtype=np.int64), 0.0, 0
     return (np.concatenate([o[0] for o in outcomes]), float(sum(o[2] for o in outcomes)),
             int(sum(o[1] for o in outcomes)))
-
-
-# Queries per cached WMD batch: a batch is the unit that a killed run loses and that a cluster schedules; fixed (not
-# derived from the cores or the sample size) so that every run cuts the fixed query order at the same positions.
-WMD_BATCH = 8
 
 
 def _positioned_batch(start, stop, Q, R, embeddings, k, solver):
@@ -153,7 +148,6 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     outcomes = parallel(joblib.delayed(_positioned_batch)(start, stop, Q[start:stop], R, embeddings, k, solver)
                         for start, stop in todo)
-    from ..study.progress import progress_bar
 
     for start, stop, value in progress_bar(outcomes, total=len(todo), disable=not progress or not todo, desc=description,
                                    unit="batch"):
@@ -177,7 +171,6 @@ def _warm_up() -> None:
     """Compile (or load) the numba kernels and import the EMD solvers once per process, outside the timings."""
     if _WARM:
         return
-    from ..measures.wmd import dual_bounds, wmd_knn
 
     X = sparse.csr_matrix(np.array([[1.0, 0.0], [0.5, 0.5]]))
     sparse_scm(X, X, sparse.identity(2, format="csc"), n_threads=1)
@@ -310,13 +303,13 @@ class MethodResult:
 
 
 def _limits(method: str, documents: dict[str, Documents], settings: Settings) -> dict[str, dict[str, int | None]]:
-    return {name: {split: settings.query_limit(method, name, split, len(d.labels[split]))
+    return {name: {split: query_limit(settings, method, name, split, len(d.labels[split]))
                    for split in ("validation", "test")} for name, d in documents.items()}
 
 
-def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices, cache=None):
+def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices, limits,
+             cache=None):
     points = settings.points(method)
-    limits = _limits(method, documents, settings)
     cache = cache if METHODS[method].measure == "wmd" else None
 
     def task(n_jobs, progress):
@@ -364,17 +357,16 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
         raise ValueError(f"no embedding rows for data set(s) {', '.join(sorted(set(documents) - set(embeddings)))}")
     cache = cache or ArtifactCache()
     keys = {}
+    limits = _limits(method, documents, settings)  # None everywhere but for the WMD methods
     for name, d in documents.items():
         keys[name] = dict(settings.key(method), method=method, dataset=name, documents=fingerprint(d),
                           embeddings=fingerprint(embeddings[name]) if m.measure in ("dense_scm", "wmd") else None,
                           matrices=matrices.identity if m.measure == "sparse_scm" else None)
-        if m.measure == "wmd":  # a prefix of the stratified order (regemb_utils.text.documents.stratified_order)
-            limits = _limits(method, {name: d}, settings)[name]
-            if any(limit is not None for limit in limits.values()):
-                keys[name].update(query_limit=limits["test"], validation_query_limit=limits["validation"],
-                                  query_order="stratified")
+        if any(limit is not None for limit in limits[name].values()):  # a prefix of the stratified order
+            keys[name].update(query_limit=limits[name]["test"], validation_query_limit=limits[name]["validation"],
+                              query_order="stratified")
     missing = {name: documents[name] for name in documents if not cache.has("knn", keys[name])}
-    computed = _compute(method, missing, settings, embeddings, matrices, cache) if missing else {}
+    computed = _compute(method, missing, settings, embeddings, matrices, limits, cache) if missing else {}
 
     def never():
         raise RuntimeError("artifact vanished")  # pragma: no cover

@@ -5,9 +5,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from ..measures.representations import represent
+from ..text.documents import Documents
 from .selection import parameter_grid
 
-__all__ = ["Method", "METHODS", "SPARSE_KEYS", "Settings"]
+__all__ = ["Method", "METHODS", "SPARSE_KEYS", "Settings", "represent_pair"]
 
 
 @dataclass(frozen=True)
@@ -76,29 +80,6 @@ class Settings:
             grid += list(self.sparse_grid)
         return parameter_grid(dict(grid))
 
-    def query_limit(self, method: str, dataset: str, split: str = "test", size: int | None = None) -> int | None:
-        """At most this many queries of ``split`` for ``method`` on ``dataset`` (None: all); only WMD is limited.
-
-        ``size`` is the split's number of documents; it resolves ``"power"`` (for the test split:
-        :func:`regemb_utils.classification.wmd_samples.power_queries`) and turns a limit of at least ``size`` into None."""
-        if METHODS[method].measure != "wmd":
-            return None
-        test = dict(self.wmd_queries).get(dataset)
-        if split == "test":
-            value = test
-        else:
-            validation = dict(self.wmd_validation_queries)
-            value = validation[dataset] if dataset in validation else (None if test == "power" else test)
-        if value == "power":
-            if size is None:
-                raise ValueError("wmd_queries='power' needs the size of the test split")
-            from .wmd_samples import resolve_queries
-
-            return resolve_queries("power", dataset, method, size)
-        if value is not None and size is not None and value >= size:
-            return None
-        return value
-
     def key(self, method: str) -> dict[str, Any]:
         """The settings that change the method's results (for the artifact key)."""
         m = METHODS[method]
@@ -111,3 +92,12 @@ class Settings:
         if m.measure == "wmd":
             key["wmd_solver"] = self.wmd_solver
         return key
+
+
+def represent_pair(method: str, documents: Documents, queries: str, reference: str, slope: float = 0.0):
+    """Weighted query and reference matrices for ``method``; idf and avgdl come from the reference set."""
+    q_counts, _, _ = documents.split(queries)
+    r_counts, _, r_lengths = documents.split(reference)
+    avgdl = float(np.mean(r_lengths)) if np.mean(r_lengths) > 0 else 1.0
+    return tuple(represent(METHODS[method].weighting, counts, train_counts=r_counts, avgdl=avgdl, slope=slope)
+                 for counts in (q_counts, r_counts))

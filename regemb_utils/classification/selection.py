@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import joblib
+from ..study.progress import progress_bar
 
 __all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best", "select_grid", "grid_search"]
 
@@ -65,8 +66,6 @@ def evaluate_grid(
     With ``progress`` a tqdm bar counts the finished grid points (results arrive in order, so the bar advances as the
     earliest unfinished point completes). ``evaluate`` may return anything picklable.
     """
-    from ..study.progress import progress_bar
-
     points = [dict(point) for point in points]
     parallel = joblib.Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator")
     outcomes = parallel(joblib.delayed(evaluate)(point) for point in points)

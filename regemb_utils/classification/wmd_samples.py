@@ -16,7 +16,7 @@ method answers more than the test set.
 **Time.** :func:`predict_wmd_time` turns per-query one-core costs (:func:`costs_from_results` for a finished run,
 :func:`costs_from_cache` for the batches in the artifact cache, also of a killed run) and sample sizes into the wall
 time of the WMD part on n cores, the way chapter 4 schedules it: per method, data set and split one after the other,
-the batches of :data:`regemb_utils.classification.knn_runs.WMD_BATCH` queries over the cores.
+the batches of :data:`WMD_BATCH` queries over the cores.
 """
 from __future__ import annotations
 
@@ -30,11 +30,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from .methods import METHODS
+from ..study import paper
+from ..study.cache import ArtifactCache, load_pickle
+from .methods import METHODS, Settings
 from .statistics import discordant_probabilities, mcnemar_power, mcnemar_sample_size
 
 __all__ = ["SCM", "POWER", "MINIMUM_QUERIES", "SMALL_TEST_SET", "paper_errors", "power_plan", "power_queries",
-           "resolve_queries", "costs_from_results", "costs_from_cache", "predict_wmd_time"]
+           "query_limit", "WMD_BATCH", "costs_from_results", "costs_from_cache", "predict_wmd_time"]
 
 SCM = "soft_vsm_quantized_ortho"  # the regularized SCM that every WMD method is compared with
 POWER = {"difference": 0.10, "power": 0.80, "alpha": 0.05, "correlation": 0.0}
@@ -46,8 +48,6 @@ _STAND_IN = {"wmd_tfidf": "wmd"}  # methods the paper did not run take this meth
 def paper_errors(dataset: str, method: str) -> tuple[float, float, str]:
     """(the paper's test error of the regularized SCM, of ``method`` (or its stand-in), the method whose error was
     used), as fractions: the one place where the power computation reads the paper's numbers."""
-    from ..study import paper
-
     def error(m):
         return paper.value(paper.TEST_ERRORS, (m, dataset))
 
@@ -57,6 +57,11 @@ def paper_errors(dataset: str, method: str) -> tuple[float, float, str]:
         raise ValueError(f"the paper has no test error of {SCM} and {method} on {dataset!r}; give wmd_queries a "
                          "number for it")
     return scm / 100, other / 100, used
+
+
+# Queries per cached WMD batch: a batch is the unit that a killed run loses and that a cluster schedules; fixed (not
+# derived from the cores or the sample size) so that every run cuts the fixed query order at the same positions.
+WMD_BATCH = 8
 
 
 def _alternative(dataset: str, method: str) -> tuple[float, float]:
@@ -99,13 +104,26 @@ def power_plan(test_sizes: Mapping[str, int], methods: Iterable[str] = ("wmd_qua
     return pd.DataFrame(rows)
 
 
-def resolve_queries(value, dataset: str, method: str, size: int) -> int | None:
-    """A ``wmd_queries`` entry for one data set and method as a number of queries (None: all ``size``)."""
+def query_limit(settings: Settings, method: str, dataset: str, split: str = "test", size: int | None = None
+                ) -> int | None:
+    """At most this many queries of ``split`` for ``method`` on ``dataset`` under ``settings`` (None: all); only
+    the WMD methods are limited.
+
+    ``size`` is the split's number of documents; it resolves ``"power"`` (:func:`power_queries`, for the test split)
+    and turns a limit of at least ``size`` into None. A data set without a ``wmd_validation_queries`` entry takes its
+    ``wmd_queries`` number on the validation split (all of it where that is ``"power"``)."""
+    if METHODS[method].measure != "wmd":
+        return None
+    test = dict(settings.wmd_queries).get(dataset)
+    value = test if split == "test" else dict(settings.wmd_validation_queries).get(
+        dataset, None if test == "power" else test)
+    if size is None:
+        if value == "power":
+            raise ValueError("wmd_queries='power' needs the size of the test split")
+        return value
     if value == "power":
         value = power_queries(dataset, method, size)
-    if value is None or value >= size:
-        return None
-    return int(value)
+    return None if value is None or value >= size else int(value)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -130,8 +148,6 @@ def costs_from_results(results) -> pd.DataFrame:
 
 def costs_from_cache(cache=None) -> pd.DataFrame:
     """Per-query one-core seconds from the WMD batches in the artifact cache (also those of a killed run)."""
-    from ..study.cache import ArtifactCache, load_pickle
-
     root = Path((cache or ArtifactCache()).root)
     rows = []
     for directory in sorted(root.glob("wmd-batch-*")):
@@ -174,8 +190,6 @@ def predict_wmd_time(costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str], i
     method, split): queries}`` to answer; ``done``: queries already in the cache (a prefix of the order), which cost
     nothing. Each (method, data set, split) runs after the other with its batches spread over the cores, so its wall
     time is the makespan of its batches. Prints the table and the total (``show``) and returns the table."""
-    from .knn_runs import WMD_BATCH
-
     batch_size = batch_size or WMD_BATCH
     per = {}
     for r in costs.to_dict("records"):

@@ -77,6 +77,7 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit
+from ..study.progress import progress_bar
 
 __all__ = [
     "ALLOWED_BITLEVELS",
@@ -578,7 +579,6 @@ def train_word2bits(corpus: Iterable[Sequence[str]], *, size: int = 200, bitleve
     ``count`` attribute.
     """
     from gensim.models import KeyedVectors
-    from ..study.progress import progress_bar
 
     bitlevel = check_bitlevel(bitlevel)
     size = _check_int("size", size, 1)

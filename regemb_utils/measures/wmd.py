@@ -61,6 +61,7 @@ import numba
 import numpy as np
 from scipy import sparse
 from scipy.spatial.distance import cdist
+from ..study.progress import progress_bar
 
 __all__ = [
     "SOLVERS",
@@ -712,7 +713,6 @@ class WMDNeighbours:
 
 def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
     import joblib
-    from ..study.progress import progress_bar
 
     _check_solver(search.solver)
     if search.bound not in BOUNDS:

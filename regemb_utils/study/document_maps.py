@@ -34,6 +34,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from ..classification.methods import METHODS, SPARSE_KEYS, represent_pair
+from ..measures.similarity import dense_scm, sparse_scm
+from ..text.documents import query_rows
 
 __all__ = [
     "confusion_counts",
@@ -99,8 +102,6 @@ def plot_confusion(counts: np.ndarray, class_names: Sequence[str], ax, *, normal
 
 def map_sample(n: int, limit: int | None, seed: int = 42) -> np.ndarray:
     """The test documents a map shows: all ``n``, or a seeded random ``limit`` of them (sorted)."""
-    from ..text.documents import query_rows
-
     return query_rows(n, limit, seed)
 
 
@@ -109,10 +110,6 @@ def test_similarities(method: str, result, documents, *, embeddings=None, matric
     parameters that chapter 4 selected (``result`` is its :class:`regemb_utils.classification.knn_runs.MethodResult`); the
     idf is the training split's, as in the test run."""
     from scipy import sparse
-
-    from ..text.documents import represent_pair
-    from ..classification.methods import METHODS, SPARSE_KEYS
-    from ..measures.similarity import dense_scm, sparse_scm
 
     measure = METHODS[method].measure
     if measure not in ("dense_scm", "sparse_scm"):

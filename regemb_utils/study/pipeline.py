@@ -40,6 +40,16 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
+from ..classification.knn_runs import classify, parallel_context
+from ..classification.methods import METHODS, Settings
+from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddings
+from ..measures.similarity import embedding_matrix
+from ..termsim.orthogonalization import neighbour_cache, neighbour_key
+from ..termsim.sources import CachedMatrices
+from ..text.datasets import load_dataset
+from ..text.documents import prepare_documents
+from ..text.preprocessing import corpus_dictionary, head
+from .book import table
 from .cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle
 from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, chapter_parameters
 
@@ -214,8 +224,6 @@ class Chapter:
         return self.lineage[chapter]
 
     def _repr_html_(self) -> str:
-        from .book import table
-
         rows = [{"parameter": name, "value": _shown(value)} for name, value in self.params.items()]
         shown = table(pd.DataFrame(rows), caption=f"The parameters of this run ({self.profile} profile)").html
         inputs = "".join(f"<li>chapter {c}: record <code>{r.id}</code></li>" for c, r in self.lineage.items())
@@ -257,15 +265,11 @@ class Chapter:
 
     def dictionary(self):
         """Chapter 1's common dictionary."""
-        from ..text.preprocessing import corpus_dictionary
-
         articles, tokenizer = self.corpus()
         return corpus_dictionary(articles, tokenizer, self.cache)
 
     def embeddings(self) -> dict[str, tuple[Any, dict[str, Any]]]:
         """Chapter 2's two models, each with the settings that identify it (for keys of derived artifacts)."""
-        from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddings
-
         articles, tokenizer = self.corpus()
         training = self.record("02_training")
         models = {}
@@ -277,17 +281,12 @@ class Chapter:
 
     def neighbour_caches(self, models, dictionary, depth: int) -> dict[str, tuple[Any, float]]:
         """The top-``depth`` neighbours of every dictionary word for each model, and the seconds each took."""
-        from ..termsim.orthogonalization import neighbour_cache, neighbour_key
-
         articles, tokenizer = self.corpus()
         return {name: neighbour_cache(vectors, dictionary, depth, neighbour_key(vectors, key, articles, tokenizer),
                                       self.cache) for name, (vectors, key) in models.items()}
 
     def datasets(self, names=None, max_documents=None) -> dict[str, Any]:
         """Chapter 1's data sets (``names`` of them), each split cut to ``max_documents`` if given."""
-        from ..text.datasets import load_dataset
-        from ..text.preprocessing import head
-
         first = self.record("01_preprocessing")
         names = names or first.parameter("datasets")
         limit = first.parameter("max_documents")
@@ -297,8 +296,6 @@ class Chapter:
 
     def documents(self, names, max_documents) -> tuple[Any, dict[str, Any]]:
         """Chapter 1's dictionary and the data sets ``names`` (cut to ``max_documents``) counted over it."""
-        from ..text.documents import prepare_documents
-
         dictionary = self.dictionary()
         _, tokenizer = self.corpus()
         return dictionary, {name: prepare_documents(dataset, dictionary, tokenizer)
@@ -308,11 +305,6 @@ class Chapter:
         """(embedding rows per data set, S' builder) that ``method`` needs under chapter 4's parameters
         ``classification``: raw embedding rows for the dense SCM and the WMD; :class:`CachedMatrices` over the
         neighbour cache (chapter 3's when it is deep enough, else computed here) for the sparse SCM."""
-        from ..classification.methods import METHODS
-        from ..measures.similarity import embedding_matrix
-        from ..termsim.sources import CachedMatrices
-        from ..termsim.orthogonalization import neighbour_cache, neighbour_key
-
         m = METHODS[method]
         vectors = models[m.model][0] if m.model else None
         embeddings = matrices = None
@@ -338,9 +330,6 @@ def run_classification(chapter: Chapter, *, progress: bool = True) -> dict:
     The dictionary and the data sets are chapter 1's, the embeddings chapter 2's; methods run one after the other and,
     inside each, the grid points (or WMD batches) run in parallel where ``params.scheduler`` says. Every result comes
     from the artifact cache when its inputs (by content) and settings are there."""
-    from ..classification.knn_runs import classify, parallel_context
-    from ..classification.methods import Settings
-
     params = chapter.params
     dictionary, documents = chapter.documents(params.datasets, params.max_documents)
     models = chapter.embeddings()

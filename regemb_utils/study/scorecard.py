@@ -15,8 +15,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from . import paper as _paper
 from ..classification.methods import METHODS
+from ..classification.wmd_samples import paper_errors
+from . import paper as _paper
+from .results import decided_counts
 
 __all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "verdicts", "VERDICTS", "footnoted"]
 
@@ -126,8 +128,6 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
                 rows.append(_row("Table 2", f"selected {column}", paper, value, dataset=dataset,
                                  method="Soft VSM (ortho.)", exact=True, corpus=True))
     if paired is not None and len(paired):
-        from .results import decided_counts
-
         for r in decided_counts(paired).to_dict("records"):
             ahead = _paper_ahead(r["method"], paired)
             own = ahead is not None
@@ -205,8 +205,6 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
                               f"{reduction['datasets']} data sets, {reduction['queries']:,} test queries"),
                      "verdict": verdict, "where": "04_scm_vs_wmd.html#fig-relative-error"})
     if paired is not None and len(paired):
-        from .results import decided_counts
-
         counts = decided_counts(paired).set_index("method")
         for method in ("wmd", "wmd_quantized"):
             if method not in counts.index:
@@ -261,8 +259,6 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
 def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int] | None:
     """On how many of the paired data sets the paper's Figure 8 puts the regularized SCM ahead of ``method``, and on
     how many behind; None where the paper has no error of ``method`` itself on one of them."""
-    from ..classification.wmd_samples import paper_errors
-
     datasets = paired.loc[paired["method"] == method, "dataset"]
     try:
         errors = [paper_errors(d, method) for d in datasets]

@@ -30,8 +30,11 @@ from ..measures.similarity import (
     ScmContributions, cosine_similarity, cosine_term_similarity, dense_scm, embedding_matrix, scm_contributions,
     sparse_scm,
 )
-from ..text.tokenization import tokenize
+from ..classification.methods import SPARSE_KEYS
 from ..measures.wmd import WmdFlows, wmd, wmd_flows
+from ..termsim.orthogonalization import MatrixGrid
+from ..text.tokenization import tokenize
+from .paper import table_2
 
 __all__ = ["SENTENCES", "SentencePair", "compare_sentences", "table_2_matrix", "setting_markdown", "example_figure",
            "FONT_PX"]
@@ -162,10 +165,6 @@ def table_2_matrix(neighbours, dictionary, dataset: str = "bbcsport", fill_rule:
     C, t and o), built by chapter 3's :class:`regemb_utils.termsim.orthogonalization.MatrixGrid` from a neighbour cache;
     C is capped at the cache's depth (only small caches, e.g. the ``smoke`` profile's, are shallower). Returns
     (S', the grid point used, the paper's C)."""
-    from ..classification.methods import SPARSE_KEYS
-    from ..termsim.orthogonalization import MatrixGrid
-    from .paper import table_2
-
     row = table_2().loc[dataset]
     point = {key: row[key].item() if hasattr(row[key], "item") else row[key] for key in SPARSE_KEYS}
     paper_c = int(point["nonzero_limit"])

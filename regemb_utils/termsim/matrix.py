@@ -46,6 +46,7 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 from scipy import sparse
+from ..study.progress import progress_bar
 
 FILL_RULES = ("paper", "gensim")
 
@@ -209,7 +210,6 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
 
     starts = range(0, len(words), block_size)
     if progress:
-        from ..study.progress import progress_bar
         starts = progress_bar(starts, desc="nearest neighbours", unit="block")
     for start in starts:
         stop = min(start + block_size, len(words))

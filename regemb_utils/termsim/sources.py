@@ -8,8 +8,10 @@ from typing import Any
 
 from scipy import sparse
 
-from ..study.cache import ArtifactCache, fingerprint
 from ..classification.methods import SPARSE_KEYS
+from ..study.cache import ArtifactCache, fingerprint
+from ..text.preprocessing import corpus_dictionary
+from .orthogonalization import MatrixGrid, neighbour_cache
 
 __all__ = ["InMemoryMatrices", "CachedMatrices"]
 
@@ -19,8 +21,6 @@ class InMemoryMatrices:
     both by content (for the keys of results computed with them)."""
 
     def __init__(self, neighbours, dictionary, fill_rule: str = "paper"):
-        from .orthogonalization import MatrixGrid
-
         self.grid = MatrixGrid(neighbours, dictionary, fill_rule)
         self.identity = fingerprint(neighbours.keys, neighbours.words, neighbours.indices, neighbours.similarities,
                                     sorted(dictionary.token2id.items()), sorted(dictionary.dfs.items()),
@@ -61,9 +61,6 @@ class CachedMatrices:
     fill_rule: str = "paper"
 
     def grid(self):
-        from .orthogonalization import MatrixGrid, neighbour_cache
-        from ..text.preprocessing import corpus_dictionary
-
         if self not in _LOADED:
             _LOADED.clear()
             cache = ArtifactCache(self.root)

@@ -11,11 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from ..classification.methods import METHODS
-from ..measures.representations import bow_matrix, represent
+from ..measures.representations import bow_matrix
 from .tokenization import tokenize
 
-__all__ = ["Documents", "prepare_documents", "represent_pair", "QUERY_SEED", "query_rows", "stratified_order"]
+__all__ = ["Documents", "prepare_documents", "QUERY_SEED", "query_rows", "stratified_order"]
 
 
 @dataclass
@@ -54,15 +53,6 @@ def prepare_documents(dataset, dictionary, tokenizer: str = "paper") -> Document
                for name, documents in tokens.items()}
     labels = {name: np.asarray(split.labels, dtype=np.int64) for name, split in dataset.splits.items()}
     return Documents(dataset.name, tuple(dataset.class_names), terms, counts, labels, lengths)
-
-
-def represent_pair(method: str, documents: Documents, queries: str, reference: str, slope: float = 0.0):
-    """Weighted query and reference matrices for ``method``; idf and avgdl come from the reference set."""
-    q_counts, _, _ = documents.split(queries)
-    r_counts, _, r_lengths = documents.split(reference)
-    avgdl = float(np.mean(r_lengths)) if np.mean(r_lengths) > 0 else 1.0
-    return tuple(represent(METHODS[method].weighting, counts, train_counts=r_counts, avgdl=avgdl, slope=slope)
-                 for counts in (q_counts, r_counts))
 
 
 QUERY_SEED = 42
