@@ -32,7 +32,7 @@ def toy(tmp_path_factory):
     dataset, dictionary, kv = separable_dataset()
     documents = {"toy": prepare_documents(dataset, dictionary)}
     embeddings = {"toy": embedding_matrix(kv, dictionary, terms=documents["toy"].terms)}
-    neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], k=4)
+    neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], depth=4)
     matrices = InMemoryMatrices(neighbours, dictionary, "paper")
     settings = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, n_jobs=1)
     cache = ArtifactCache(tmp_path_factory.mktemp("artifacts"))

@@ -144,6 +144,17 @@ def test_l1_distance_and_dispatch():
     assert np.allclose(similarity_matrix("l1", X, Y), [[-1.0], [-1.0]])
     with pytest.raises(ValueError, match="unknown measure"):
         similarity_matrix("jaccard", X, Y)
+    E = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
+    np.testing.assert_allclose(similarity_matrix("dense_scm", X, Y, embeddings=E), dense_scm(X, Y, E))
+    S = sparse.csc_matrix(E @ E.T)
+    sims, info = similarity_matrix("sparse_scm", X, Y, term_similarity=S, return_info=True)
+    np.testing.assert_allclose(sims, sparse_scm(X, Y, S), atol=1e-12)
+    assert info.n_nonpositive == 1  # the empty query
+    assert similarity_matrix("cosine", X, Y, return_info=True)[1] is None
+    with pytest.raises(ValueError, match="needs embeddings"):
+        similarity_matrix("dense_scm", X, Y)
+    with pytest.raises(ValueError, match="needs term_similarity"):
+        similarity_matrix("sparse_scm", X, Y)
     with pytest.raises(ValueError, match="columns"):
         cosine_similarity(X, sparse.csr_matrix((1, 4)))
 

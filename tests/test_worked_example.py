@@ -31,7 +31,7 @@ def _setting(without=(), outside=()):
     kept = [i for i, w in enumerate(words) if w not in without]
     kv.add_vectors([words[i] for i in kept], np.asarray(rows, dtype=np.float32)[kept])
     dictionary = Dictionary([[w for w in words if w not in outside], ["the", "in", "band"], ["river", "goal"]])
-    neighbours = nearest_neighbours(kv, list(dictionary.token2id), k=6, progress=False)
+    neighbours = nearest_neighbours(kv, list(dictionary.token2id), depth=6, progress=False)
     return dictionary, kv, neighbours
 
 

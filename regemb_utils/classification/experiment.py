@@ -82,11 +82,11 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
             embeddings = {name: embedding_matrix(vectors[m.model], dictionary, terms=d.terms)
                           for name, d in documents.items()}
         if m.measure == "sparse_scm":
-            depth = max(dict(settings.sparse_grid).get("nonzero_limit", (0,)) or (0,))
+            depth = settings.neighbour_depth
             if depth < 1:
                 raise ValueError("the sparse SCM needs settings.sparse_grid with a nonzero_limit")
             kv = vectors[m.model]
-            neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], k=depth, progress=False)
+            neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], depth=depth, progress=False)
             matrices = InMemoryMatrices(neighbours, dictionary, settings.fill_rule)
         for name, result in classify(method, documents, settings, embeddings=embeddings, matrices=matrices,
                                      cache=cache).items():

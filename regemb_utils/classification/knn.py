@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["K_VALUES", "top_k", "knn_votes", "knn_predict", "knn_errors"]
+__all__ = ["K_VALUES", "top_k", "knn_votes"]
 
 K_VALUES = tuple(range(1, 20, 2))  # the paper's k ∈ {1, 3, …, 19}
 
@@ -84,28 +84,3 @@ def knn_votes(neighbour_labels: np.ndarray, ks=K_VALUES, n_labels: int | None = 
     counts = np.cumsum(one_hot, axis=1)  # counts[:, k - 1, label] = votes among the first k neighbours
     # argmax returns the first maximum, i.e. the lowest label id among tied votes
     return np.stack([np.argmax(counts[:, k - 1, :], axis=1) for k in ks])
-
-
-def knn_predict(similarities, train_labels, ks=K_VALUES) -> dict[int, np.ndarray]:
-    """Predicted labels for every k in ``ks``: ``{k: array [n_queries]}``."""
-    train_labels = np.asarray(train_labels)
-    similarities = _similarities(similarities)
-    if train_labels.shape != (similarities.shape[1],):
-        raise ValueError(f"{len(train_labels)} training labels for {similarities.shape[1]} training documents")
-    if not np.issubdtype(train_labels.dtype, np.integer):
-        raise ValueError("training labels must be integer label ids")
-    ks = tuple(int(k) for k in ks)
-    neighbours = top_k(similarities, max(ks))
-    votes = knn_votes(train_labels[neighbours], ks, n_labels=int(train_labels.max()) + 1 if len(train_labels) else 1)
-    return dict(zip(ks, votes))
-
-
-def knn_errors(similarities, train_labels, test_labels, ks=K_VALUES) -> dict[int, float]:
-    """Error rate (fraction of misclassified queries) for every k in ``ks``."""
-    test_labels = np.asarray(test_labels)
-    predictions = knn_predict(similarities, train_labels, ks)
-    if test_labels.shape != (np.asarray(similarities).shape[0],):
-        raise ValueError("one test label per query is needed")
-    if len(test_labels) == 0:
-        raise ValueError("no queries")
-    return {k: float(np.mean(predicted != test_labels)) for k, predicted in predictions.items()}

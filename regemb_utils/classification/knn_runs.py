@@ -39,10 +39,11 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ..measures.similarity import cosine_similarity, dense_scm, l1_distance, sparse_scm
-from ..measures.wmd import wmd_knn, dual_bounds
+from ..measures.similarity import similarity_matrix, sparse_scm
+from ..measures.wmd import dual_bounds, wmd_knn
 from ..study.cache import ArtifactCache, fingerprint
 from ..study.progress import progress_bar
+from ..termsim.sources import restricted
 from ..text.documents import Documents, query_rows, stratified_order
 from .knn import knn_votes, top_k
 from .methods import METHODS, Settings, represent_pair
@@ -195,21 +196,12 @@ def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_simi
                                                   progress=progress, description=description or f"{method} {split}",
                                                   cache=cache, key=batch_key)
         return indices, Run(split, pairs, seconds, solved=solved, queries=Q.shape[0])
-    nonpositive = negative = 0
     with _one_core():
         start = time.perf_counter()
-        if measure == "cosine":
-            similarities = cosine_similarity(Q, R)
-        elif measure == "l1":
-            similarities = -l1_distance(Q, R, n_threads=1)
-        elif measure == "dense_scm":
-            similarities = dense_scm(Q, R, embeddings)
-        elif measure == "sparse_scm":
-            similarities, info = sparse_scm(Q, R, term_similarity, n_threads=1, return_info=True)
-            nonpositive, negative = info.n_nonpositive, info.x_negative + info.y_negative
-        else:  # pragma: no cover
-            raise ValueError(f"unknown measure {measure!r}")
+        similarities, info = similarity_matrix(measure, Q, R, embeddings=embeddings, term_similarity=term_similarity,
+                                               n_threads=1, return_info=True)
         seconds = time.perf_counter() - start
+    nonpositive, negative = (info.n_nonpositive, info.x_negative + info.y_negative) if info else (0, 0)
     return top_k(similarities, k), Run(split, pairs, seconds, nonpositive, negative)
 
 
@@ -247,7 +239,7 @@ class _Task:
             if len(rows) < Q.shape[0]:
                 Q = Q[rows]
         if S is not None:
-            S = sparse.csc_matrix(S[:, documents.terms])[documents.terms, :]
+            S = restricted(S, documents.terms)
         indices, run = nearest(self.method, Q, R, max(self.ks), queries, term_similarity=S,
                                embeddings=None if self.embeddings is None else self.embeddings[name],
                                solver=self.solver, n_jobs=self.n_jobs, progress=self.progress,

@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 
 from ..measures.representations import represent
+from ..termsim.orthogonalization import SPARSE_KEYS, neighbour_depth
 from ..text.documents import Documents
 from .selection import parameter_grid
 
-__all__ = ["Method", "METHODS", "SPARSE_KEYS", "Settings", "represent_pair"]
+__all__ = ["Method", "METHODS", "Settings", "represent_pair"]
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,6 @@ METHODS: dict[str, Method] = {
     "tfidf_l1": Method("TF-IDF L1", "tfidf_l1", "l1", source="Sato et al. 2022"),
     "wmd_tfidf": Method("WMD (TF-IDF)", "tfidf_l1", "wmd", "32-bit", source="Sato et al. 2022"),
 }
-
-# The orthogonalization grid's keys in the paper's order (after the slope), notes §7-§8.
-SPARSE_KEYS = ("symmetric", "dominant", "idf", "nonzero_limit", "threshold", "exponent")
 
 
 @dataclass(frozen=True)
@@ -79,6 +77,11 @@ class Settings:
                 raise ValueError("the sparse SCM needs Settings.sparse_grid")
             grid += list(self.sparse_grid)
         return parameter_grid(dict(grid))
+
+    @property
+    def neighbour_depth(self) -> int:
+        """Neighbours per word that the sparse grid's S' need: its largest C (``nonzero_limit``); 0 without one."""
+        return neighbour_depth(dict(self.sparse_grid).get("nonzero_limit", ()))
 
     def key(self, method: str) -> dict[str, Any]:
         """The settings that change the method's results (for the artifact key)."""

@@ -1,14 +1,17 @@
 """Grid search on the validation split through joblib (paper §5.4; notes §8).
 
-:func:`grid_search` evaluates every grid point with ``joblib.Parallel`` under the *active* backend, so the same
-call runs locally (loky/threads) or on a dask cluster::
+:func:`evaluate_grid` evaluates every grid point with ``joblib.Parallel`` under the *active* backend, so the same
+call runs locally (loky/threads) or on a dask cluster, and :func:`select_grid` picks the best row::
 
+    points = parameter_grid({"slope": [0.0, 0.5], "nonzero_limit": [100, 200]})
     with joblib.parallel_backend("dask"):      # after dask.distributed.Client(LocalCluster(...))
-        result = grid_search(evaluate, grid)
+        outcomes = evaluate_grid(evaluate, points)
+    best = select_grid(points, outcomes)
 
 ``evaluate(params)`` computes the validation similarities once and returns either one error rate or a mapping
-``{k: error}`` for all k at once (e.g. :func:`regemb_utils.classification.knn.knn_errors`). It must be picklable for process
-backends (a module-level function or a ``functools.partial`` of one).
+``{k: error}`` for all k at once (from :func:`regemb_utils.classification.knn.top_k` and
+:func:`regemb_utils.classification.knn.knn_votes`). It must be picklable for process backends (a module-level
+function or a ``functools.partial`` of one).
 
 Selection rule: the lowest validation error; ties go to the first grid point in grid order, then to the smallest k
 (the paper's ``max`` over accuracies kept the first maximum, with k ascending inside each grid point).
@@ -23,7 +26,7 @@ from typing import Any
 import joblib
 from ..study.progress import progress_bar
 
-__all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best", "select_grid", "grid_search"]
+__all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best", "select_grid"]
 
 
 def parameter_grid(specification: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -94,23 +97,3 @@ def select_grid(points: Sequence[Mapping[str, Any]], outcomes: Sequence[Any]) ->
     """The lowest validation error over evaluated grid points: ``outcomes[i]`` is ``evaluate(points[i])``, one error
     rate or ``{k: error}`` (see :func:`select_best` for the tie rule)."""
     return select_best([row for point, outcome in zip(points, outcomes) for row in _rows(dict(point), outcome)])
-
-
-def grid_search(
-    evaluate: Callable[[dict[str, Any]], float | Mapping[int, float]],
-    grid: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]],
-    *,
-    n_jobs: int | None = None,
-    verbose: int = 0,
-    progress: bool = False,
-) -> GridSearchResult:
-    """Evaluate every grid point (in parallel, active joblib backend) and pick the lowest validation error.
-
-    ``grid`` is a list of parameter dicts or a ``{name: values}`` specification (see :func:`parameter_grid`).
-    ``n_jobs=None`` lets the active backend decide (joblib's default is 1 worker outside a ``parallel_backend``
-    block). An error that is NaN raises ``ValueError``. ``progress`` shows a tqdm bar over the grid points.
-    """
-    points = parameter_grid(grid) if isinstance(grid, Mapping) else [dict(point) for point in grid]
-    if not points:
-        raise ValueError("the grid is empty")
-    return select_grid(points, evaluate_grid(evaluate, points, n_jobs=n_jobs, verbose=verbose, progress=progress))

@@ -34,8 +34,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from ..classification.methods import METHODS, SPARSE_KEYS, represent_pair
-from ..measures.similarity import dense_scm, sparse_scm
+
+from ..classification.methods import METHODS, represent_pair
+from ..measures.similarity import similarity_matrix
+from ..termsim.orthogonalization import SPARSE_KEYS
+from ..termsim.sources import restricted
 from ..text.documents import query_rows
 
 __all__ = [
@@ -109,23 +112,19 @@ def test_similarities(method: str, result, documents, *, embeddings=None, matric
     """SCM [n, n] between the test documents ``rows`` (all if None) of one data set, under ``method`` at the
     parameters that chapter 4 selected (``result`` is its :class:`regemb_utils.classification.knn_runs.MethodResult`); the
     idf is the training split's, as in the test run."""
-    from scipy import sparse
-
     measure = METHODS[method].measure
     if measure not in ("dense_scm", "sparse_scm"):
         raise ValueError(f"maps are drawn for the soft VSMs; {method!r} is measured by {measure}")
     Q, _ = represent_pair(method, documents, "test", "train", result.params.get("slope", 0.0))
     if rows is not None:
         Q = Q[rows]
-    if measure == "dense_scm":
-        if embeddings is None:
-            raise ValueError(f"method {method!r} needs embeddings")
-        return dense_scm(Q, Q, embeddings)
-    if matrices is None:
+    if measure == "dense_scm" and embeddings is None:
+        raise ValueError(f"method {method!r} needs embeddings")
+    if measure == "sparse_scm" and matrices is None:
         raise ValueError(f"method {method!r} needs matrices")
-    S = matrices.build({key: result.params[key] for key in SPARSE_KEYS})
-    S = sparse.csc_matrix(S[:, documents.terms])[documents.terms, :]
-    return sparse_scm(Q, Q, S)
+    S = None if measure == "dense_scm" else restricted(
+        matrices.build({key: result.params[key] for key in SPARSE_KEYS}), documents.terms)
+    return similarity_matrix(measure, Q, Q, embeddings=embeddings, term_similarity=S)
 
 
 def scm_dissimilarities(similarities: np.ndarray) -> np.ndarray:

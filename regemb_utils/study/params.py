@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..classification.methods import METHODS
 from ..text.datasets import DATASETS
 from ..text.tokenization import TOKENIZERS
 
@@ -234,8 +235,7 @@ def _n_jobs(value):
     return value
 
 
-_METHOD_NAMES = ("bow", "soft_vsm", "wmd_quantized", "soft_vsm_quantized", "wmd", "soft_vsm_quantized_ortho",
-                 "soft_vsm_ortho", "tfidf_l1", "wmd_tfidf")
+_METHOD_NAMES = tuple(METHODS)  # the paper's seven configurations in its plot order, then the two baselines
 
 _INHERITED_DATASETS = Parameter(
     "datasets", _same(INHERITED), f"a non-empty list drawn from {list(DATASETS)} and from the previous chapter's",

@@ -44,7 +44,7 @@ from ..classification.knn_runs import classify, parallel_context
 from ..classification.methods import METHODS, Settings
 from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddings
 from ..measures.similarity import embedding_matrix
-from ..termsim.orthogonalization import neighbour_cache, neighbour_key
+from ..termsim.orthogonalization import neighbour_cache, neighbour_depth, neighbour_key
 from ..termsim.sources import CachedMatrices
 from ..text.datasets import load_dataset
 from ..text.documents import prepare_documents
@@ -312,7 +312,7 @@ class Chapter:
             embeddings = {name: embedding_matrix(vectors, dictionary, terms=d.terms) for name, d in documents.items()}
         if m.measure == "sparse_scm":
             articles, tokenizer = self.corpus()
-            depth = max(classification["nonzero_limits"])
+            depth = neighbour_depth(classification["nonzero_limits"])
             key = neighbour_key(vectors, models[m.model][1], articles, tokenizer)
             neighbour_cache(vectors, dictionary, depth, key, self.cache, load=False)
             matrices = CachedMatrices(str(self.cache.root), articles, tokenizer, tuple(sorted(key.items())), depth,

@@ -30,9 +30,8 @@ from ..measures.similarity import (
     ScmContributions, cosine_similarity, cosine_term_similarity, dense_scm, embedding_matrix, scm_contributions,
     sparse_scm,
 )
-from ..classification.methods import SPARSE_KEYS
 from ..measures.wmd import WmdFlows, wmd, wmd_flows
-from ..termsim.orthogonalization import MatrixGrid
+from ..termsim.orthogonalization import SPARSE_KEYS, MatrixGrid
 from ..text.tokenization import tokenize
 from .paper import table_2
 
@@ -168,7 +167,7 @@ def table_2_matrix(neighbours, dictionary, dataset: str = "bbcsport", fill_rule:
     row = table_2().loc[dataset]
     point = {key: row[key].item() if hasattr(row[key], "item") else row[key] for key in SPARSE_KEYS}
     paper_c = int(point["nonzero_limit"])
-    point["nonzero_limit"] = min(paper_c, int(neighbours.k))
+    point["nonzero_limit"] = min(paper_c, int(neighbours.depth))
     return MatrixGrid(neighbours, dictionary, fill_rule).build(**point), point, paper_c
 
 

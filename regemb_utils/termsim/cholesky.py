@@ -15,10 +15,8 @@ from scipy import sparse
 __all__ = [
     "CholeskyInfo",
     "orthogonalized_embeddings",
-    "theorem_check",
-    "stored_inner_product_errors",
+    "inner_product_errors",
     "dense_orthogonalized",
-    "dense_fidelity",
 ]
 
 
@@ -100,18 +98,15 @@ def _stored_inner_products(S, X, block: int = 4096) -> tuple[np.ndarray, np.ndar
     return products, values
 
 
-def theorem_check(S, E_prime) -> float:
-    """max over the stored entries (i, j) of S of |⟨e'_i, e'_j⟩ − s_ij| (Theorem 1 says it is 0 up to rounding)."""
-    products, values = _stored_inner_products(S, E_prime)
-    return float(np.max(np.abs(products - values))) if values.size else 0.0
+def inner_product_errors(S, X) -> dict:
+    """How well the rows of ``X`` keep the inner products stored in ``S``: |⟨x_i, x_j⟩ − s_ij| over the stored
+    entries (i, j) of S, its maximum (``"max"``), mean (``"mean"``) and the number of entries (``"entries"``).
 
-
-def stored_inner_product_errors(S, X) -> dict:
-    """How well the rows of X keep the inner products stored in S: max and mean absolute error."""
+    For the orthogonalized embeddings ``X = E'`` Theorem 1 says the maximum is 0 up to rounding; for dense reduced
+    embeddings (:func:`dense_orthogonalized`) it measures what the reduction loses."""
     products, values = _stored_inner_products(S, X)
     errors = np.abs(products - values)
-    return {"max_abs_error": float(errors.max()) if errors.size else 0.0,
-            "mean_abs_error": float(errors.mean()) if errors.size else 0.0,
+    return {"max": float(errors.max()) if errors.size else 0.0, "mean": float(errors.mean()) if errors.size else 0.0,
             "entries": int(errors.size)}
 
 
@@ -126,8 +121,3 @@ def dense_orthogonalized(E_prime, dims: int, *, random_state: int = 0, n_iter: i
         raise ValueError(f"dims must lie in [1, {min(E_prime.shape) - 1}], got {dims}")
     svd = TruncatedSVD(n_components=dims, algorithm="randomized", n_iter=n_iter, random_state=random_state)
     return svd.fit_transform(sparse.csr_matrix(E_prime)).astype(np.float32)
-
-
-def dense_fidelity(S, E_dense) -> dict:
-    """Max and mean |⟨x_i, x_j⟩ − s_ij| over the stored entries of S for dense reduced embeddings."""
-    return stored_inner_product_errors(S, E_dense)

@@ -2,7 +2,7 @@
 
 Two steps:
 
-1. :func:`nearest_neighbours` computes, once per embedding, the top-``k`` most cosine-similar words of every word
+1. :func:`nearest_neighbours` computes, once per embedding, the top-``depth`` most cosine-similar words of every word
    over the whole embedding vocabulary (exact, blockwise BLAS products of unit-normalised float32 vectors).
 2. :func:`term_similarity_matrix` (or :class:`TermSimilarityBuilder` when many matrices are built over the same
    dictionary) runs the greedy column-filling algorithm of gensim's ``SparseTermSimilarityMatrix`` in a numba loop
@@ -65,7 +65,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------------------
 @dataclass
 class Neighbours:
-    """Top-``k`` cosine neighbours of ``words`` over the embedding vocabulary ``keys``.
+    """Top-``depth`` cosine neighbours of ``words`` over the embedding vocabulary ``keys``.
 
     ``indices[i, j]`` is the index into ``keys`` of the ``j``-th most similar word to ``words[i]`` (the word itself
     excluded) and ``similarities[i, j]`` its cosine similarity (float32). Rows are sorted by descending similarity,
@@ -74,12 +74,13 @@ class Neighbours:
 
     keys: list[str]
     words: list[str]
-    indices: np.ndarray  # int32 [n_words, k]
-    similarities: np.ndarray  # float32 [n_words, k]
+    indices: np.ndarray  # int32 [n_words, depth]
+    similarities: np.ndarray  # float32 [n_words, depth]
     _row_of: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     @property
-    def k(self) -> int:
+    def depth(self) -> int:
+        """Neighbours per word."""
         return int(self.indices.shape[1])
 
     @property
@@ -165,16 +166,16 @@ def _binary_top_k(packed, query, k, dimensions, indices, similarities):  # pragm
                 offsets[h] += 1
 
 
-def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, block_size: int | None = None,
+def nearest_neighbours(kv, words: Sequence[str] | None = None, depth: int = 800, *, block_size: int | None = None,
                        progress: bool = True, bits: bool | None = None) -> Neighbours:
-    """Exact top-``k`` cosine neighbours of every word of ``words`` that has an embedding in ``kv``.
+    """Exact top-``depth`` cosine neighbours of every word of ``words`` that has an embedding in ``kv``.
 
     Parameters
     ----------
     kv : gensim.models.KeyedVectors
     words : the words to compute neighbours for (default: the whole embedding vocabulary). Words without an
         embedding are dropped.
-    k : neighbours per word (the paper's largest C is 800); capped at ``len(kv) - 1``.
+    depth : neighbours per word (the paper's largest C is 800); capped at ``len(kv) - 1``.
     block_size : query rows per step (a BLAS product: by default one block of similarities is about 256 MiB; bit
         operations: 2,048 rows by default).
     progress : show a tqdm progress bar.
@@ -186,9 +187,9 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
     n_keys = len(keys)
     if n_keys < 2:
         raise ValueError("the embedding vocabulary needs at least two words")
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-    k = min(int(k), n_keys - 1)
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, got {depth}")
+    depth = min(int(depth), n_keys - 1)
     if words is None:
         words = keys
     words = [word for word in words if word in kv.key_to_index]
@@ -199,8 +200,8 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
         bits = binary
     elif bits and not binary:
         raise ValueError("bits=True needs vectors whose entries all have the same magnitude within a row")
-    indices = np.empty((len(words), k), dtype=np.int32)
-    similarities = np.empty((len(words), k), dtype=np.float32)
+    indices = np.empty((len(words), depth), dtype=np.int32)
+    similarities = np.empty((len(words), depth), dtype=np.float32)
     if bits:
         packed = _sign_bits(kv.vectors)
         block_size = block_size or 2048
@@ -214,10 +215,10 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, k: int = 800, *, 
     for start in starts:
         stop = min(start + block_size, len(words))
         if bits:
-            _binary_top_k(packed, query[start:stop], k, kv.vector_size, indices[start:stop],
+            _binary_top_k(packed, query[start:stop], depth, kv.vector_size, indices[start:stop],
                           similarities[start:stop])
         else:
-            indices[start:stop], similarities[start:stop] = _blas_top_k(unit, query[start:stop], k)
+            indices[start:stop], similarities[start:stop] = _blas_top_k(unit, query[start:stop], depth)
     return Neighbours(keys=keys, words=list(words), indices=indices, similarities=similarities)
 
 
@@ -245,21 +246,21 @@ def _blas_top_k(unit: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray
     return top, top_sims
 
 
-def neighbours_from_gensim(kv, words: Sequence[str] | None = None, k: int = 800) -> Neighbours:
-    """The same cache, filled by ``kv.most_similar(word, topn=k)`` one word at a time (slow; for checking).
+def neighbours_from_gensim(kv, words: Sequence[str] | None = None, depth: int = 800) -> Neighbours:
+    """The same cache, filled by ``kv.most_similar(word, topn=depth)`` one word at a time (slow; for checking).
 
     Its similarities are bit-identical to the ones gensim's ``WordEmbeddingSimilarityIndex`` sees, so matrices built
     from it match gensim's even where a float32 rounding difference of the fast cache would flip a comparison.
     """
     keys = list(kv.index_to_key)
-    k = min(int(k), len(keys) - 1)
+    depth = min(int(depth), len(keys) - 1)
     if words is None:
         words = keys
     words = [word for word in words if word in kv.key_to_index]
-    indices = np.empty((len(words), k), dtype=np.int32)
-    similarities = np.empty((len(words), k), dtype=np.float32)
+    indices = np.empty((len(words), depth), dtype=np.int32)
+    similarities = np.empty((len(words), depth), dtype=np.float32)
     for row, word in enumerate(words):
-        result = kv.most_similar(positive=[word], topn=k)
+        result = kv.most_similar(positive=[word], topn=depth)
         indices[row] = [kv.key_to_index[key] for key, _ in result]
         similarities[row] = [similarity for _, similarity in result]
     return Neighbours(keys=keys, words=words, indices=indices, similarities=similarities)
@@ -568,7 +569,7 @@ class TermSimilarityBuilder:
               memoise_powers: bool = True) -> sparse.csc_matrix:
         """One matrix; see :func:`term_similarity_matrix`. ``memoise_powers`` keeps similarity**exponent for the
         whole cache between calls (m × k float64) when the exponent is neither 1 nor 2."""
-        nonzero_limit, threshold, exponent = _validate(nonzero_limit, threshold, exponent, fill_rule, self.neighbours.k)
+        nonzero_limit, threshold, exponent = _validate(nonzero_limit, threshold, exponent, fill_rule, self.neighbours.depth)
         if memoise_powers and exponent not in (1.0, 2.0):
             powers = self.powers(exponent)
         else:
@@ -587,16 +588,16 @@ class TermSimilarityBuilder:
         return matrix
 
 
-def _validate(nonzero_limit, threshold, exponent, fill_rule, k):
+def _validate(nonzero_limit, threshold, exponent, fill_rule, depth):
     if fill_rule not in FILL_RULES:
         raise ValueError(f"unknown fill rule {fill_rule!r}; allowed: {', '.join(FILL_RULES)}")
     if isinstance(nonzero_limit, bool) or not isinstance(nonzero_limit, (int, np.integer)):
         raise TypeError(f"nonzero_limit must be an integer, got {nonzero_limit!r}")
     if nonzero_limit < 1:
         raise ValueError(f"nonzero_limit must be at least 1, got {nonzero_limit}")
-    if nonzero_limit > k:
-        raise ValueError(f"nonzero_limit={nonzero_limit} exceeds the neighbour cache's k={k}; "
-                         f"recompute the cache with k >= {nonzero_limit}")
+    if nonzero_limit > depth:
+        raise ValueError(f"nonzero_limit={nonzero_limit} exceeds the neighbour cache's depth={depth}; "
+                         f"recompute the cache with depth >= {nonzero_limit}")
     threshold = float(threshold)
     if not -1.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must lie in [-1, 1], got {threshold}")
@@ -620,7 +621,7 @@ def term_similarity_matrix(neighbours: Neighbours, dictionary, tfidf=None, *, no
     The per-dictionary preparation is memoised for the last (neighbours, dictionary, tfidf) triple, so calling this
     repeatedly over a parameter grid costs one numba pass per call.
     """
-    _validate(nonzero_limit, threshold, exponent, fill_rule, neighbours.k)
+    _validate(nonzero_limit, threshold, exponent, fill_rule, neighbours.depth)
     key = (id(neighbours), id(dictionary), id(tfidf), len(dictionary))
     builder = _BUILDER_MEMO.get(key)
     if builder is None or builder.neighbours is not neighbours or builder.dictionary is not dictionary \

@@ -12,8 +12,8 @@ from gensim.models import KeyedVectors, TfidfModel
 from scipy import sparse
 
 from ..study.cache import ArtifactCache, fingerprint
-from .cholesky import orthogonalized_embeddings, stored_inner_product_errors, theorem_check
 from ..study.progress import progress_bar
+from .cholesky import inner_product_errors, orthogonalized_embeddings
 from .matrix import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
 
@@ -36,7 +36,7 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, depth: int, k
     makes sure the artifact exists (computing it if missing) and returns None: for callers whose workers load it."""
     def compute():
         start = time.perf_counter()
-        neighbours = nearest_neighbours(vectors, list(dictionary.token2id), k=depth)
+        neighbours = nearest_neighbours(vectors, list(dictionary.token2id), depth=depth)
         return neighbours, time.perf_counter() - start
 
     def save(value, directory: Path):
@@ -57,6 +57,31 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, depth: int, k
     if not load and cache.has("neighbours", params):
         return None
     return cache.get("neighbours", params, compute, save, load_artifact)
+
+
+# The orthogonalization grid's keys in the paper's order (after the slope), notes §7-§8: MatrixGrid.build's arguments.
+SPARSE_KEYS = ("symmetric", "dominant", "idf", "nonzero_limit", "threshold", "exponent")
+
+
+def neighbour_depth(nonzero_limits) -> int:
+    """Neighbours per word that a neighbour cache needs for S' at every C of ``nonzero_limits``: the largest C.
+
+    Parameters
+    ----------
+    nonzero_limits : iterable of int
+        The grid's values of C (``nonzero_limit``); may be empty.
+
+    Returns
+    -------
+    int
+        The largest of them, 0 for none.
+
+    Examples
+    --------
+    >>> neighbour_depth((100, 200, 400, 800))
+    800
+    """
+    return max((int(c) for c in nonzero_limits), default=0)
 
 
 class MatrixGrid:
@@ -110,7 +135,7 @@ def theorem_table(S: sparse.spmatrix, E_prime, vectors: KeyedVectors, dictionary
     index = np.array([vectors.key_to_index.get(w, -1) for w in words])
     rows, cols, values = coo.row[off], coo.col[off], coo.data[off]
     cosines = np.einsum("ij,ij->i", unit[index[rows]], unit[index[cols]])
-    return {"max |⟨e'_i, e'_j⟩ - s'_ij|": theorem_check(S, E_prime),
+    return {"max |⟨e'_i, e'_j⟩ - s'_ij|": inner_product_errors(S, E_prime)["max"],
             "max |s'_ij - cos(e_i, e_j)|": float(np.max(np.abs(values - cosines))) if values.size else 0.0,
             "stored entries": int(S.nnz)}
 
@@ -130,5 +155,6 @@ def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, p
 
 
 def inner_product_fidelity(S, X) -> dict[str, float]:
-    errors = stored_inner_product_errors(S, X)
-    return {"max |⟨x_i, x_j⟩ - s'_ij|": errors["max_abs_error"], "mean |⟨x_i, x_j⟩ - s'_ij|": errors["mean_abs_error"]}
+    """:func:`regemb_utils.termsim.cholesky.inner_product_errors` with chapter 3's labels."""
+    errors = inner_product_errors(S, X)
+    return {"max |⟨x_i, x_j⟩ - s'_ij|": errors["max"], "mean |⟨x_i, x_j⟩ - s'_ij|": errors["mean"]}

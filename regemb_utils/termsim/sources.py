@@ -8,12 +8,11 @@ from typing import Any
 
 from scipy import sparse
 
-from ..classification.methods import SPARSE_KEYS
 from ..study.cache import ArtifactCache, fingerprint
 from ..text.preprocessing import corpus_dictionary
-from .orthogonalization import MatrixGrid, neighbour_cache
+from .orthogonalization import SPARSE_KEYS, MatrixGrid, neighbour_cache
 
-__all__ = ["InMemoryMatrices", "CachedMatrices"]
+__all__ = ["InMemoryMatrices", "CachedMatrices", "restricted"]
 
 
 class InMemoryMatrices:
@@ -78,3 +77,31 @@ class CachedMatrices:
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
         return self.grid().build(**{key: point[key] for key in SPARSE_KEYS})
+
+
+def restricted(S, terms) -> sparse.csc_matrix:
+    """S' on the rows and columns ``terms`` only (dictionary ids, e.g. ``Documents.terms``: the words of one data
+    set), in that order: the term similarity of documents represented over these words.
+
+    Parameters
+    ----------
+    S : scipy.sparse matrix
+        A term-similarity matrix over the whole dictionary.
+    terms : numpy.ndarray
+        Dictionary ids.
+
+    Returns
+    -------
+    scipy.sparse.csc_matrix
+        ``S[terms][:, terms]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> S = sparse.csc_matrix(np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]]))
+    >>> restricted(S, np.array([0, 2])).toarray()
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    return sparse.csc_matrix(S[:, terms])[terms, :]

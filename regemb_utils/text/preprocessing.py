@@ -27,11 +27,6 @@ def head(dataset: Dataset, n: int | None) -> Dataset:
     )
 
 
-def mean_unique_words(texts, tokenizer: str = "paper", vocabulary=None) -> float:
-    """E[p]: the mean number of unique words per document (only words in ``vocabulary``, if given)."""
-    return _mean_unique_words(texts, tokenizer, {"E[p]": vocabulary})["E[p]"]
-
-
 def _mean_unique_words(texts, tokenizer: str, vocabularies: dict) -> dict[str, float]:
     """E[p] for several vocabularies at once (``None``: every word), tokenizing each document once."""
     counts = {name: [] for name in vocabularies}
