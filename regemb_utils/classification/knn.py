@@ -37,6 +37,23 @@ def top_k(similarities, k: int) -> np.ndarray:
 
     Ranked by (similarity descending, training index ascending): an argpartition finds the k-th largest value of
     each row, then only rows with a tie that straddles the k-th place are re-ranked exactly.
+
+    Parameters
+    ----------
+    similarities : array_like
+        ``[n_queries, n_train]``; larger is more similar, no NaN.
+    k : int
+        Neighbours per query.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_queries, k]`` training indices.
+
+    Examples
+    --------
+    >>> top_k([[0.5, 0.9, 0.5]], 2).tolist()
+    [[1, 0]]
     """
     similarities = _similarities(similarities)
     n_queries, n_train = similarities.shape
@@ -67,7 +84,27 @@ def top_k(similarities, k: int) -> np.ndarray:
 
 
 def knn_votes(neighbour_labels: np.ndarray, ks=K_VALUES, n_labels: int | None = None) -> np.ndarray:
-    """Predictions ``[len(ks), n_queries]`` from neighbour labels ``[n_queries, ≥ max(ks)]`` (best first)."""
+    """Predictions ``[len(ks), n_queries]`` from neighbour labels ``[n_queries, ≥ max(ks)]`` (best first).
+
+    Parameters
+    ----------
+    neighbour_labels : numpy.ndarray
+        Labels of the neighbours, best first (e.g. ``train_labels[top_k(similarities, max(ks))]``).
+    ks : sequence of int
+        The k to vote with.
+    n_labels : int, optional
+        Labels are ``0 .. n_labels - 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[len(ks), n_queries]`` predicted labels.
+
+    Examples
+    --------
+    >>> knn_votes([[2, 1, 1]], ks=(1, 3)).tolist()
+    [[2], [1]]
+    """
     neighbour_labels = np.asarray(neighbour_labels)
     if neighbour_labels.ndim != 2:
         raise ValueError("neighbour_labels must be 2-D")

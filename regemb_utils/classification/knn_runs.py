@@ -337,6 +337,42 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
     ``matrices`` builds S' for a grid point (sparse SCM: :mod:`regemb_utils.termsim.sources`). A result's key holds its
     inputs by content (the documents with their labels, the embedding rows, the S' source) and the settings that
     change it, so changed documents or labels are never answered from the cache.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`regemb_utils.classification.methods.METHODS`.
+    documents : dict of str to Documents
+        The data sets.
+    settings : Settings
+        The grid, the ks and the options.
+    embeddings : dict of str to numpy.ndarray, optional
+        Needed by the dense SCM and the WMD.
+    matrices : InMemoryMatrices or CachedMatrices, optional
+        Needed by the sparse SCM.
+    cache : ArtifactCache, optional
+        Where results are kept (default: the package's cache location).
+
+    Returns
+    -------
+    dict of str to MethodResult
+        One result per data set.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from gensim.corpora import Dictionary
+    >>> from regemb_utils.classification.methods import Settings
+    >>> from regemb_utils.study.cache import ArtifactCache
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> from regemb_utils.text.documents import prepare_documents
+    >>> texts = ["ball goal", "goal match", "vote party", "party law"] * 5
+    >>> data = dataset_from_texts("toy", texts, ["sport", "sport", "politics", "politics"] * 5, test_size=4)
+    >>> documents = {"toy": prepare_documents(data, Dictionary(t.split() for t in texts))}
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     result = classify("bow", documents, Settings(ks=(1, 3)), cache=ArtifactCache(root))["toy"]
+    >>> result.test_error
+    0.0
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")

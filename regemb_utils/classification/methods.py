@@ -98,7 +98,36 @@ class Settings:
 
 
 def represent_pair(method: str, documents: Documents, queries: str, reference: str, slope: float = 0.0):
-    """Weighted query and reference matrices for ``method``; idf and avgdl come from the reference set."""
+    """Weighted query and reference matrices for ``method``; idf and avgdl come from the reference set.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`METHODS`.
+    documents : Documents
+        One data set's term counts.
+    queries, reference : str
+        Split names (``"train+validation"`` joins two).
+    slope : float
+        The dtb pivot slope.
+
+    Returns
+    -------
+    (scipy.sparse.csr_matrix, scipy.sparse.csr_matrix)
+        The weighted queries and reference documents.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> from regemb_utils.text.documents import prepare_documents
+    >>> data = dataset_from_texts("toy", ["a b", "b c", "c d", "d a", "a a", "b b", "c c", "d d"], [0, 1] * 4,
+    ...                           test_size=2)
+    >>> documents = prepare_documents(data, Dictionary([["a", "b", "c", "d"]]))
+    >>> Q, R = represent_pair("bow", documents, "test", "train")
+    >>> Q.shape[0], R.shape[0]
+    (2, 4)
+    """
     q_counts, _, _ = documents.split(queries)
     r_counts, _, r_lengths = documents.split(reference)
     avgdl = float(np.mean(r_lengths)) if np.mean(r_lengths) > 0 else 1.0

@@ -30,7 +30,23 @@ __all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best",
 
 
 def parameter_grid(specification: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
-    """Cartesian product of a ``{name: values}`` mapping, in key order then value order (the paper's order)."""
+    """Cartesian product of a ``{name: values}`` mapping, in key order then value order (the paper's order).
+
+    Parameters
+    ----------
+    specification : mapping of str to sequence
+        Each parameter's values.
+
+    Returns
+    -------
+    list of dict
+        The grid points.
+
+    Examples
+    --------
+    >>> parameter_grid({"C": [100, 200], "idf": [True]})
+    [{'C': 100, 'idf': True}, {'C': 200, 'idf': True}]
+    """
     if not specification:
         return [{}]
     keys = list(specification)
@@ -68,6 +84,31 @@ def evaluate_grid(
 
     With ``progress`` a tqdm bar counts the finished grid points (results arrive in order, so the bar advances as the
     earliest unfinished point completes). ``evaluate`` may return anything picklable.
+
+    Parameters
+    ----------
+    evaluate : callable
+        ``evaluate(point)``, picklable.
+    points : sequence of mapping
+        The grid points.
+    n_jobs : int, optional
+        joblib workers (None: the active backend's default).
+    verbose : int
+        joblib's verbosity.
+    progress : bool
+        Show a progress bar.
+    description : str
+        The bar's label.
+
+    Returns
+    -------
+    list
+        ``evaluate(point)`` for every point, in order.
+
+    Examples
+    --------
+    >>> evaluate_grid(len, [{"a": 1}, {"a": 1, "b": 2}])
+    [1, 2]
     """
     points = [dict(point) for point in points]
     parallel = joblib.Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator")
@@ -95,5 +136,24 @@ def select_best(table: Sequence[Mapping[str, Any]]) -> GridSearchResult:
 
 def select_grid(points: Sequence[Mapping[str, Any]], outcomes: Sequence[Any]) -> GridSearchResult:
     """The lowest validation error over evaluated grid points: ``outcomes[i]`` is ``evaluate(points[i])``, one error
-    rate or ``{k: error}`` (see :func:`select_best` for the tie rule)."""
+    rate or ``{k: error}`` (see :func:`select_best` for the tie rule).
+
+    Parameters
+    ----------
+    points : sequence of mapping
+        The grid points.
+    outcomes : sequence
+        ``evaluate(point)`` of each: an error rate or ``{k: error}``.
+
+    Returns
+    -------
+    GridSearchResult
+        The best parameters (with ``k``), their error, and the whole table.
+
+    Examples
+    --------
+    >>> best = select_grid([{"C": 100}, {"C": 200}], [{1: 0.3, 3: 0.2}, {1: 0.2}])
+    >>> best.best_params, best.best_error
+    ({'C': 100, 'k': 3}, 0.2)
+    """
     return select_best([row for point, outcome in zip(points, outcomes) for row in _rows(dict(point), outcome)])

@@ -46,6 +46,25 @@ def agresti_coull(successes: int, trials: int, confidence: float = 0.95) -> tupl
     ``proportion_confint(method="agresti_coull")``; the tests check it against this formula). The point
     estimate is x/n (not p̃). Pass the number of errors to get an interval for the error rate: the paper built it for
     the accuracy and converted it, which gives the same interval because Agresti–Coull is symmetric under x ↦ n − x.
+
+    Parameters
+    ----------
+    successes : int
+        x.
+    trials : int
+        n.
+    confidence : float
+        1 − α.
+
+    Returns
+    -------
+    (float, float, float)
+        The point estimate and the interval's bounds.
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in agresti_coull(20, 100)]
+    [0.2, 0.1326, 0.2896]
     """
     if trials <= 0:
         raise ValueError("the number of trials must be positive")
@@ -70,6 +89,23 @@ def mcnemar_exact(predictions_a, predictions_b, truth) -> McNemarResult:
     """Exact (binomial) two-sided McNemar test on paired predictions.
 
     Under H0 the discordant pairs split 50:50: p = binomtest(b, b + c, 0.5, 'two-sided'); p = 1 when b + c = 0.
+
+    Parameters
+    ----------
+    predictions_a, predictions_b, truth : array_like
+        Two classifiers' predictions of the same documents and the true labels.
+
+    Returns
+    -------
+    McNemarResult
+        The discordant counts and the p-value.
+
+    Examples
+    --------
+    >>> truth = [0] * 10
+    >>> result = mcnemar_exact([0] * 10, [1] * 6 + [0] * 4, truth)
+    >>> round(result.pvalue, 4)
+    0.0312
     """
     a, b, t = (np.asarray(v) for v in (predictions_a, predictions_b, truth))
     if not (a.shape == b.shape == t.shape) or a.ndim != 1:

@@ -111,7 +111,35 @@ def query_limit(settings: Settings, method: str, dataset: str, split: str = "tes
 
     ``size`` is the split's number of documents; it resolves ``"power"`` (:func:`power_queries`, for the test split)
     and turns a limit of at least ``size`` into None. A data set without a ``wmd_validation_queries`` entry takes its
-    ``wmd_queries`` number on the validation split (all of it where that is ``"power"``)."""
+    ``wmd_queries`` number on the validation split (all of it where that is ``"power"``).
+
+    Parameters
+    ----------
+    settings : Settings
+        Its ``wmd_queries`` and ``wmd_validation_queries``.
+    method : str
+        A key of :data:`regemb_utils.classification.methods.METHODS`.
+    dataset : str
+        The data set's name.
+    split : {"test", "validation"}
+        The query split.
+    size : int, optional
+        Its documents.
+
+    Returns
+    -------
+    int or None
+        At most this many queries; None: all.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.methods import Settings
+    >>> settings = Settings(wmd_queries=(("toy", 5),))
+    >>> query_limit(settings, "wmd", "toy", size=100), query_limit(settings, "wmd", "toy", size=4)
+    (5, None)
+    >>> query_limit(settings, "bow", "toy", size=100) is None
+    True
+    """
     if METHODS[method].measure != "wmd":
         return None
     test = dict(settings.wmd_queries).get(dataset)

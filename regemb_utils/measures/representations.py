@@ -59,6 +59,27 @@ def bow_matrix(documents: Iterable[Sequence[str]], dictionary, dtype=np.float64)
 
     Tokens that are not in the dictionary are dropped; rows are documents, columns dictionary ids, and each row's
     indices are sorted. An empty document (or one without a known word) is an all-zero row.
+
+    Parameters
+    ----------
+    documents : iterable of sequence of str
+        Tokenized documents.
+    dictionary : gensim.corpora.Dictionary
+        The columns.
+    dtype : numpy dtype
+        Of the counts.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        ``[n_documents, len(dictionary)]`` counts.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> bow_matrix([["a", "b", "a"], ["z"]], Dictionary([["a", "b"]])).toarray()
+    array([[2., 1.],
+           [0., 0.]])
     """
     if isinstance(documents, str):
         raise TypeError("documents must be an iterable of token lists, not a string")
@@ -199,6 +220,30 @@ def represent(weighting: str, counts: sparse.spmatrix, *, train_counts: sparse.s
 
     ``dtb`` and ``tfidf_l1`` fit their document frequencies on ``train_counts`` (the reference set); ``dtb`` also
     needs ``avgdl``, the reference set's mean character length (:func:`mean_character_length`), and the ``slope``.
+
+    Parameters
+    ----------
+    weighting : {"bow", "nbow", "dtb", "tfidf_l1"}
+        The method's weighting (``Method.weighting``).
+    counts : scipy.sparse matrix
+        Raw term counts of the documents to weight.
+    train_counts : scipy.sparse matrix, optional
+        Raw term counts of the reference set (``dtb``, ``tfidf_l1``).
+    avgdl : float, optional
+        The reference set's mean character length (``dtb``).
+    slope : float
+        The dtb pivot slope s.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        The weighted documents.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> represent("nbow", sparse.csr_matrix([[2.0, 1.0, 1.0]])).toarray()
+    array([[0.5 , 0.25, 0.25]])
     """
     if weighting not in WEIGHTINGS:
         raise ValueError(f"unknown weighting {weighting!r}; expected one of {WEIGHTINGS}")

@@ -94,7 +94,27 @@ def _numba_threads(n_threads: int | None):
 
 
 def cosine_similarity(X, Y, dtype=np.float64) -> np.ndarray:
-    """Cosine similarity of every row of ``X`` with every row of ``Y`` (all-zero rows: 0)."""
+    """Cosine similarity of every row of ``X`` with every row of ``Y`` (all-zero rows: 0).
+
+    Parameters
+    ----------
+    X, Y : scipy.sparse matrix or array_like
+        Documents over the same columns.
+    dtype : numpy dtype
+        Of the result.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_X, n_Y]`` cosines.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> cosine_similarity(sparse.csr_matrix([[1.0, 0.0], [0.0, 0.0]]), sparse.csr_matrix([[1.0, 1.0]])).round(4)
+    array([[0.7071],
+           [0.    ]])
+    """
     X, Y = _csr(X, "X"), _csr(Y, "Y")
     _check_columns(X, Y)
     return np.asarray((l2_normalize(X) @ l2_normalize(Y).T).toarray(), dtype=dtype)
@@ -109,6 +129,33 @@ def embedding_matrix(keyed_vectors, dictionary, dtype=np.float32, terms=None) ->
     embedding get a zero row.
 
     The rows are the *raw* vectors (WMD uses them as they are; :func:`dense_scm` normalises them).
+
+    Parameters
+    ----------
+    keyed_vectors : gensim.models.KeyedVectors
+        The embeddings.
+    dictionary : gensim.corpora.Dictionary
+        Maps ids to words.
+    dtype : numpy dtype
+        Of the rows.
+    terms : array_like of int, optional
+        Dictionary ids (e.g. ``Documents.terms``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[len(terms), vector_size]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a"], np.array([[3.0, 4.0]]))
+    >>> embedding_matrix(kv, Dictionary([["a", "z"]]))
+    array([[3., 4.],
+           [0., 0.]], dtype=float32)
     """
     terms = range(len(dictionary)) if terms is None else [int(term) for term in terms]
     matrix = np.zeros((len(terms), keyed_vectors.vector_size), dtype=dtype)
@@ -136,6 +183,30 @@ def dense_scm(X, Y, embeddings: np.ndarray, *, normalized_embeddings: bool = Fal
     ``embeddings`` is the ``[len(dictionary), dim]`` matrix of :func:`embedding_matrix` (zero rows for words without
     an embedding). Pass ``normalized_embeddings=True`` when the rows are already unit (saves a copy). A document
     whose weighted vector sum is zero (empty, or only words without embeddings) has similarity 0 to everything.
+
+    Parameters
+    ----------
+    X, Y : scipy.sparse matrix
+        Weighted documents over the columns of ``embeddings``.
+    embeddings : numpy.ndarray
+        One row per column (:func:`embedding_matrix`).
+    normalized_embeddings : bool
+        The rows are unit vectors already.
+    dtype : numpy dtype
+        Of the products.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_X, n_Y]`` soft cosines.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> E = np.array([[1.0, 0.0], [0.6, 0.8]])  # cos(e_0, e_1) = 0.6
+    >>> dense_scm(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0]]), E).round(4)
+    array([[0.6]], dtype=float32)
     """
     X, Y = _csr(X, "X"), _csr(Y, "Y")
     _check_columns(X, Y)
@@ -433,6 +504,19 @@ def sparse_scm(
         rounding.
     method
         ``"auto"`` (choose per block), ``"gather"`` or ``"scatter"`` (force one path; for tests and benchmarks).
+
+    Returns
+    -------
+    numpy.ndarray or (numpy.ndarray, ScmInfo)
+        ``[n_X, n_Y]`` soft cosines (with the :class:`ScmInfo` when ``return_info``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> S = sparse.csc_matrix(np.array([[1.0, 0.6], [0.6, 1.0]]))
+    >>> sparse_scm(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0]]), S).round(4)
+    array([[0.6]])
     """
     if method not in ("auto", "gather", "scatter"):
         raise ValueError(f"unknown method {method!r}; expected 'auto', 'gather' or 'scatter'")
@@ -618,7 +702,7 @@ def _common_minima(x_indptr, x_indices, x_data, yt_indptr, yt_indices, yt_data, 
 def l1_distance(X, Y, *, n_threads: int | None = None) -> np.ndarray:
     """L1 distance of every row of ``X`` to every row of ``Y`` (e.g. TF-IDF L1 rows, Sato et al. 2022).
 
-    For non-negative rows, |x − y| = x + y − 2·min(x, y) term by term, so ‖x − y‖₁ = ‖x‖₁ + ‖y‖₁ − 2 Σ min(x_t, y_t),
+    For non-negative rows, ``|x − y| = x + y − 2·min(x, y)`` term by term, so ‖x − y‖₁ = ‖x‖₁ + ‖y‖₁ − 2 Σ min(x_t, y_t),
     where only the terms both documents hold contribute to the sum: one pass over an inverted index, as fast as a
     sparse product. Rows with a negative entry fall back to scikit-learn's ``manhattan_distances``.
     """

@@ -258,7 +258,29 @@ def _exact(collection: _Collection, q_ids, q_w, Dt, j: int, solver: str) -> floa
 
 
 def wmd(x, y, embeddings, solver: str = "pot") -> float:
-    """WMD between two single documents (1-row matrices or dense weight vectors over the dictionary)."""
+    """WMD between two single documents (1-row matrices or dense weight vectors over the dictionary).
+
+    Parameters
+    ----------
+    x, y : scipy.sparse matrix or array_like
+        Non-negative weights of the two documents (L1-normalised here).
+    embeddings : numpy.ndarray
+        One row per column.
+    solver : {"pot", "pyemd"}
+        The exact EMD solver.
+
+    Returns
+    -------
+    float
+        The Word Mover's Distance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> wmd(np.array([1.0, 0.0]), np.array([0.0, 2.0]), E)
+    5.0
+    """
     _check_solver(solver)
     X = sparse.csr_matrix(np.atleast_2d(x) if not sparse.issparse(x) else x)
     Y = sparse.csr_matrix(np.atleast_2d(y) if not sparse.issparse(y) else y)
@@ -766,6 +788,31 @@ def wmd_knn(
     ``"ict"`` solves every candidate that max(WCD, ICT) does not rule out, ``"rwmd"`` prunes with max(WCD, RWMD)
     only. The neighbours and distances are the same; the result records per query the exact EMD solves (``solved``)
     and the candidates ruled out by the dual bound (``certified``).
+
+    Parameters
+    ----------
+    Q, T : scipy.sparse matrix
+        Queries and training documents (non-negative weights over the columns of ``embeddings``).
+    embeddings : numpy.ndarray
+        Raw word vectors, one row per column.
+    k : int
+        Neighbours per query.
+    solver, prune, n_jobs, progress, chunk_size, bound, epsilon, max_iterations, block
+        As described above.
+
+    Returns
+    -------
+    WMDNeighbours
+        ``indices`` and ``distances`` ``[n_queries, k]``, nearest first, and the work done.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> E = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0]])
+    >>> T = sparse.csr_matrix(np.eye(3))
+    >>> wmd_knn(sparse.csr_matrix([[0.0, 1.0, 0.0]]), T, E, k=2).indices.tolist()
+    [[1, 0]]
     """
     search = _Search(k, solver, prune, bound, epsilon, max_iterations, block)
     return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[0]

@@ -35,6 +35,29 @@ def orthogonalized_embeddings(S, *, mode: str = "supernodal", check_symmetric: b
 
     ``E_prime`` is a float64 CSR matrix (one row per word). If ``S`` is not symmetric or not positive definite, the
     result is ``(None, info)`` with ``info.ok == False`` and ``info.reason`` saying why; nothing is raised.
+
+    Parameters
+    ----------
+    S : scipy.sparse matrix
+        A term-similarity matrix.
+    mode : {"supernodal", "simplicial"}
+        CHOLMOD's factorization.
+    check_symmetric : bool
+        Check the symmetry first.
+
+    Returns
+    -------
+    (scipy.sparse.csr_matrix or None, CholeskyInfo)
+        E' and what the factorization found and cost.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> S = sparse.csc_matrix(np.array([[1.0, 0.5], [0.5, 1.0]]))
+    >>> E, info = orthogonalized_embeddings(S)
+    >>> info.ok, np.allclose((E @ E.T).toarray(), S.toarray())
+    (True, True)
     """
     from time import perf_counter
 
@@ -99,11 +122,31 @@ def _stored_inner_products(S, X, block: int = 4096) -> tuple[np.ndarray, np.ndar
 
 
 def inner_product_errors(S, X) -> dict:
-    """How well the rows of ``X`` keep the inner products stored in ``S``: |⟨x_i, x_j⟩ − s_ij| over the stored
+    """How well the rows of ``X`` keep the inner products stored in ``S``: ``|⟨x_i, x_j⟩ − s_ij|`` over the stored
     entries (i, j) of S, its maximum (``"max"``), mean (``"mean"``) and the number of entries (``"entries"``).
 
     For the orthogonalized embeddings ``X = E'`` Theorem 1 says the maximum is 0 up to rounding; for dense reduced
-    embeddings (:func:`dense_orthogonalized`) it measures what the reduction loses."""
+    embeddings (:func:`dense_orthogonalized`) it measures what the reduction loses.
+
+    Parameters
+    ----------
+    S : scipy.sparse matrix
+        The term similarities.
+    X : numpy.ndarray or scipy.sparse matrix
+        One row per word.
+
+    Returns
+    -------
+    dict
+        ``{"max": float, "mean": float, "entries": int}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> inner_product_errors(sparse.csr_matrix(np.array([[1.0, 0.5], [0.5, 1.0]])), np.eye(2))
+    {'max': 0.5, 'mean': 0.25, 'entries': 4}
+    """
     products, values = _stored_inner_products(S, X)
     errors = np.abs(products - values)
     return {"max": float(errors.max()) if errors.size else 0.0, "mean": float(errors.mean()) if errors.size else 0.0,

@@ -620,6 +620,44 @@ def term_similarity_matrix(neighbours: Neighbours, dictionary, tfidf=None, *, no
 
     The per-dictionary preparation is memoised for the last (neighbours, dictionary, tfidf) triple, so calling this
     repeatedly over a parameter grid costs one numba pass per call.
+
+    Parameters
+    ----------
+    neighbours : Neighbours
+        The neighbour cache (:func:`nearest_neighbours`), at least ``nonzero_limit`` deep.
+    dictionary : gensim.corpora.Dictionary
+        The rows and columns.
+    tfidf : gensim.models.TfidfModel, optional
+        Orders the columns by idf (the paper's Idf); None: by id.
+    nonzero_limit : int
+        C, the most non-zero entries per column besides the diagonal.
+    threshold : float
+        t, the smallest similarity kept.
+    exponent : float
+        o, similarities are raised to it.
+    symmetric, dominant : bool
+        Sym and Dom.
+    fill_rule : str
+        How a dominance violation is handled (:data:`FILL_RULES`).
+
+    Returns
+    -------
+    scipy.sparse.csc_matrix
+        S', float32.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> S = term_similarity_matrix(nearest_neighbours(kv, depth=2, progress=False), Dictionary([["a", "b", "c"]]),
+    ...                            nonzero_limit=1, exponent=1.0)
+    >>> S.toarray().round(2)
+    array([[1. , 0.8, 0. ],
+           [0.8, 1. , 0. ],
+           [0. , 0. , 1. ]], dtype=float32)
     """
     _validate(nonzero_limit, threshold, exponent, fill_rule, neighbours.depth)
     key = (id(neighbours), id(dictionary), id(tfidf), len(dictionary))

@@ -126,8 +126,8 @@ def positive_definite_table(grid: MatrixGrid, points: list[dict]) -> pd.DataFram
 
 
 def theorem_table(S: sparse.spmatrix, E_prime, vectors: KeyedVectors, dictionary: Dictionary) -> dict[str, float]:
-    """Theorem 1 on S': max |⟨e'_i, e'_j⟩ - s'_ij| over the stored entries, and, for t = -1 and o = 1, max
-    |s'_ij - cos(e_i, e_j)| over the stored off-diagonal entries between words with an embedding."""
+    """Theorem 1 on S': ``max |⟨e'_i, e'_j⟩ - s'_ij|`` over the stored entries, and, for t = -1 and o = 1,
+    ``max |s'_ij - cos(e_i, e_j)|`` over the stored off-diagonal entries between words with an embedding."""
     coo = sparse.coo_matrix(S)
     off = coo.row != coo.col
     words = [dictionary[i] for i in range(len(dictionary))]

@@ -202,6 +202,30 @@ def dataset_from_texts(name: str, texts, labels, *, test_size: int | float = 0.3
     validation split (unshuffled, as for BBCSPORT and TWITTER).
 
     ``labels`` may be any values; ``class_names`` (default: the sorted distinct labels) fixes their order.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name (it keys cached results).
+    texts : sequence of str
+        The documents.
+    labels : sequence
+        One label per document, of any hashable type.
+    test_size : int or float
+        Test documents: a number, or a fraction of all documents.
+    class_names : sequence, optional
+        The labels in the order of their integer codes.
+
+    Returns
+    -------
+    Dataset
+        Train, validation and test :class:`Split` s whose labels index ``class_names``.
+
+    Examples
+    --------
+    >>> d = dataset_from_texts("toy", [f"text {i}" for i in range(10)], ["a", "b"] * 5, test_size=2)
+    >>> [len(d.train.texts), len(d.validation.texts), len(d.test.texts)], d.class_names
+    ([6, 2, 2], ('a', 'b'))
     """
     texts = list(texts)
     labels = list(labels)
@@ -433,6 +457,22 @@ def load_dataset(name: str) -> Dataset:
 
     The file is verified against ``data/SHA256SUMS`` on every call; the parsed data set is memoised in the process
     (keyed by the file's path, size and modification time), and each call returns fresh lists and arrays.
+
+    Parameters
+    ----------
+    name : str
+        ``"bbcsport"``, ``"twitter"``, ``"ohsumed"``, ``"reuters"``, ``"amazon"`` or ``"20news"``.
+
+    Returns
+    -------
+    Dataset
+        Its train, validation and test :class:`Split` s and class names.
+
+    Examples
+    --------
+    >>> d = load_dataset("bbcsport")
+    >>> len(d.train.texts), len(d.validation.texts), len(d.test.texts), len(d.class_names)
+    (413, 104, 220, 5)
     """
     if name not in _LOADERS:
         raise ValueError(f"unknown data set {name!r}; allowed: {', '.join(DATASETS)}")

@@ -44,7 +44,32 @@ class Documents:
 
 
 def prepare_documents(dataset, dictionary, tokenizer: str = "paper") -> Documents:
-    """Tokenize a :class:`regemb_utils.text.datasets.Dataset` and count its words over the common ``dictionary``."""
+    """Tokenize a :class:`regemb_utils.text.datasets.Dataset` and count its words over the common ``dictionary``.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Its splits are tokenized.
+    dictionary : gensim.corpora.Dictionary
+        The common dictionary; words outside it are dropped.
+    tokenizer : {"paper", "gensim"}
+        See :func:`regemb_utils.text.tokenization.tokenize`.
+
+    Returns
+    -------
+    Documents
+        Term counts over the dictionary's words that occur in the data set (``Documents.terms``).
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> data = dataset_from_texts("toy", ["a b", "b c", "c d", "d a", "a a", "b b", "c c", "d d"], [0, 1] * 4,
+    ...                           test_size=2)
+    >>> documents = prepare_documents(data, Dictionary([["a", "b", "c"]]))
+    >>> documents.terms.tolist(), documents.split("test")[0].toarray().tolist()
+    ([0, 1, 2], [[0.0, 1.0, 1.0], [0.0, 2.0, 0.0]])
+    """
     tokens = {name: [tokenize(text, tokenizer) for text in split.texts] for name, split in dataset.splits.items()}
     counts = {name: bow_matrix(documents, dictionary) for name, documents in tokens.items()}
     terms = np.unique(np.concatenate([m.indices for m in counts.values()])).astype(np.int64)
@@ -60,7 +85,29 @@ QUERY_SEED = 42
 
 def query_rows(n: int, limit: int | None, seed: int = QUERY_SEED) -> np.ndarray:
     """The queries of a split that a limited method answers: all ``n``, or a seeded random ``limit`` of them
-    (sorted). The same seed gives the same rows to every limited method, so their predictions stay paired."""
+    (sorted). The same seed gives the same rows to every limited method, so their predictions stay paired.
+
+    Parameters
+    ----------
+    n : int
+        Documents in the split.
+    limit : int or None
+        At most this many (None: all).
+    seed : int
+        The seed of the choice.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted row indices.
+
+    Examples
+    --------
+    >>> query_rows(5, None).tolist()
+    [0, 1, 2, 3, 4]
+    >>> len(query_rows(100, 10)), bool((query_rows(100, 10) == query_rows(100, 10)).all())
+    (10, True)
+    """
     if limit is None or limit >= n:
         return np.arange(n)
     return np.sort(np.random.default_rng(seed).permutation(n)[:limit])
@@ -75,7 +122,27 @@ def stratified_order(labels, seed: int = QUERY_SEED) -> np.ndarray:
     that may take a row now (t·share − taken ≥ 1 − C), whose next row is due first (the smallest
     (taken + C)/share; ties to a seeded random class priority). Every prefix then deviates from proportional by at
     most C < 1 row per class. The WMD methods answer a prefix of this order: every method and every sample size gets
-    the same queries, and a larger sample extends a smaller one."""
+    the same queries, and a larger sample extends a smaller one.
+
+    Parameters
+    ----------
+    labels : array_like
+        The split's labels.
+    seed : int
+        The seed of the shuffles and of the class priority.
+
+    Returns
+    -------
+    numpy.ndarray
+        A permutation of the rows.
+
+    Examples
+    --------
+    >>> labels = [0] * 6 + [1] * 3
+    >>> order = stratified_order(labels)
+    >>> sorted(order.tolist()) == list(range(9)), [labels[i] for i in order[:3]].count(1)
+    (True, 1)
+    """
     labels = np.asarray(labels)
     n = len(labels)
     rng = np.random.default_rng(seed)

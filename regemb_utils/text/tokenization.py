@@ -28,6 +28,25 @@ def tokenize(text: str, tokenizer: str = "paper") -> list[str]:
     ``tokenizer="paper"``: maximal runs of alphanumeric characters that contain at least one letter; text is first
     put into Unicode NFC form, so a letter written with a combining accent stays one character.
     ``tokenizer="gensim"``: what the paper's code ran, ``gensim.utils.tokenize(text, lower=True)``.
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+    tokenizer : {"paper", "gensim"}
+        The paper's text's rule (default) or its code's.
+
+    Returns
+    -------
+    list of str
+        The tokens, lower-cased, in order.
+
+    Examples
+    --------
+    >>> tokenize("The MP3 player's 2nd_try")
+    ['the', 'mp3', 'player', 's', '2nd', 'try']
+    >>> tokenize("The MP3 player's 2nd_try", "gensim")
+    ['the', 'mp', 'player', 's', 'nd_try']
     """
     if tokenizer == "paper":
         text = unicodedata.normalize("NFC", text).lower()
