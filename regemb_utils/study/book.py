@@ -22,6 +22,34 @@ def glue(name: str, value, display: bool = False):
     return myst_nb.glue(name, value, display=display)
 
 
+def glue_all(prefix: str, values: Mapping[str, object]) -> None:
+    """Glue every value of ``values`` as ``{prefix}_{key}`` without displaying it; a matplotlib figure is closed
+    once glued (so that the notebook does not show it a second time).
+
+    Parameters
+    ----------
+    prefix : str
+        The names' common start (e.g. a data set's name).
+    values : mapping of str to object
+        What :func:`glue` takes: numbers, Markdown, tables, figures.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    In a chapter, ``glue_all("bbcsport", {"caption": Markdown("..."), "map": figure})`` glues ``bbcsport_caption`` and
+    ``bbcsport_map``.
+    """
+    import matplotlib.pyplot as plt
+
+    for key, value in values.items():
+        glue(f"{prefix}_{key}", value, display=False)
+        if isinstance(value, plt.Figure):
+            plt.close(value)
+
+
 class OfflinePlotly:
     """Display a plotly figure without a CDN.
 

@@ -27,10 +27,12 @@ What the figures show, in numbers (chapter 5's prose is built from these):
 * :func:`confusion_figure`, :func:`maps_figure_2d`, :func:`absent_figure`, :func:`map_viewer_3d` – the chapter's
   figures: both methods' confusion matrices, both 2-D maps, a placeholder for a data set a run leaves out, and one
   3-D viewer (a single WebGL scene) with a selector over data sets and methods.
+* :func:`tsne_coordinates`, :func:`dataset_page`, :func:`absent_page`, :func:`summary_table` – what chapter 5 shows
+  for one data set (its observations, caption, largest confusions and both figures) and for all of them.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -40,6 +42,7 @@ from ..measures.similarity import similarity_matrix
 from ..termsim.orthogonalization import SPARSE_KEYS
 from ..termsim.sources import restricted
 from ..text.documents import query_rows
+from .book import table
 
 __all__ = [
     "confusion_counts",
@@ -66,6 +69,10 @@ __all__ = [
     "MIN_FONT_PT",
     "summary_row",
     "summary_markdown",
+    "tsne_coordinates",
+    "absent_page",
+    "dataset_page",
+    "summary_table",
 ]
 
 
@@ -558,3 +565,180 @@ def summary_markdown(rows: Sequence[dict]) -> str:
             f"non-regularized SCM's largest confusion on {len(reduced)} of the {len(with_errors)} data sets where "
             f"there is one ({listed(reduced)}), and its 2-D map separates the classes better on {len(separated)} of "
             f"{len(rows)} ({listed(separated)}).")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# chapter 5's pages
+
+_SHORT = {"non-regularized": "non-reg.", "non-regularized share": "non-reg. %", "regularized": "reg.",
+          "regularized share": "reg. %"}  # narrow headers: the tables fit the text column
+
+
+def _breakable(name: str) -> str:
+    """Long class names may wrap after a dot or an underscore."""
+    return name.replace(".", ".\u200b").replace("_", "_\u200b")
+
+
+_CONFUSION_FORMATS = {"non-reg. %": "percent", "reg. %": "percent", "change": "{:+,d}", "true class": _breakable,
+                      "predicted as": _breakable}
+
+
+def tsne_coordinates(methods: Sequence[str], results, documents, inputs, rows, *, perplexity: float) -> dict:
+    """Each method's 2-D and 3-D t-SNE coordinates of the test documents ``rows`` of one data set.
+
+    Parameters
+    ----------
+    methods : sequence of str
+        Soft-VSM methods of chapter 4.
+    results : dict
+        ``{method: MethodResult}`` of chapter 4 on the data set.
+    documents : Documents
+        The data set's documents.
+    inputs : dict
+        ``{method: (embedding rows of the data set or None, S' source or None)}``.
+    rows : numpy.ndarray
+        The test documents on the maps (:func:`map_sample`).
+    perplexity : float
+        t-SNE's perplexity.
+
+    Returns
+    -------
+    dict
+        ``{method: {2: [n, 2] coordinates, 3: [n, 3] coordinates}}``.
+
+    Examples
+    --------
+    >>> tsne_coordinates([], {}, None, {}, np.arange(3), perplexity=2.0)
+    {}
+    """
+    out = {}
+    for method in methods:
+        embeddings, matrices = inputs[method]
+        similarities = test_similarities(method, results[method], documents, rows=rows, matrices=matrices,
+                                         embeddings=embeddings)
+        distances = scm_dissimilarities(similarities)
+        out[method] = {dims: tsne_map(distances, dims, perplexity=perplexity) for dims in (2, 3)}
+    return out
+
+
+def absent_page(name: str, datasets: Sequence[str]) -> dict:
+    """What chapter 5 shows for a data set that its run leaves out: a note and placeholder figures.
+
+    Parameters
+    ----------
+    name : str
+        The data set left out.
+    datasets : sequence of str
+        The run's data sets.
+
+    Returns
+    -------
+    dict
+        ``observations``, ``caption``, ``confusions``, ``confusion`` and ``map``, for glueing as ``{name}_{key}``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> page = absent_page("twitter", ["bbcsport"])
+    >>> page["caption"].data
+    "TWITTER is not among this run's data sets (BBCSPORT)."
+    >>> plt.close("all")
+    """
+    from IPython.display import HTML, Markdown
+
+    absent = f"{name.upper()} is not among this run's data sets ({', '.join(n.upper() for n in datasets)})."
+    return {"observations": Markdown(f"*{absent}*"), "caption": Markdown(absent), "confusions": HTML("<p></p>"),
+            "confusion": absent_figure(name), "map": absent_figure(name)}
+
+
+def dataset_page(name: str, methods: Mapping[str, str], results, documents, coordinates, rows, texts):
+    """What chapter 5 shows for one data set, both methods side by side.
+
+    Parameters
+    ----------
+    name : str
+        The data set.
+    methods : mapping of str to str
+        ``{method: "non-regularized" | "regularized"}``, in that order.
+    results : dict
+        ``{method: MethodResult}`` of chapter 4 on the data set.
+    documents : Documents
+        The data set's documents.
+    coordinates : dict
+        :func:`tsne_coordinates` of ``rows``.
+    rows : numpy.ndarray
+        The test documents on the maps.
+    texts : sequence of str
+        Their texts.
+
+    Returns
+    -------
+    (dict, list of dict, dict)
+        The page (``observations``, ``caption``, ``confusions``, ``confusion``, ``map``: glued as ``{name}_{key}``),
+        the data set's views for :func:`map_viewer_3d`, and its :func:`summary_row`.
+
+    Examples
+    --------
+    Chapter 5 glues each entry of the page where its prose names it::
+
+        page, views, row = dataset_page("bbcsport", {"soft_vsm": "non-regularized",
+                                                     "soft_vsm_quantized_ortho": "regularized"}, ...)
+        for key, value in page.items():
+            glue(f"bbcsport_{key}", value, display=False)
+    """
+    from IPython.display import Markdown
+
+    d = documents
+    runs = [results[method] for method in methods]
+    kinds = tuple(methods.values())
+    before, after = (confusion_counts(r.truth, r.predictions[r.k], d.n_labels) for r in runs)
+    errors, ks = tuple(r.test_error for r in runs), tuple(r.k for r in runs)
+    titles = tuple(f"{kind}: {100 * e:.2f} % error (k = {k})" for kind, e, k in zip(kinds, errors, ks))
+    labels = d.labels["test"][rows]
+    agreement = tuple(map_neighbour_agreement(coordinates[method][2], labels) for method in methods)
+    page = {
+        "observations": Markdown(observations_markdown(name, before, after, d.class_names, errors=errors, ks=ks,
+                                                       agreement=agreement, map_documents=len(rows))),
+        "caption": Markdown(
+            f"{int(before.sum()):,} test documents, {len(rows):,} of them on the maps; test error "
+            f"{100 * errors[0]:.2f} % (k = {ks[0]}) non-regularized, {100 * errors[1]:.2f} % (k = {ks[1]}) "
+            "regularized."),
+        "confusions": table(largest_confusions(before, after, d.class_names, top=5).rename(columns=_SHORT),
+                            _CONFUSION_FORMATS,
+                            collapsed=f"The largest confusions of the non-regularized SCM on {name.upper()}",
+                            download=f"{name}_largest_confusions"),
+        "confusion": confusion_figure(before, after, d.class_names, titles),
+        "map": maps_figure_2d(tuple(coordinates[method][2] for method in methods), labels, d.class_names, titles),
+    }
+    views = [{"title": f"{name.upper()}, {kind} ({100 * e:.2f} % error)", "coordinates": coordinates[method][3],
+              "labels": labels, "class_names": d.class_names, "texts": texts}
+             for (method, kind), e in zip(methods.items(), errors)]
+    return page, views, summary_row(name, before, after, d.class_names, agreement)
+
+
+def summary_table(summary: Sequence[dict]):
+    """Chapter 5's summary over the data sets (:func:`summary_row` of each) as a book table.
+
+    Parameters
+    ----------
+    summary : sequence of dict
+        One :func:`summary_row` per data set.
+
+    Returns
+    -------
+    regemb_utils.study.book.Table
+        The table.
+
+    Examples
+    --------
+    >>> counts = np.array([[5, 2], [0, 3]])
+    >>> row = summary_row("bbcsport", counts, np.array([[6, 1], [0, 3]]), ["athletics", "cricket"], (0.8, 0.9))
+    >>> "athletics → cricket" in summary_table([row]).html
+    True
+    """
+    return table(pd.DataFrame(summary).rename(columns={
+        "largest confusion": "largest confusion (true → predicted)", "non-regularized": "non-reg. errors",
+        "regularized": "reg. errors", "map agreement, non-regularized": "non-reg. map agreement",
+        "map agreement, regularized": "reg. map agreement"}),
+        {"non-reg. map agreement": "percent", "reg. map agreement": "percent",
+         "largest confusion (true → predicted)": lambda text: _breakable(text) if text else text})
