@@ -1,5 +1,11 @@
-"""Chapter 3's figures, built here so that the chapter's cells narrate: the sparsity of S' over the grid and the
-paper's Figure 1 (t-SNE maps of E and E', and S beside S' for the most frequent words)."""
+"""The chapters' figures, built here so that the chapters' cells narrate.
+
+* Chapter 3: the sparsity of S' over the grid (:func:`sparsity_figure`) and the paper's Figure 1 (t-SNE maps of E
+  and E', :func:`figure_1_tsne`, and S beside S' for the most frequent words, :func:`figure_1_matrices`).
+* Chapter 4: the test errors beside the paper's (its Figure 8, :func:`figure_8`), the significance of every
+  pairwise difference (:func:`significance_figure`) and the paired WMD-versus-SCM differences
+  (:func:`paired_figure`).
+"""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -8,12 +14,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import plotly.express as px
+import seaborn as sns
 from sklearn.manifold import TSNE
 
 from .document_maps import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT
 from .plotting import place_labels
 
-__all__ = ["SPARSITY_PANELS", "sparsity_figure", "figure_1_tsne", "figure_1_matrices"]
+__all__ = ["SPARSITY_PANELS", "sparsity_figure", "figure_1_tsne", "figure_1_matrices", "figure_8",
+           "significance_figure", "paired_figure"]
 
 SPARSITY_PANELS = {(True, True): "Sym, Dom", (True, False): "Sym only", (False, True): "Dom only",
                    (False, False): "neither"}
@@ -136,3 +144,141 @@ def figure_1_matrices(words: Sequence[str], S_dense: np.ndarray, S_prime: np.nda
     bar.ax.tick_params(labelsize=MIN_FONT_PT)
     plt.close(images)
     return images
+
+
+def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
+    """Every method's test error with its 95 % interval beside the paper's, one panel per data set (the paper's
+    Figure 8); every WMD bar names the queries it rests on.
+
+    Parameters
+    ----------
+    errors : pandas.DataFrame
+        :func:`regemb_utils.study.results.error_table`.
+    labels : sequence of str
+        The methods' labels in the order of the bars.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> errors = pd.DataFrame({"dataset": "bbcsport", "label": ["BoW", "WMD"], "error": [5.0, 4.0],
+    ...                        "lower": [3.0, 2.5], "upper": [7.0, 6.0], "paper": [4.6, 4.3],
+    ...                        "test documents": [220, 220]})
+    >>> [t.get_text() for t in figure_8(errors, ["BoW", "WMD"]).axes[0].get_yticklabels()]
+    ['BoW', 'WMD (n = 220)']
+    """
+    names = list(dict.fromkeys(errors.dataset))
+    columns = min(2, len(names))
+    fig, axes = plt.subplots(int(np.ceil(len(names) / columns)), columns,
+                             figsize=(7.5, 2.9 * np.ceil(len(names) / columns)), squeeze=False, sharex=True)
+    for ax, name in zip(axes.flat, names):
+        rows = errors[errors.dataset == name].set_index("label").reindex(labels)
+        y = np.arange(len(rows))
+        ax.barh(y, rows["error"], xerr=[rows["error"] - rows["lower"], rows["upper"] - rows["error"]],
+                color=["tab:orange" if "ortho" in label else "tab:blue" if "WMD" in label else "tab:gray"
+                       for label in rows.index],
+                alpha=0.8, capsize=2, label="ours (95 % interval)")
+        ax.plot(rows["paper"], y, "kD", markersize=4, label="paper")
+        # every WMD bar states the queries it rests on
+        ticks = [f"{label} (n = {n:,.0f})" if "WMD" in label else label
+                 for label, n in zip(rows.index, rows["test documents"])]
+        ax.set_yticks(y, ticks, fontsize=9)
+        ax.set_title(name.upper(), fontsize=10)
+        ax.set_xlim(0, 100)
+        ax.invert_yaxis()
+    for ax in axes[-1]:
+        ax.set_xlabel("test error (%)")
+    for ax in list(axes.flat)[len(names):]:
+        ax.axis("off")
+    handles, names_ = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, names_, loc="lower center", ncol=2, fontsize=9, frameon=False)
+    fig.tight_layout(rect=(0, 0.035, 1, 1))
+    plt.close(fig)
+    return fig
+
+
+def significance_figure(chosen: pd.DataFrame, test: str):
+    """±log₁₀ q of every pairwise comparison on every data set (+: the first method errs less), "n.s." where the
+    difference is not significant.
+
+    Parameters
+    ----------
+    chosen : pandas.DataFrame
+        :func:`regemb_utils.study.results.significance_table` of the chapter's test, with at least one row.
+    test : {"mcnemar", "paper_t_test"}
+        The test (its significance level: 0.05, or the paper's 0.025 per side).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The heat map (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> chosen = pd.DataFrame({"dataset": "bbcsport", "a": ["BoW"], "b": ["WMD"], "error a": [5.0],
+    ...                        "error b": [4.0], "q": [0.5]})
+    >>> significance_figure(chosen, "mcnemar").axes[0].texts[0].get_text()
+    'n.s.'
+    """
+    signed = -np.log10(chosen["q"].clip(lower=1e-12)) * np.sign(chosen["error b"] - chosen["error a"])
+    grid = (chosen.assign(pair=chosen["a"] + " vs " + chosen["b"], signed=signed)
+            .pivot(index="pair", columns="dataset", values="signed")
+            .reindex(index=list(dict.fromkeys(chosen["a"] + " vs " + chosen["b"])),
+                     columns=list(dict.fromkeys(chosen["dataset"]))))
+    fig, ax = plt.subplots(figsize=(7.5, 0.24 * len(grid) + 1.6))
+    sns.heatmap(grid, cmap="RdBu", center=0, vmin=-12, vmax=12, ax=ax, linewidths=0.5, linecolor="white",
+                cbar_kws={"label": "±log₁₀ q  (+: the first method errs less)", "shrink": 0.6})
+    dots = grid.abs() < -np.log10(0.05 if test == "mcnemar" else 0.025)
+    for (row, column), small in np.ndenumerate(dots.to_numpy()):
+        if small and np.isfinite(grid.iat[row, column]):
+            ax.text(column + 0.5, row + 0.5, "n.s.", ha="center", va="center", fontsize=9)
+    ax.set(xlabel="", ylabel="")
+    ax.set_xticklabels([t.get_text().upper() for t in ax.get_xticklabels()], fontsize=9, rotation=30, ha="right")
+    ax.set_yticklabels(ax.get_yticklabels(), fontsize=9)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def paired_figure(paired: pd.DataFrame):
+    """The WMD's test error minus the regularized SCM's on the same queries, with its interval, per data set and WMD
+    method, coloured by the verdict.
+
+    Parameters
+    ----------
+    paired : pandas.DataFrame
+        :func:`regemb_utils.study.results.paired_wmd_table`, with at least one row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> paired = pd.DataFrame({"dataset": ["bbcsport"], "label": ["WMD"], "queries": [220], "difference": [1.0],
+    ...                        "difference lower": [-1.0], "difference upper": [3.0], "verdict": ["not decided"]})
+    >>> [t.get_text() for t in paired_figure(paired).axes[0].get_yticklabels()]
+    ['BBCSPORT: WMD (n = 220)']
+    """
+    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(paired) + 1.4))
+    colours = {"SCM better": "tab:orange", "WMD better": "tab:blue", "not decided": "tab:gray"}
+    y = np.arange(len(paired))
+    ax.errorbar(paired["difference"], y, xerr=[paired["difference"] - paired["difference lower"],
+                                             paired["difference upper"] - paired["difference"]],
+                fmt="none", ecolor="0.4", capsize=2)
+    ax.scatter(paired["difference"], y, c=[colours[v] for v in paired["verdict"]], zorder=3)
+    ax.axvline(0, color="k", lw=0.8)
+    ax.set(yticks=y, yticklabels=[f"{d.upper()}: {l} (n = {n:,d})" for d, l, n in
+                                   zip(paired["dataset"], paired["label"], paired["queries"])],
+           xlabel="test error of the WMD − test error of the regularized SCM (points)")
+    ax.invert_yaxis()
+    for verdict, colour in colours.items():
+        ax.scatter([], [], c=colour, label=verdict)
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, frameon=False)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -18,9 +18,11 @@ import pandas as pd
 from ..classification.methods import METHODS
 from ..classification.wmd_samples import paper_errors
 from . import paper as _paper
+from .book import table
 from .results import decided_counts
 
-__all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "verdicts", "VERDICTS", "footnoted"]
+__all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "verdicts", "VERDICTS", "footnoted",
+           "section_table", "value_span"]
 
 CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's fil8"
 EXACT_RATE = "exact evaluations per second per core"
@@ -282,3 +284,57 @@ def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
             found.append(next(mark for mark, value in notes.items() if value == note))
         marks.append(", ".join(found))
     return rows.drop(columns="data").assign(notes=marks), notes
+
+
+def section_table(card: pd.DataFrame, section: str, **options):
+    """One section of the scorecard as a book table: columns without a value dropped, notes as letters.
+
+    Parameters
+    ----------
+    card : pandas.DataFrame
+        :func:`scorecard`.
+    section : str
+        The value of its ``section`` column to show (e.g. ``"Figure 8"``).
+    **options
+        Passed to :func:`regemb_utils.study.book.table` (``download``, ``collapsed``).
+
+    Returns
+    -------
+    regemb_utils.study.book.Table
+        The table.
+
+    Examples
+    --------
+    >>> card = pd.DataFrame({"section": ["Table 1"], "what": ["documents"], "paper": [737.0], "ours": [737.0],
+    ...                      "data": ["our split"]})
+    >>> "(a) our split" in section_table(card, "Table 1").html
+    True
+    """
+    rows = card[card["section"] == section].drop(columns="section").dropna(axis=1, how="all")
+    rows, notes = footnoted(rows)
+    rows = rows.rename(columns={"paper within our interval": "in our interval", "exact match": "exact"})
+    caption = "; ".join(f"({mark}) {text}" for mark, text in notes.items()) if notes else None
+    numbers = {c: "number" for c in ("paper", "ours", "difference", "lower", "upper") if c in rows}
+    return table(rows, numbers, caption=caption, **options)
+
+
+def value_span(values) -> str:
+    """The range of some counts as prose: "—" for none, "200" for one value, "200 to 1,000" for several.
+
+    Parameters
+    ----------
+    values : sequence of int
+        The counts.
+
+    Returns
+    -------
+    str
+        Their span.
+
+    Examples
+    --------
+    >>> value_span([]), value_span([200, 200]), value_span([1000, 200])
+    ('—', '200', '200 to 1,000')
+    """
+    return "—" if not len(values) else (f"{min(values):,}" if min(values) == max(values)
+                                        else f"{min(values):,} to {max(values):,}")
