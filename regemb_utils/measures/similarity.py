@@ -169,7 +169,24 @@ def embedding_matrix(keyed_vectors, dictionary, dtype=np.float32, terms=None) ->
 
 
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """Rows divided by their L2 norm; zero rows stay zero."""
+    """Rows divided by their L2 norm; zero rows stay zero.
+
+    Parameters
+    ----------
+    matrix : numpy.ndarray
+        Rows of vectors.
+
+    Returns
+    -------
+    numpy.ndarray
+        The unit rows.
+
+    Examples
+    --------
+    >>> unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
     matrix = np.asarray(matrix)
     norms = np.linalg.norm(matrix.astype(np.float64), axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -705,6 +722,26 @@ def l1_distance(X, Y, *, n_threads: int | None = None) -> np.ndarray:
     For non-negative rows, ``|x − y| = x + y − 2·min(x, y)`` term by term, so ‖x − y‖₁ = ‖x‖₁ + ‖y‖₁ − 2 Σ min(x_t, y_t),
     where only the terms both documents hold contribute to the sum: one pass over an inverted index, as fast as a
     sparse product. Rows with a negative entry fall back to scikit-learn's ``manhattan_distances``.
+
+    Parameters
+    ----------
+    X, Y : scipy.sparse matrix
+        Documents over the same columns.
+    n_threads : int, optional
+        numba threads (None: numba's default).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_X, n_Y]`` distances.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> X = sparse.csr_matrix([[1.0, 0.0], [0.0, 2.0]])
+    >>> l1_distance(X, X)
+    array([[0., 3.],
+           [3., 0.]])
     """
     X, Y = _csr(X, "X"), _csr(Y, "Y")
     _check_columns(X, Y)

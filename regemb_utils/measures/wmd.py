@@ -348,7 +348,27 @@ def wmd_flows(x, y, embeddings) -> WmdFlows:
 
 
 def word_centroid_distances(Q, T, embeddings) -> np.ndarray:
-    """WCD ‖Σ xᵢeᵢ − Σ yⱼeⱼ‖ for all pairs (a lower bound of WMD); +inf where a document is empty."""
+    """WCD ‖Σ xᵢeᵢ − Σ yⱼeⱼ‖ for all pairs (a lower bound of WMD); +inf where a document is empty.
+
+    Parameters
+    ----------
+    Q, T : scipy.sparse matrix
+        Non-negative document weights (L1-normalised here).
+    embeddings : numpy.ndarray
+        One row per column.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_Q, n_T]`` distances.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> word_centroid_distances(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E)
+    array([[5. , 2.5]])
+    """
     Q, T, E = _prepare(Q, T, embeddings)
     return _wcd(Q, T, E)
 
@@ -428,7 +448,27 @@ def _all_pairs(Q, T, embeddings, bound) -> np.ndarray:
 
 
 def relaxed_wmd(Q, T, embeddings) -> np.ndarray:
-    """RWMD for all pairs: max of the two one-sided relaxations (a lower bound of WMD); +inf for empty documents."""
+    """RWMD for all pairs: max of the two one-sided relaxations (a lower bound of WMD); +inf for empty documents.
+
+    Parameters
+    ----------
+    Q, T : scipy.sparse matrix
+        Non-negative document weights (L1-normalised here).
+    embeddings : numpy.ndarray
+        One row per column.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_Q, n_T]`` lower bounds.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> relaxed_wmd(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E)
+    array([[5. , 2.5]])
+    """
     return _all_pairs(Q, T, embeddings, lambda collection, q_ids, q_w, Dt: _relaxed(collection, q_w, Dt, False))
 
 
@@ -821,7 +861,35 @@ def wmd_knn(
 def wmd_distances(
     Q, T, embeddings, *, solver: str = "pot", n_jobs: int | None = 1, progress: bool = False, chunk_size: int = 8
 ) -> np.ndarray:
-    """All exact WMDs [n_queries, n_train] (brute force; +inf involving an empty document)."""
+    """All exact WMDs [n_queries, n_train] (brute force; +inf involving an empty document).
+
+    Parameters
+    ----------
+    Q, T : scipy.sparse matrix
+        Non-negative document weights (L1-normalised here).
+    embeddings : numpy.ndarray
+        One row per column.
+    solver : {"pot", "pyemd"}
+        The exact EMD solver.
+    n_jobs : int, optional
+        joblib workers.
+    progress : bool
+        Show a progress bar.
+    chunk_size : int
+        Queries per joblib task.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_Q, n_T]`` Word Mover's Distances.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> wmd_distances(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E)
+    array([[5. , 2.5]])
+    """
     T_rows = sparse.csr_matrix(T).shape[0]
     if T_rows == 0:
         return np.empty((sparse.csr_matrix(Q).shape[0], 0))
