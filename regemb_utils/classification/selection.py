@@ -121,6 +121,21 @@ def select_best(table: Sequence[Mapping[str, Any]]) -> GridSearchResult:
 
     The lowest error is the highest accuracy; the first row among equals is the earliest grid point, then the
     smallest k (notes §8). A NaN error raises ``ValueError``.
+
+    Parameters
+    ----------
+    table : sequence of mapping
+        Rows with the parameters and ``"error"``.
+
+    Returns
+    -------
+    GridSearchResult
+        The best row's parameters and error, and the table.
+
+    Examples
+    --------
+    >>> select_best([{"C": 1, "error": 0.2}, {"C": 2, "error": 0.1}]).best_params
+    {'C': 2}
     """
     table = [dict(row) for row in table]
     if not table:

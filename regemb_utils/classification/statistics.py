@@ -402,7 +402,26 @@ def paired_difference_interval(a_only: int, b_only: int, both: int, neither: int
     With Wilson intervals (l₁, u₁) for p_a and (l₂, u₂) for p_b and φ the phi coefficient of the 2×2 table (0 when
     a margin is empty): L = θ̂ − √((p_a − l₁)² − 2φ(p_a − l₁)(u₂ − p_b) + (u₂ − p_b)²),
     U = θ̂ + √((u₁ − p_a)² − 2φ(u₁ − p_a)(p_b − l₂) + (p_b − l₂)²). The interval stays in [−1, 1], is never
-    degenerate and covers close to the nominal level down to small n (Newcombe 1998; Fagerland et al. 2014)."""
+    degenerate and covers close to the nominal level down to small n (Newcombe 1998; Fagerland et al. 2014).
+
+    Parameters
+    ----------
+    a_only, b_only, both, neither : int
+        Documents only A, only B, both and neither classified right.
+    confidence : float
+        1 − α.
+
+    Returns
+    -------
+    PairedDifference
+        The difference of the error rates (B's minus A's) and its interval.
+
+    Examples
+    --------
+    >>> result = paired_difference_interval(10, 4, 80, 6)
+    >>> round(result.difference, 2), round(result.lower, 3), round(result.upper, 3)
+    (0.06, -0.014, 0.138)
+    """
     counts = (a_only, b_only, both, neither)
     if any(c < 0 for c in counts) or sum(counts) == 0:
         raise ValueError("counts must be non-negative with a positive total")
