@@ -48,3 +48,9 @@ def test_entry_points_have_numpydoc_sections(module, name):
     doc = inspect.getdoc(getattr(importlib.import_module(f"regemb_utils.{module}"), name))
     for section in ("Parameters", "Returns", "Examples"):
         assert f"\n{section}\n{'-' * len(section)}\n" in doc, f"{module}.{name} has no {section} section"
+
+
+def test_the_api_reference_documents_every_module():
+    page = (ROOT / "api.md").read_text()
+    missing = [name for name in MODULES if f".. automodule:: {name}\n" not in page]
+    assert not missing, f"api.md does not document {missing}"
