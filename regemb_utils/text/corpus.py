@@ -43,6 +43,22 @@ def wikipedia_articles(max_articles: int | None = None) -> Iterator[tuple[str, s
 
     ``text`` is everything between the ``<doc …>`` and ``</doc>`` lines (WikiExtractor repeats the title as its
     first line), without the surrounding newlines. The archive's checksum is verified first.
+
+    Parameters
+    ----------
+    max_articles : int, optional
+        At most this many (None: all).
+
+    Yields
+    ------
+    (str, str)
+        The title and the text of each article.
+
+    Examples
+    --------
+    >>> title, text = next(wikipedia_articles(1))
+    >>> title
+    'Anarchism'
     """
     max_articles = _check_max_articles(max_articles)
     path = data_file(FILES["wikipedia"])
@@ -77,6 +93,18 @@ class WikipediaCorpus:
     """The Wikipedia articles as token lists, re-iterable (e.g. once per training epoch, or for a gensim Dictionary).
 
     Each iteration streams the archive anew and yields ``tokenize(text, tokenizer)`` for each article.
+
+    Parameters
+    ----------
+    max_articles : int, optional
+        At most this many articles (None: all).
+    tokenizer : {"paper", "gensim"}
+        See :func:`regemb_utils.text.tokenization.tokenize`.
+
+    Examples
+    --------
+    >>> next(iter(WikipediaCorpus(1)))[:5]
+    ['anarchism', 'anarchism', 'is', 'a', 'political']
     """
 
     def __init__(self, max_articles: int | None = None, tokenizer: str = "paper"):

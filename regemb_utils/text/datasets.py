@@ -62,6 +62,16 @@ def data_dir() -> Path:
 
     Installed outside the repository, the package has no ``data/`` beside it: set ``REGEMB_DATA`` to a copy of the
     repository's ``data/`` folder (with its ``SHA256SUMS``).
+
+    Returns
+    -------
+    pathlib.Path
+        The data folder.
+
+    Examples
+    --------
+    >>> data_dir().name
+    'data'
     """
     override = os.environ.get("REGEMB_DATA")
     if override:
@@ -106,6 +116,23 @@ def data_file(relative_path: str, directory: str | os.PathLike | None = None) ->
     The file is looked up in ``directory``, else in :func:`data_dir`. The hash is computed once per process for each
     (path, size, modification time). Raises :class:`FileNotFoundError` if the file is missing and
     :class:`DataChecksumError` if its checksum is wrong; both messages say how to restore it.
+
+    Parameters
+    ----------
+    relative_path : str
+        The file's path inside the data folder, as ``SHA256SUMS`` lists it.
+    directory : path-like, optional
+        Another data folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The verified file.
+
+    Examples
+    --------
+    >>> data_file("bbcsport/bbcsport.csv.xz").name
+    'bbcsport.csv.xz'
     """
     relative_path = Path(relative_path).as_posix()
     expected = _expected_checksums().get(relative_path)
@@ -138,7 +165,20 @@ def data_file(relative_path: str, directory: str | os.PathLike | None = None) ->
 
 @dataclass(frozen=True, eq=False)
 class Split:
-    """Documents and their integer labels (indices into :attr:`Dataset.class_names`)."""
+    """Documents and their integer labels (indices into :attr:`Dataset.class_names`).
+
+    Parameters
+    ----------
+    texts : list of str
+        The documents.
+    labels : numpy.ndarray
+        One integer label per document.
+
+    Examples
+    --------
+    >>> Split(["a text", "another"], np.array([0, 1])).labels.tolist()
+    [0, 1]
+    """
 
     texts: list[str]
     labels: np.ndarray

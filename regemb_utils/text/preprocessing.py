@@ -15,7 +15,27 @@ from ..study.paper import DIFFERENT_DATA, TEST_ERRORS, table_1
 from .tokenization import tokenize
 
 def head(dataset: Dataset, n: int | None) -> Dataset:
-    """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices."""
+    """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data set.
+    n : int or None
+        Documents kept per split.
+
+    Returns
+    -------
+    Dataset
+        The cut data set (the same one for ``None``).
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import load_dataset
+    >>> small = head(load_dataset("bbcsport"), 3)
+    >>> len(small.train.texts), len(small.test.texts)
+    (3, 3)
+    """
     if n is None:
         return dataset
 
@@ -196,7 +216,31 @@ class CorpusStatistics:
 
 
 def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache: ArtifactCache | None = None) -> Dictionary:
-    """The common dictionary: every token of the Wikipedia corpus (``prune_at=None``, no filtering), as the paper."""
+    """The common dictionary: every token of the Wikipedia corpus (``prune_at=None``, no filtering), as the paper.
+
+    Parameters
+    ----------
+    max_articles : int or None
+        The corpus's first articles (None: all).
+    tokenizer : {"paper", "gensim"}
+        See :func:`regemb_utils.text.tokenization.tokenize`.
+    cache : ArtifactCache, optional
+        Where the dictionary is kept.
+
+    Returns
+    -------
+    gensim.corpora.Dictionary
+        Every token of those articles.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from regemb_utils.study.cache import ArtifactCache
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     dictionary = corpus_dictionary(1, cache=ArtifactCache(root))
+    >>> dictionary.num_docs, "anarchism" in dictionary.token2id
+    (1, True)
+    """
     cache = cache or ArtifactCache()
 
     def compute() -> Dictionary:
