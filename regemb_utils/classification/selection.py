@@ -58,6 +58,22 @@ def parameter_grid(specification: Mapping[str, Sequence[Any]]) -> list[dict[str,
 
 @dataclass(frozen=True)
 class GridSearchResult:
+    """The outcome of a grid search (:func:`select_grid`).
+
+    Parameters
+    ----------
+    best_params : dict
+        The best grid point, with ``"k"`` when the errors were per k.
+    best_error : float
+        Its validation error.
+    table : list of dict
+        One row per (grid point, k): the parameters, ``"k"`` (if any) and ``"error"``.
+
+    Examples
+    --------
+    See :func:`select_grid`.
+    """
+
     best_params: dict[str, Any]  # includes "k" when evaluate returned errors per k
     best_error: float
     table: list[dict[str, Any]]  # one row per (grid point, k): the parameters, "k" (if any) and "error"

@@ -80,6 +80,22 @@ def agresti_coull(successes: int, trials: int, confidence: float = 0.95) -> tupl
 
 @dataclass(frozen=True)
 class McNemarResult:
+    """The discordant pairs of two classifiers and the exact McNemar test's p-value (:func:`mcnemar_exact`).
+
+    Parameters
+    ----------
+    only_a_correct : int
+        Documents A classifies right and B wrong.
+    only_b_correct : int
+        Documents B classifies right and A wrong.
+    pvalue : float
+        The two-sided p-value.
+
+    Examples
+    --------
+    See :func:`mcnemar_exact`.
+    """
+
     only_a_correct: int  # b: classifier A right, B wrong
     only_b_correct: int  # c: classifier B right, A wrong
     pvalue: float
@@ -148,6 +164,24 @@ def benjamini_hochberg(pvalues) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PaperTTestResult:
+    """The paper's t-test (:func:`paper_t_test`).
+
+    Parameters
+    ----------
+    t : float
+        The statistic.
+    df : int
+        Its degrees of freedom.
+    pvalue : float
+        One-sided: ``1 - T.cdf(t, df)``.
+    pooled : bool
+        Whether the F test chose the pooled-variance formula.
+
+    Examples
+    --------
+    See :func:`paper_t_test`.
+    """
+
     t: float
     df: int
     pvalue: float  # one-sided: 1 - T.cdf(t, df)
@@ -388,6 +422,20 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
 
 @dataclass(frozen=True)
 class PairedDifference:
+    """A difference of two paired error rates with its interval (:func:`paired_difference_interval`).
+
+    Parameters
+    ----------
+    difference : float
+        p_a − p_b.
+    lower, upper : float
+        The interval's bounds.
+
+    Examples
+    --------
+    See :func:`paired_difference_interval`.
+    """
+
     difference: float  # p_a − p_b
     lower: float
     upper: float

@@ -21,6 +21,26 @@ BITLEVELS = {"32-bit": 0, "1-bit": 1}
 
 @dataclass(frozen=True)
 class TrainingSummary:
+    """What the training of one model measured (:func:`trained_embeddings`).
+
+    Parameters
+    ----------
+    vocabulary : int
+        Words with a vector.
+    training_words : int
+        In-vocabulary words of the corpus (one epoch).
+    seconds : float
+        The training time.
+    words_per_second : float
+        Words read per second.
+    loss_per_epoch : list of float
+        The mean loss of each epoch.
+
+    Examples
+    --------
+    See :func:`trained_embeddings`.
+    """
+
     vocabulary: int
     training_words: int
     seconds: float
@@ -142,6 +162,23 @@ def sample_cosines(vectors: KeyedVectors, pairs: int, seed: int = 0, batch: int 
 
 
 def cosine_summary(cosines: np.ndarray) -> dict[str, float]:
+    """The mean, standard deviation, minimum, median and maximum of some cosines.
+
+    Parameters
+    ----------
+    cosines : numpy.ndarray
+        The cosines (e.g. :func:`sample_cosines`).
+
+    Returns
+    -------
+    dict of str to float
+        ``mean``, ``sd``, ``min``, ``median``, ``max``.
+
+    Examples
+    --------
+    >>> cosine_summary(np.array([0.0, 0.5, 1.0]))["median"]
+    0.5
+    """
     return {"mean": float(cosines.mean()), "sd": float(cosines.std()), "min": float(cosines.min()),
             "median": float(np.median(cosines)), "max": float(cosines.max())}
 

@@ -101,6 +101,23 @@ _JIT = dict(nogil=True, cache=True, error_model="numpy")
 
 
 def check_bitlevel(bitlevel) -> int:
+    """A bit level as an int, or a ValueError that names the allowed ones.
+
+    Parameters
+    ----------
+    bitlevel : int
+        0, 1 or 2.
+
+    Returns
+    -------
+    int
+        The bit level.
+
+    Examples
+    --------
+    >>> check_bitlevel(np.int64(1))
+    1
+    """
     if isinstance(bitlevel, bool) or not isinstance(bitlevel, (int, np.integer)) or int(bitlevel) not in ALLOWED_BITLEVELS:
         raise ValueError(f"unknown bit level {bitlevel!r}; allowed bit levels are {', '.join(map(str, ALLOWED_BITLEVELS))}")
     return int(bitlevel)
@@ -461,6 +478,26 @@ def _sum_quantized(u, v, bitlevel, out):
 
 @dataclass
 class Vocabulary:
+    """The vocabulary and the encoded corpus (:func:`build_vocabulary`).
+
+    Parameters
+    ----------
+    words : list of str
+        The kept words, by descending count.
+    counts : numpy.ndarray
+        Their counts (int64).
+    corpus : numpy.ndarray
+        int32 word ids of the whole corpus, out-of-vocabulary words dropped.
+    offsets : numpy.ndarray
+        Article a is ``corpus[offsets[a]:offsets[a + 1]]``.
+    raw_words : int
+        Tokens in the corpus, out-of-vocabulary ones included.
+
+    Examples
+    --------
+    See :func:`build_vocabulary`.
+    """
+
     words: list[str]
     counts: np.ndarray  # int64, descending
     corpus: np.ndarray  # int32 word ids of the whole corpus, out-of-vocabulary words dropped
@@ -566,6 +603,32 @@ def _split_articles(offsets: np.ndarray, parts: int) -> list[tuple[int, int]]:
 
 @dataclass
 class TrainingResult:
+    """The trained vectors and what the training measured (:func:`train_word2bits`).
+
+    Parameters
+    ----------
+    vectors : gensim.models.KeyedVectors
+        ``quantize(u + v, bitlevel)``, words in vocabulary order, counts set.
+    loss_per_epoch : list of float
+        The mean loss of each epoch.
+    words_per_second : float
+        Words read (before sub-sampling) per second of training.
+    seconds : float
+        The training time, vocabulary building excluded.
+    training_words : int
+        In-vocabulary words in the corpus (one epoch).
+    bitlevel : int
+        The bit level.
+    vocabulary_seconds : float
+        The vocabulary's building time.
+    params : dict
+        The training settings.
+
+    Examples
+    --------
+    See :func:`train_word2bits`.
+    """
+
     vectors: "KeyedVectors"  # noqa: F821 - gensim.models.KeyedVectors
     loss_per_epoch: list[float]
     words_per_second: float  # raw: words read (before sub-sampling) per second of training

@@ -811,6 +811,26 @@ def _chunk(Q, collection: _Collection, rows, search: _Search):
 
 @dataclass(frozen=True)
 class WMDNeighbours:
+    """The exact WMD neighbours of every query and the work their search did (:func:`wmd_knn`).
+
+    Parameters
+    ----------
+    indices : numpy.ndarray
+        ``[n_queries, k]`` training indices, nearest first (ties: lower index first).
+    distances : numpy.ndarray
+        ``[n_queries, k]`` their exact WMDs.
+    solved : numpy.ndarray
+        ``[n_queries]`` exact EMD problems solved per query.
+    certified : numpy.ndarray
+        ``[n_queries]`` candidates ruled out by the entropic dual bound per query (``bound="dual"``).
+    n_train : int
+        Training documents.
+
+    Examples
+    --------
+    See :func:`wmd_knn`.
+    """
+
     indices: np.ndarray  # [n_queries, k] training indices, nearest first (ties: lower index first)
     distances: np.ndarray  # [n_queries, k] their exact WMDs
     solved: np.ndarray  # [n_queries] exact EMD problems solved per query

@@ -22,6 +22,26 @@ __all__ = [
 
 @dataclass
 class CholeskyInfo:
+    """What a factorization found and cost (:func:`orthogonalized_embeddings`).
+
+    Parameters
+    ----------
+    ok : bool
+        Whether a factor was produced.
+    reason : str or None
+        Why not (None when ``ok``).
+    n : int
+        Rows of S.
+    nnz_S, nnz_factor : int
+        Stored entries of S and of the factor.
+    seconds : float
+        The factorization's time.
+
+    Examples
+    --------
+    See :func:`orthogonalized_embeddings`.
+    """
+
     ok: bool
     reason: str | None  # why no factor was produced (None when ok)
     n: int

@@ -193,6 +193,22 @@ class Split:
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
+    """A data set's name, class names and its train, validation and test splits.
+
+    Parameters
+    ----------
+    name : str
+        The name.
+    class_names : tuple of str
+        The labels' names; a label indexes them.
+    train, validation, test : Split
+        The splits.
+
+    Examples
+    --------
+    See :func:`load_dataset` and :func:`dataset_from_texts`.
+    """
+
     name: str
     class_names: tuple[str, ...]
     train: Split

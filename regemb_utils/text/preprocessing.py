@@ -209,6 +209,18 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
 
 @dataclasses.dataclass(frozen=True)
 class CorpusStatistics:
+    """The size of the corpus dictionary's corpus (:func:`corpus_statistics`).
+
+    Parameters
+    ----------
+    articles, tokens, vocabulary, vocabulary_min_count_5 : int
+        Articles, tokens, distinct words, and distinct words that occur at least 5 times.
+
+    Examples
+    --------
+    See :func:`corpus_statistics`.
+    """
+
     articles: int
     tokens: int
     vocabulary: int
@@ -257,6 +269,24 @@ def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache:
 
 
 def corpus_statistics(dictionary: Dictionary) -> CorpusStatistics:
+    """The articles, tokens and vocabulary of a dictionary's corpus.
+
+    Parameters
+    ----------
+    dictionary : gensim.corpora.Dictionary
+        A corpus dictionary (:func:`corpus_dictionary`).
+
+    Returns
+    -------
+    CorpusStatistics
+        Its sizes.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> corpus_statistics(Dictionary([["a", "b", "a"], ["a"]]))
+    CorpusStatistics(articles=2, tokens=4, vocabulary=2, vocabulary_min_count_5=0)
+    """
     return CorpusStatistics(
         articles=dictionary.num_docs,
         tokens=dictionary.num_pos,
