@@ -96,7 +96,7 @@ def served(book):
 
 def rendered_dom(url: str, tmp_path: Path) -> str:
     """The page's DOM after its scripts ran, from headless Chromium."""
-    from regemb_utils.browser import CHROMIUM_FLAGS, chromium_path
+    from regemb_utils.study.browser import CHROMIUM_FLAGS, chromium_path
 
     result = subprocess.run(
         [
@@ -240,7 +240,7 @@ def built_html(request):
 
 
 def test_every_page_is_readable(built_html):
-    from regemb_utils.browser import Chromium, serve
+    from regemb_utils.study.browser import Chromium, serve
 
     report = []
     with serve(built_html) as server, Chromium() as browser:
@@ -259,16 +259,16 @@ def test_every_page_is_readable(built_html):
 
 def test_explorer_view_agrees_with_the_measures(book, smoke_cache):
     import numpy as np
-    from scipy import sparse
 
-    from regemb_utils.cache import ArtifactCache
-    from regemb_utils.documents import represent_pair
-    from regemb_utils.explorer import Explorer, Settings
-    from regemb_utils.similarity import embedding_matrix, sparse_scm
-    from regemb_utils.wmd import wmd, wmd_distances
+    from regemb_utils.classification.methods import represent_pair
+    from regemb_utils.measures.similarity import embedding_matrix, sparse_scm
+    from regemb_utils.measures.wmd import wmd, wmd_distances
+    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.study.explorer import Explorer, ExplorerSettings
+    from regemb_utils.termsim.sources import restricted
 
     explorer = Explorer(ArtifactCache(smoke_cache))
-    settings = Settings(profile="smoke", dataset="twitter", query=3, reference=5, nonzero_limit=20, dominant=False)
+    settings = ExplorerSettings(profile="smoke", dataset="twitter", query=3, reference=5, nonzero_limit=20, dominant=False)
     view = explorer.view(settings)
     S = explorer.matrix(settings)
     chapter = explorer.chapter("smoke")
@@ -278,7 +278,7 @@ def test_explorer_view_agrees_with_the_measures(book, smoke_cache):
     embedded = np.array([dictionary[i] in vectors for i in range(len(dictionary))])
     assert view.words == embedded.sum()
     assert view.nonzeros_per_column == pytest.approx(np.diff(S.tocsc().indptr)[embedded].mean())
-    S_terms = sparse.csc_matrix(S[:, documents.terms])[documents.terms, :]
+    S_terms = restricted(S, documents.terms)
     scm_q, scm_r = represent_pair("soft_vsm_ortho", documents, "test", "train")
     wmd_q, wmd_r = represent_pair("wmd", documents, "test", "train")
     rows = embedding_matrix(vectors, dictionary, terms=documents.terms)
@@ -365,12 +365,12 @@ def _open_explorer(browser, url):
 def test_explorer_answers_a_change_with_the_right_values(explorer_url, smoke_cache):
     from dataclasses import replace
 
-    from regemb_utils.browser import Chromium
-    from regemb_utils.cache import ArtifactCache
-    from regemb_utils.explorer import Explorer, Settings
+    from regemb_utils.study.browser import Chromium
+    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.study.explorer import Explorer, ExplorerSettings
 
     explorer = Explorer(ArtifactCache(smoke_cache))
-    first = Settings(profile="smoke")
+    first = ExplorerSettings(profile="smoke")
     with Chromium() as browser:
         shown = _open_explorer(browser, explorer_url)
         assert {k: shown[k] for k in _expected(explorer.view(first))} == _expected(explorer.view(first))
@@ -401,9 +401,9 @@ def test_explorer_answers_a_change_with_the_right_values(explorer_url, smoke_cac
 
 
 def test_explorer_shows_bad_input_as_a_message(explorer_url, smoke_cache):
-    from regemb_utils.browser import Chromium
-    from regemb_utils.cache import ArtifactCache
-    from regemb_utils.explorer import Explorer
+    from regemb_utils.study.browser import Chromium
+    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.study.explorer import Explorer
 
     n_test = Explorer(ArtifactCache(smoke_cache)).chapter("smoke").datasets(["bbcsport"])["bbcsport"].test.labels.size
     with Chromium() as browser:

@@ -1,4 +1,4 @@
-"""The computations behind the chapters' exercises (regemb_utils.exercises), each against an independent one.
+"""The computations behind the chapters' exercises (regemb_utils.study.exercises), each against an independent one.
 (What the solutions state about the chapters' own data is checked on the smoke run: tests/exercise_claims.py.)"""
 from __future__ import annotations
 
@@ -7,16 +7,15 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-from classification_fixtures import make_problem, separable_dataset
+from classification_fixtures import make_problem
 from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors
-from scipy import sparse
 
-from regemb_utils import exercises
-from regemb_utils.data import Dataset, Split
-from regemb_utils.knn_runs import MethodResult
-from regemb_utils.results import error_reduction, error_table
-from regemb_utils.text import tokenize
+from regemb_utils.study import exercises
+from regemb_utils.text.datasets import Dataset, Split
+from regemb_utils.classification.knn_runs import MethodResult
+from regemb_utils.study.results import error_reduction, error_table
+from regemb_utils.text.tokenization import tokenize
 
 
 def _keyed(matrix):
@@ -72,12 +71,12 @@ def test_exact_zeros_counts_orthogonal_pairs():
 
 @pytest.fixture(scope="module")
 def grid():
-    from regemb_utils.orthogonalization import MatrixGrid
-    from regemb_utils.termsim import nearest_neighbours
+    from regemb_utils.termsim.orthogonalization import MatrixGrid
+    from regemb_utils.termsim.matrix import nearest_neighbours
 
     _, dictionary, kv = make_problem(seed=3, n_words=80, dim=8, missing=5)
     embedded = np.array([dictionary[i] in kv for i in range(len(dictionary))])
-    return MatrixGrid(nearest_neighbours(kv, k=20), dictionary), embedded
+    return MatrixGrid(nearest_neighbours(kv, depth=20), dictionary), embedded
 
 
 def test_density_over_c_counts_the_columns_of_s_prime(grid):
@@ -106,11 +105,13 @@ def test_smallest_eigenvalues_decide_the_cholesky_factor(grid):
 
 
 def test_largest_disagreement_is_the_pair_whose_ranks_differ_most():
-    from regemb_utils.documents import prepare_documents, represent_pair
-    from regemb_utils.orthogonalization import MatrixGrid
-    from regemb_utils.similarity import embedding_matrix, scm_contributions
-    from regemb_utils.termsim import nearest_neighbours
-    from regemb_utils.wmd import wmd
+    from regemb_utils.classification.methods import represent_pair
+    from regemb_utils.text.documents import prepare_documents
+    from regemb_utils.termsim.orthogonalization import MatrixGrid
+    from regemb_utils.measures.similarity import embedding_matrix, scm_contributions
+    from regemb_utils.termsim.sources import restricted
+    from regemb_utils.termsim.matrix import nearest_neighbours
+    from regemb_utils.measures.wmd import wmd
 
     _, dictionary, kv = make_problem(seed=5, n_words=60, dim=8, missing=0, with_unknown=False)
     rng = np.random.default_rng(5)
@@ -118,13 +119,13 @@ def test_largest_disagreement_is_the_pair_whose_ranks_differ_most():
     dataset = Dataset("toy", ("a", "b"), Split(texts[:24], np.arange(24) % 2), Split(texts[24:30], np.arange(6) % 2),
                       Split(texts[30:], np.arange(10) % 2))
     documents = prepare_documents(dataset, dictionary)
-    S = MatrixGrid(nearest_neighbours(kv, k=20), dictionary).build(True, True, True, 10, -1.0, 1.0)
+    S = MatrixGrid(nearest_neighbours(kv, depth=20), dictionary).build(True, True, True, 10, -1.0, 1.0)
     rows = embedding_matrix(kv, dictionary, terms=documents.terms)
     pair = exercises.largest_disagreement(documents, "soft_vsm_ortho", S, "wmd", rows, queries=6, references=15)
     # independently: every pair's SCM and WMD, one at a time
     scm_q, scm_r = represent_pair("soft_vsm_ortho", documents, "test", "train")
     wmd_q, wmd_r = represent_pair("wmd", documents, "test", "train")
-    S_terms = sparse.csc_matrix(S[:, documents.terms])[documents.terms, :]
+    S_terms = restricted(S, documents.terms)
     scm = np.array([[scm_contributions(scm_q[i], scm_r[j], S_terms).total for j in range(15)] for i in range(6)])
     distance = np.array([[wmd(wmd_q[i], wmd_r[j], rows) for j in range(15)] for i in range(6)])
     scm_rank = np.argsort(np.argsort(-scm, axis=1, kind="stable"), axis=1)
@@ -178,8 +179,8 @@ def test_reduction_by_hand_equals_the_scorecards():
 
 
 def test_within_intervals_counts_the_papers_errors_in_ours():
-    from regemb_utils import paper
-    from regemb_utils.statistics import agresti_coull
+    from regemb_utils.study import paper
+    from regemb_utils.classification.statistics import agresti_coull
 
     truth = np.zeros(60, dtype=int)
     results = {("bbcsport", "bow"): _result("bbcsport", "bow", truth, 14),

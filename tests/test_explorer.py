@@ -1,4 +1,4 @@
-"""The explorer's HTML (regemb_utils.explorer.render): the numbers that the browser test reads, and document text
+"""The explorer's HTML (regemb_utils.study.explorer.render): the numbers that the browser test reads, and document text
 shown as text. The explorer's numbers and the page itself are tested on the smoke run in test_book.py."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from regemb_utils.explorer import ExplorerError, Settings, View, render, render_error
+from regemb_utils.study.explorer import ExplorerError, ExplorerSettings, View, render, render_error
 
 
 def _view(**changes):
@@ -14,7 +14,7 @@ def _view(**changes):
     flows = pd.DataFrame({"query word": ["a"], "reference word": ["b"], "mass": [1.0], "distance": [0.5],
                           "cost": [0.5]})
     neighbours = pd.DataFrame({"training document": [4], "class": ["x"], "SCM": [0.9], "text": ["t"]})
-    values = dict(settings=Settings(), words=1234, nonzeros_per_column=2.5, off_diagonal=5678,
+    values = dict(settings=ExplorerSettings(), words=1234, nonzeros_per_column=2.5, off_diagonal=5678,
                   query_text="<b>bold</b> & more", query_class="x", reference_text="plain", reference_class="y",
                   scm=0.25, wmd=0.5, contributions=frame, flows=flows, scm_neighbours=neighbours,
                   wmd_neighbours=neighbours.rename(columns={"SCM": "WMD"}), references=120, seconds=0.1)

@@ -1,0 +1,262 @@
+"""The computations behind the chapters' exercises (issue 22).
+
+Each exercise's hidden solution in a chapter calls one function here and states what it shows; the test suite runs
+the chapters with the smoke profile and checks those statements on the values the solutions glue
+(``tests/test_book.py``), and checks each function against an independent computation (``tests/test_exercises.py``).
+Every function works on what the chapter already has in memory (data sets, dictionary, embeddings, S', chapter 4's
+results), so a solution runs in seconds on the smoke profile.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..classification.methods import represent_pair
+from ..classification.wmd_samples import predict_wmd_time
+from ..measures.representations import nbow_matrix
+from ..measures.similarity import scm_contributions, sparse_scm
+from ..measures.wmd import wmd_distances, wmd_flows
+from ..termsim.cholesky import orthogonalized_embeddings
+from ..termsim.sources import restricted
+from ..text.tokenization import tokenize
+from .results import error_table
+from .scorecard import scorecard
+
+__all__ = [
+    "nbow_weights", "majority_bound", "hamming_cosines", "exact_zeros", "density_over_c", "smallest_eigenvalues",
+    "Disagreement", "largest_disagreement", "word_columns", "wmd_hours_on_cores", "per_class_errors", "map_trustworthiness",
+    "reduction_by_hand", "within_intervals",
+]
+
+
+# -- chapter 1 -----------------------------------------------------------------------------------------------------
+
+def nbow_weights(text: str, dictionary, tokenizer: str = "paper") -> pd.DataFrame:
+    """The normalized bag of words (nBOW) of one document over the common dictionary: one row per known word with
+    its count and weight (count / number of known tokens), heaviest first. Words outside the dictionary are dropped."""
+
+    tokens = tokenize(text, tokenizer)
+    known = [t for t in tokens if t in dictionary.token2id]
+    if not known:
+        raise ValueError("no word of the document is in the dictionary: its nBOW is empty")
+    row = nbow_matrix([tokens], dictionary).tocsr()
+    counts = Counter(known)
+    frame = pd.DataFrame({"word": [dictionary[i] for i in row.indices], "weight": row.data})
+    frame["count"] = frame.word.map(counts)
+    return frame.sort_values(["weight", "word"], ascending=[False, True], ignore_index=True)[["word", "count", "weight"]]
+
+
+def majority_bound(datasets: Mapping[str, object]) -> pd.DataFrame:
+    """Per data set: the number of classes K, the error of always answering the training split's largest class on
+    the training split itself and on the test split, and the bound 1 − 1/K on the first."""
+    rows = []
+    for name, dataset in datasets.items():
+        k = len(dataset.class_names)
+        train = np.bincount(dataset.train.labels, minlength=k)
+        majority = int(np.argmax(train))
+        rows.append({"dataset": name, "classes": k,
+                     "training error": 1 - train[majority] / train.sum(),
+                     "bound 1 − 1/K": 1 - 1 / k,
+                     "test error": float(np.mean(dataset.test.labels != majority))})
+    return pd.DataFrame(rows)
+
+
+# -- chapter 2 -----------------------------------------------------------------------------------------------------
+
+def _pairs(n: int, pairs: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, n, pairs)
+    second = rng.integers(0, n - 1, pairs)
+    return first, second + (second >= first)
+
+
+def hamming_cosines(vectors, pairs: int = 20_000, seed: int = 0) -> dict[str, float]:
+    """For random pairs of distinct words of 1-bit embeddings: the largest difference between their cosine and
+    1 − 2h/d (h: the Hamming distance of their sign patterns, d: the dimensions), and how many distinct cosines
+    occur (at most d + 1)."""
+    matrix = np.asarray(vectors.vectors)
+    first, second = _pairs(len(matrix), pairs, seed)
+    unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    cosines = np.einsum("ij,ij->i", unit[first].astype(np.float64), unit[second].astype(np.float64))
+    signs = matrix > 0
+    hamming = np.count_nonzero(signs[first] != signs[second], axis=1)
+    d = matrix.shape[1]
+    return {"dimensions": d, "pairs": pairs,
+            "largest difference": float(np.max(np.abs(cosines - (1 - 2 * hamming / d)))),
+            "distinct cosines": int(len(np.unique(np.round(cosines * d / 2)))),
+            "distinct Hamming distances": int(len(np.unique(hamming)))}
+
+
+def exact_zeros(models: Mapping[str, object], pairs: int = 20_000, seed: int = 0) -> pd.DataFrame:
+    """Per model: the share of random word pairs whose cosine is exactly 0 (computed exactly, in integers, when the
+    coordinates are ±c: the pair's signs agree in exactly half of the dimensions), and the dimensions."""
+    rows = []
+    for name, vectors in models.items():
+        matrix = np.asarray(vectors.vectors)
+        first, second = _pairs(len(matrix), pairs, seed)
+        magnitude = np.abs(matrix)
+        if np.all(magnitude == magnitude.flat[0]):  # ±c: the inner product is c²(d − 2h), zero iff h = d/2
+            hamming = np.count_nonzero((matrix[first] > 0) != (matrix[second] > 0), axis=1)
+            zero = 2 * hamming == matrix.shape[1]
+        else:
+            zero = np.einsum("ij,ij->i", matrix[first].astype(np.float64), matrix[second].astype(np.float64)) == 0
+        rows.append({"model": name, "dimensions": matrix.shape[1], "share exactly 0": float(np.mean(zero))})
+    return pd.DataFrame(rows)
+
+
+# -- chapter 3 -----------------------------------------------------------------------------------------------------
+
+def density_over_c(grid, limits: Sequence[int], embedded: np.ndarray, threshold: float = -1.0,
+                   exponent: float = 1.0) -> pd.DataFrame:
+    """Non-zeros per column of S' (over the words with an embedding) for each C, in the four Sym/Dom panels (Idf
+    on), with the bound C + 1 (C neighbours and the diagonal)."""
+    rows = []
+    for symmetric in (True, False):
+        for dominant in (True, False):
+            for c in sorted(limits):
+                S = grid.build(symmetric=symmetric, dominant=dominant, idf=True, nonzero_limit=c,
+                               threshold=threshold, exponent=exponent).tocsc()
+                per_column = np.diff(S.indptr)[np.asarray(embedded)]
+                rows.append({"Sym": symmetric, "Dom": dominant, "C": c, "mean non-zeros per column": per_column.mean(),
+                             "most non-zeros in a column": int(per_column.max()), "bound C + 1": c + 1})
+    return pd.DataFrame(rows)
+
+
+def smallest_eigenvalues(grid, limits: Sequence[int]) -> pd.DataFrame:
+    """The smallest eigenvalue of the symmetric S' with t = −1, o = 1 and Idf, with and without Dom, for each C
+    (dense, so only for a few thousand words), and whether CHOLMOD factorizes it."""
+
+    rows = []
+    for dominant in (True, False):
+        for c in sorted(limits):
+            S = grid.build(symmetric=True, dominant=dominant, idf=True, nonzero_limit=c, threshold=-1.0, exponent=1.0)
+            _, info = orthogonalized_embeddings(S)
+            smallest = np.linalg.eigvalsh(S.toarray().astype(np.float64))[0]
+            rows.append({"Dom": dominant, "C": c, "smallest eigenvalue": float(smallest),
+                         "Cholesky factor exists": bool(info.ok)})
+    return pd.DataFrame(rows)
+
+
+# -- chapter 4 -----------------------------------------------------------------------------------------------------
+
+@dataclass
+class Disagreement:
+    """The test/training pair whose ranks under the SCM and the WMD differ most, with both explanations."""
+
+    query: int  # row of the test split
+    reference: int  # row of the training split
+    scm_rank: int  # rank of the reference among the query's neighbours (0: nearest)
+    wmd_rank: int
+    scm: float
+    wmd: float
+    contributions: pd.DataFrame  # column pairs (query, reference) and their share of the SCM, largest |share| first
+    flows: pd.DataFrame  # column pairs, the mass moved, the distance and the cost (mass × distance), largest first
+
+
+def largest_disagreement(documents, scm_method: str, term_similarity, wmd_method: str, embeddings: np.ndarray, *,
+                         slope: float = 0.0, queries: int = 20, references: int = 200) -> Disagreement:
+    """Among the first ``queries`` test documents and the first ``references`` training documents of one data set
+    (:class:`regemb_utils.text.documents.Documents`), the pair whose rank among the query's neighbours differs most
+    between the SCM (``scm_method``'s weights, S' = ``term_similarity`` over the common dictionary) and the WMD
+    (``wmd_method``'s weights, ``embeddings``: the rows of the data set's columns), with the SCM's word-pair
+    contributions and the WMD's flows."""
+
+    n_q = min(queries, documents.counts["test"].shape[0])
+    n_r = min(references, documents.counts["train"].shape[0])
+    scm_q, scm_r = represent_pair(scm_method, documents, "test", "train", slope)
+    wmd_q, wmd_r = represent_pair(wmd_method, documents, "test", "train")
+    S = restricted(term_similarity, documents.terms)
+    scm_q, scm_r, wmd_q, wmd_r = scm_q[:n_q], scm_r[:n_r], wmd_q[:n_q], wmd_r[:n_r]
+    scm = sparse_scm(scm_q, scm_r, S)
+    wmd = wmd_distances(wmd_q, wmd_r, embeddings)
+    scm_rank = np.argsort(np.argsort(-scm, axis=1, kind="stable"), axis=1)
+    wmd_rank = np.argsort(np.argsort(wmd, axis=1, kind="stable"), axis=1)
+    gap = np.abs(scm_rank - wmd_rank)
+    usable = np.isfinite(wmd) & (np.asarray(scm_q.getnnz(axis=1))[:, None] > 0) & (scm_r.getnnz(axis=1)[None, :] > 0)
+    gap[~usable] = -1
+    q, r = np.unravel_index(np.argmax(gap), gap.shape)
+    parts = scm_contributions(scm_q[q], scm_r[r], S)
+    i, j = np.nonzero(parts.contributions)
+    contributions = pd.DataFrame({"query word": parts.x_terms[i], "reference word": parts.y_terms[j],
+                                  "share of the SCM": parts.contributions[i, j]})
+    plan = wmd_flows(wmd_q[q], wmd_r[r], embeddings)
+    i, j = np.nonzero(plan.flows)
+    flows = pd.DataFrame({"query word": plan.x_terms[i], "reference word": plan.y_terms[j],
+                          "mass": plan.flows[i, j], "distance": plan.distances[i, j]})
+    flows["cost"] = flows["mass"] * flows["distance"]
+    order = contributions["share of the SCM"].abs().sort_values(ascending=False, kind="stable").index
+    contributions = contributions.loc[order].reset_index(drop=True)
+    flows = flows.sort_values("cost", ascending=False, kind="stable").reset_index(drop=True)
+    return Disagreement(int(q), int(r), int(scm_rank[q, r]), int(wmd_rank[q, r]), float(scm[q, r]),
+                        float(wmd[q, r]), contributions, flows)
+
+
+def word_columns(frame: pd.DataFrame, documents, dictionary) -> pd.DataFrame:
+    """``frame`` with its column indices (of a data set's documents) replaced by the words."""
+    out = frame.copy()
+    for column in ("query word", "reference word"):
+        out[column] = [dictionary[int(documents.terms[i])] for i in out[column]]
+    return out
+
+
+def wmd_hours_on_cores(costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str], int],
+                       cores: Sequence[int] = (1, 2, 4, 8, 16)) -> pd.DataFrame:
+    """Predicted wall and core hours of answering ``sizes`` WMD queries from scratch on each number of cores
+    (:func:`regemb_utils.classification.wmd_samples.predict_wmd_time`)."""
+
+    rows = []
+    for n in cores:
+        table = predict_wmd_time(costs, sizes, cores=n, show=False)
+        rows.append({"cores": n, "core hours": table["core seconds"].sum() / 3600,
+                     "wall hours": table["wall seconds"].sum() / 3600})
+    return pd.DataFrame(rows)
+
+
+# -- chapter 5 -----------------------------------------------------------------------------------------------------
+
+def per_class_errors(counts: np.ndarray, class_names: Sequence[str]) -> pd.DataFrame:
+    """From a confusion matrix (rows: true class, columns: predicted): each class's share of the test documents
+    and its error (the share of its documents predicted as another class)."""
+    counts = np.asarray(counts)
+    totals = counts.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        errors = np.where(totals > 0, 1 - np.diag(counts) / totals, np.nan)
+    return pd.DataFrame({"class": list(class_names), "share": totals / totals.sum(), "error": errors})
+
+
+def map_trustworthiness(dissimilarities: np.ndarray, coordinates: np.ndarray, k: int = 5,
+                        seed: int = 0) -> dict[str, float]:
+    """How well a map keeps each document's ``k`` nearest neighbours (scikit-learn's trustworthiness, 1 at best),
+    for the t-SNE map and for a random layout of the same documents."""
+    from sklearn.manifold import trustworthiness
+
+    distances = np.asarray(dissimilarities, dtype=np.float64)
+    k = min(k, (len(distances) - 1) // 2)
+    random = np.random.default_rng(seed).normal(size=coordinates.shape)
+    return {"k": k, "t-SNE": float(trustworthiness(distances, coordinates, n_neighbors=k, metric="precomputed")),
+            "random": float(trustworthiness(distances, random, n_neighbors=k, metric="precomputed"))}
+
+
+# -- chapter 6 -----------------------------------------------------------------------------------------------------
+
+def reduction_by_hand(errors: pd.DataFrame, regularized: str = "soft_vsm_ortho", baseline: str = "soft_vsm") -> float:
+    """The §6.2 reduction from Figure 8's test errors (:func:`regemb_utils.study.results.error_table`):
+    100 (1 − mean error of ``regularized`` / mean error of ``baseline``) over the data sets both ran on."""
+    wide = errors.pivot(index="dataset", columns="method", values="error")[[regularized, baseline]].dropna()
+    return float(100 * (1 - wide[regularized].mean() / wide[baseline].mean()))
+
+
+def within_intervals(results, confidences: Sequence[float] = (0.80, 0.90, 0.95, 0.99)) -> pd.DataFrame:
+    """How many of the paper's test errors (Figure 8) lie within our Agresti–Coull intervals at each confidence."""
+
+    rows = []
+    for confidence in confidences:
+        card = scorecard(errors=error_table(results, confidence=confidence))
+        compared = card[(card["section"] == "Figure 8") & card["paper within our interval"].notna()]
+        rows.append({"confidence": confidence, "compared": len(compared),
+                     "within": int(compared["paper within our interval"].astype(bool).sum())})
+    return pd.DataFrame(rows)
