@@ -10,24 +10,41 @@ from scipy import sparse
 
 from .cache import ArtifactCache, fingerprint
 from .methods import SPARSE_KEYS
+from .orthogonalization import MatrixGrid
+from .termsim import nearest_neighbours
 
 __all__ = ["InMemoryMatrices", "CachedMatrices"]
 
 
 class InMemoryMatrices:
-    """S' for a grid point from neighbours and a dictionary held in memory (small cases); ``identity`` fingerprints
-    both by content (for the keys of results computed with them)."""
+    """S' for a grid point from embeddings and a dictionary held in memory (a library user's data set).
 
-    def __init__(self, neighbours, dictionary, fill_rule: str = "paper"):
-        from .orthogonalization import MatrixGrid
+    The neighbour search (the top-``depth`` neighbours of the dictionary's words with an embedding) runs on the first
+    :meth:`build`, so a result answered from the artifact cache never runs it; ``identity`` fingerprints the
+    embeddings, the dictionary, ``depth`` and the fill rule by content (for the keys of results computed with them).
+    Pickling (a joblib worker) builds the source first, so it is computed once, by the caller.
+    """
 
-        self.grid = MatrixGrid(neighbours, dictionary, fill_rule)
-        self.identity = fingerprint(neighbours.keys, neighbours.words, neighbours.indices, neighbours.similarities,
-                                    sorted(dictionary.token2id.items()), sorted(dictionary.dfs.items()),
-                                    dictionary.num_docs, fill_rule)
+    def __init__(self, vectors, dictionary, depth: int, fill_rule: str = "paper", progress: bool = False):
+        self.vectors, self.dictionary, self.depth, self.fill_rule, self.progress = (vectors, dictionary, int(depth),
+                                                                                    fill_rule, progress)
+        self._grid = None
+        self.identity = fingerprint(list(vectors.index_to_key), vectors.vectors, sorted(dictionary.token2id.items()),
+                                    sorted(dictionary.dfs.items()), dictionary.num_docs, self.depth, fill_rule)
+
+    def grid(self):
+        if self._grid is None:
+            words = [word for word in self.dictionary.token2id if word in self.vectors.key_to_index]
+            neighbours = nearest_neighbours(self.vectors, words, k=self.depth, progress=self.progress)
+            self._grid = MatrixGrid(neighbours, self.dictionary, self.fill_rule)
+        return self._grid
+
+    def __getstate__(self):
+        self.grid()
+        return dict(self.__dict__, vectors=None)
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
-        return self.grid.build(**{key: point[key] for key in SPARSE_KEYS})
+        return self.grid().build(**{key: point[key] for key in SPARSE_KEYS})
 
 
 _LOADED: dict = {}  # per process: the last CachedMatrices' MatrixGrid

@@ -16,7 +16,6 @@ from regemb_utils.methods import METHODS, Settings
 from regemb_utils.results import significance_table, speed_table
 from regemb_utils.similarity import embedding_matrix
 from regemb_utils.term_matrices import InMemoryMatrices
-from regemb_utils.termsim import nearest_neighbours
 
 SPARSE_GRID = (("symmetric", (True, False)), ("dominant", (True,)), ("idf", (True,)), ("nonzero_limit", (2, 4)),
                ("threshold", (-1.0,)), ("exponent", (1.0,)))
@@ -31,8 +30,7 @@ def toy(tmp_path_factory):
     dataset, dictionary, kv = separable_dataset()
     documents = {"toy": prepare_documents(dataset, dictionary)}
     embeddings = {"toy": embedding_matrix(kv, dictionary, terms=documents["toy"].terms)}
-    neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], k=4)
-    matrices = InMemoryMatrices(neighbours, dictionary, "paper")
+    matrices = InMemoryMatrices(kv, dictionary, 4, "paper")
     settings = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, n_jobs=1)
     cache = ArtifactCache(tmp_path_factory.mktemp("artifacts"))
     results = {}
