@@ -40,7 +40,6 @@ Example
 """
 from __future__ import annotations
 
-import logging
 import numbers
 import warnings
 from collections.abc import Mapping
@@ -63,8 +62,6 @@ from .wmd import SOLVERS, wmd_knn
 
 __all__ = ["MissingEmbeddingsWarning", "as_keyed_vectors", "WeightedBagOfWords", "CosineClassifier",
            "TfidfL1Classifier", "SoftCosineClassifier", "WMDClassifier"]
-
-log = logging.getLogger(__name__)
 
 
 class MissingEmbeddingsWarning(UserWarning):
@@ -493,12 +490,9 @@ class _Embedded(_KNeighbours):
         total = counts.sum()
         self.missing_share_ = float(sum(counts[ids[w]] for w in missing) / total) if total else 0.0
         if missing:
-            message = (f"{len(missing)} of the {len(words)} words of the training documents "
-                       f"({100 * len(missing) / len(words):.1f} %, {100 * self.missing_share_:.1f} % of their "
-                       f"{'tokens' if self.input_ == 'texts' else 'weight'}) have no embedding, e.g. {self.missing_words_[:5]}; they add nothing to "
-                       f"{type(self).__name__}'s measure (see missing_words_)")
-            log.warning(message)
-            warnings.warn(message, MissingEmbeddingsWarning, stacklevel=3)
+            warnings.warn(f"{len(missing)} words of the training documents have no embedding, e.g. "
+                          f"{self.missing_words_[:5]}; they add nothing to {type(self).__name__}'s measure (see "
+                          "missing_words_ and missing_share_)", MissingEmbeddingsWarning, stacklevel=3)
 
 
 class SoftCosineClassifier(_Embedded):
@@ -541,8 +535,8 @@ class SoftCosineClassifier(_Embedded):
     term_similarity_ : scipy.sparse.csc_matrix or None
         S′ over ``dictionary_`` (``orthogonalized=True``).
     missing_words_ : list of str
-        words of the training documents without an embedding (also logged and warned about:
-        :class:`MissingEmbeddingsWarning`); ``n_missing_words_`` counts them and
+        words of the training documents without an embedding (a :class:`MissingEmbeddingsWarning` says how
+        many); ``n_missing_words_`` counts them and
         ``missing_share_`` is their share of the training documents' tokens (texts) or weight (matrices).
 
     Example

@@ -198,5 +198,4 @@ def _report_missing(model: str, kv, dictionary: Dictionary, documents) -> None:
     if missing:
         message = (f"{len(missing)} of the {len(words)} words of the documents ({100 * len(missing) / len(words):.1f} %) "
                    f"have no {model} embedding, e.g. {missing[:5]}; they add nothing to the SCM and the WMD")
-        log.warning(message)
         warnings.warn(message, MissingEmbeddingsWarning, stacklevel=3)
