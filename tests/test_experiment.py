@@ -1,5 +1,6 @@
 """The package as a library: chapter 4's methods on a data set of one's own."""
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -200,20 +201,43 @@ def test_12_words_without_an_embedding_are_reported(toy):
 
 
 @pytest.mark.book
-def test_the_example_runs_from_an_install_outside_the_repository(tmp_path):
-    target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target",
-                    target, ROOT], check=True, capture_output=True)
-    assert (target / "regemb_utils").is_dir() and not (target / "data").exists()
-    env = {k: v for k, v in os.environ.items() if k not in ("REGEMB_CACHE", "REGEMB_DATA", "PYTHONPATH")}
-    env.update(PYTHONPATH=str(target), XDG_CACHE_HOME=str(tmp_path / "user-cache"), REGEMB_PROGRESS="text")
+def test_the_example_runs_from_the_wheel_installed_in_a_fresh_venv(tmp_path):
+    """The wheel (built without network, with the shared venv's setuptools) installed, not editable, into a fresh
+    virtual environment outside the repository; the dependencies come from the shared venv's site-packages (a .pth
+    line, read after the new venv's own site-packages, so the wheel's package is the one imported)."""
+    run = dict(capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k not in
+                                                    ("REGEMB_CACHE", "REGEMB_DATA", "PYTHONPATH", "VIRTUAL_ENV")})
+    run["env"].update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
+                            tmp_path / "wheel", ROOT], **run)
+    assert built.returncode == 0, built.stderr[-3000:]
+    wheel, = (tmp_path / "wheel").glob("regemb_utils-*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True, **run)
+    python = venv / "bin" / "python"
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], check=True,
+                          **run).stdout.strip()
+    shared = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                            check=True, **run).stdout.strip()
+    installed = subprocess.run([python, "-m", "pip", "install", "--no-deps", wheel], **run)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    (Path(site) / "shared-venv.pth").write_text(shared + "\n")
+    env = dict(run["env"], XDG_CACHE_HOME=str(tmp_path / "user-cache"), REGEMB_PROGRESS="text")
+    where = subprocess.run([python, "-c", "import regemb_utils.estimators as e; print(e.__file__)"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True)
+    assert where.stdout.startswith(site), where.stdout + where.stderr[-2000:]
     script = tmp_path / "own_dataset.py"
     script.write_text((ROOT / "examples" / "own_dataset.py").read_text())
-    missing = subprocess.run([sys.executable, script], cwd=tmp_path, env=env, capture_output=True, text=True)
+    missing = subprocess.run([python, script], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert missing.returncode != 0 and "set REGEMB_DATA to the repository's data/ folder" in missing.stderr
-    done = subprocess.run([sys.executable, script], cwd=tmp_path, env=dict(env, REGEMB_DATA=str(ROOT / "data")),
+    done = subprocess.run([python, script], cwd=tmp_path, env=dict(env, REGEMB_DATA=str(ROOT / "data")),
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "Soft VSM (quan., ortho.)" in done.stdout and "WMD" in done.stdout
-    cached = list((tmp_path / "user-cache" / "regemb").glob("knn-*"))
-    assert len(cached) == 4  # the results went to the user's cache directory, one per method
+    lines = done.stdout.splitlines()
+    for method in ("BoW", "TF-IDF L1", "Soft VSM", "Soft VSM (ortho.)", "WMD"):
+        assert any(re.match(rf"\s*{re.escape(method)}\s+\d", line) for line in lines), done.stdout
+    assert "chosen by 3-fold cross-validation: {'C': " in done.stdout
+    assert "new texts: ['music', 'sport']" in done.stdout
+    # the embeddings went to the user's cache directory, nothing else was kept
+    kept = sorted(p.name.split("-")[0] for p in (tmp_path / "user-cache" / "regemb").iterdir())
+    assert kept == ["word2bits"]
