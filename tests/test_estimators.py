@@ -8,6 +8,7 @@ from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors, TfidfModel
 from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
 from scipy.spatial.distance import cdist
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -207,6 +208,7 @@ def test_string_labels_new_texts_probabilities_and_a_pipeline(topics):
         piped = make_pipeline(WeightedBagOfWords("dtb", dictionary=dictionary),
                               SoftCosineClassifier(kv, k=5, dictionary=dictionary)).fit(dataset.train.texts, y)
     assert list(model.classes_) == ["art", "cars", "sport"]
+    assert clone(model).vectors is kv and clone(model).get_params()["k"] == 5  # a grid search shares the embeddings
     new = ["w1 w2 w3 w40", "w7 w8 never seen words"]
     predicted = model.predict(new)
     assert set(predicted) <= set(names)
