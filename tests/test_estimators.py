@@ -13,13 +13,14 @@ from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from regemb_utils.cache import ArtifactCache
-from regemb_utils.data import Dataset, Split
-from regemb_utils.estimators import (CosineClassifier, MissingEmbeddingsWarning, SoftCosineClassifier,
-                                     TfidfL1Classifier, WeightedBagOfWords, WMDClassifier, as_keyed_vectors)
-from regemb_utils.experiment import run_methods, training_dictionary
-from regemb_utils.methods import Settings
-from regemb_utils.text import tokenize
+from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.text.datasets import Dataset, Split
+from regemb_utils.classification.estimators import (CosineClassifier, MissingEmbeddingsWarning,
+                                                    SoftCosineClassifier, TfidfL1Classifier, WeightedBagOfWords,
+                                                    WMDClassifier, as_keyed_vectors)
+from regemb_utils.classification.experiment import run_methods, training_dictionary
+from regemb_utils.classification.methods import Settings
+from regemb_utils.text.tokenization import tokenize
 
 _RNG = np.random.default_rng(0)
 _CHECK_VECTORS = {f"x{j}": _RNG.normal(size=8) for j in range(40)}  # the checks' columns are x0, x1, ...

@@ -1,6 +1,7 @@
 """The package as a library: chapter 4's methods on a data set of one's own."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,17 +10,17 @@ import numpy as np
 import pytest
 from classification_fixtures import separable_dataset
 
-from regemb_utils import term_matrices
-from regemb_utils.cache import ArtifactCache
-from regemb_utils.data import dataset_from_texts
-from regemb_utils.documents import prepare_documents
-from regemb_utils.estimators import MissingEmbeddingsWarning, SoftCosineClassifier
-from regemb_utils.experiment import run_methods
-from regemb_utils.knn_runs import classify
-from regemb_utils.methods import METHODS, Settings
-from regemb_utils.results import error_table
-from regemb_utils.similarity import embedding_matrix
-from regemb_utils.termsim import nearest_neighbours
+from regemb_utils.classification.estimators import MissingEmbeddingsWarning, SoftCosineClassifier
+from regemb_utils.classification.experiment import run_methods
+from regemb_utils.classification.knn_runs import classify
+from regemb_utils.classification.methods import METHODS, Settings
+from regemb_utils.measures.similarity import embedding_matrix
+from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.study.results import error_table
+from regemb_utils.termsim import sources
+from regemb_utils.termsim.matrix import nearest_neighbours
+from regemb_utils.text.datasets import dataset_from_texts
+from regemb_utils.text.documents import prepare_documents
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -126,7 +127,7 @@ def test_4_settings_take_mappings_and_single_values_and_name_what_is_missing():
 
 def test_5_wmd_samples_power_and_even_k_are_explicit(toy, caplog):
     dataset, dictionary, kv = toy
-    with caplog.at_level("INFO", logger="regemb_utils.experiment"):
+    with caplog.at_level("INFO", logger="regemb_utils.classification.experiment"):
         run_methods(dataset, ["wmd"], Settings(ks=(1,)), vectors=kv, dictionary=dictionary)
     assert f"wmd answers all {len(dataset.test)} test and {len(dataset.validation)} validation queries" in caplog.text
     texts, labels = _texts(1200)
@@ -154,7 +155,7 @@ def test_7_and_8_progress_reaches_the_neighbour_search_which_a_cached_rerun_skip
         calls.append(kwargs.get("progress"))
         return nearest_neighbours(*args, **kwargs)
 
-    monkeypatch.setattr(term_matrices, "nearest_neighbours", recording)
+    monkeypatch.setattr(sources, "nearest_neighbours", recording)
     settings = Settings(ks=(1, 3), sparse_grid=GRID, progress=True)
     cache = ArtifactCache(tmp_path)
     first = run_methods(dataset, ["soft_vsm_ortho"], settings, vectors=kv, dictionary=dictionary, cache=cache)
@@ -163,7 +164,7 @@ def test_7_and_8_progress_reaches_the_neighbour_search_which_a_cached_rerun_skip
     def never(*args, **kwargs):
         raise AssertionError("the neighbour search ran for a cached result")
 
-    monkeypatch.setattr(term_matrices, "nearest_neighbours", never)
+    monkeypatch.setattr(sources, "nearest_neighbours", never)
     again = run_methods(dataset, ["soft_vsm_ortho"], settings, vectors=kv, dictionary=dictionary, cache=cache)
     assert again["toy", "soft_vsm_ortho"].params == first["toy", "soft_vsm_ortho"].params
 
@@ -208,8 +209,13 @@ def test_the_example_runs_from_the_wheel_installed_in_a_fresh_venv(tmp_path):
     run = dict(capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k not in
                                                     ("REGEMB_CACHE", "REGEMB_DATA", "PYTHONPATH", "VIRTUAL_ENV")})
     run["env"].update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    source = tmp_path / "source"  # the package's files only: no build/ left by an earlier build, no checkout state
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "regemb_utils", source / "regemb_utils", ignore=shutil.ignore_patterns("__pycache__"))
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
-                            tmp_path / "wheel", ROOT], **run)
+                            tmp_path / "wheel", source], **run)
     assert built.returncode == 0, built.stderr[-3000:]
     wheel, = (tmp_path / "wheel").glob("regemb_utils-*.whl")
     venv = tmp_path / "venv"
@@ -223,7 +229,7 @@ def test_the_example_runs_from_the_wheel_installed_in_a_fresh_venv(tmp_path):
     assert installed.returncode == 0, installed.stderr[-3000:]
     (Path(site) / "shared-venv.pth").write_text(shared + "\n")
     env = dict(run["env"], XDG_CACHE_HOME=str(tmp_path / "user-cache"), REGEMB_PROGRESS="text")
-    where = subprocess.run([python, "-c", "import regemb_utils.estimators as e; print(e.__file__)"], cwd=tmp_path,
+    where = subprocess.run([python, "-c", "import regemb_utils.classification.estimators as e; print(e.__file__)"], cwd=tmp_path,
                            env=env, capture_output=True, text=True)
     assert where.stdout.startswith(site), where.stdout + where.stderr[-2000:]
     script = tmp_path / "own_dataset.py"
