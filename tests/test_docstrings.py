@@ -16,6 +16,7 @@ DOCUMENTED = {
     "text.tokenization": ["tokenize"],
     "text.datasets": ["dataset_from_texts", "load_dataset"],
     "text.documents": ["prepare_documents", "query_rows", "stratified_order"],
+    "text.corpus": ["corpus_dictionary", "corpus_statistics"],
     "measures.representations": ["bow_matrix", "represent"],
     "measures.similarity": ["cosine_similarity", "embedding_matrix", "dense_scm", "sparse_scm", "similarity_matrix"],
     "measures.wmd": ["wmd", "wmd_knn"],

@@ -9,7 +9,7 @@ from typing import Any
 from scipy import sparse
 
 from ..study.cache import ArtifactCache, fingerprint
-from ..text.preprocessing import corpus_dictionary
+from ..text.corpus import corpus_dictionary
 from .matrix import nearest_neighbours
 from .orthogonalization import SPARSE_KEYS, MatrixGrid, neighbour_cache
 

@@ -21,7 +21,7 @@ import numbers
 import os
 import re
 import tarfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -568,4 +568,37 @@ def load_dataset(name: str) -> Dataset:
         train=_copy_split(dataset.train),
         validation=_copy_split(dataset.validation),
         test=_copy_split(dataset.test),
+    )
+
+
+def head(dataset: Dataset, n: int | None) -> Dataset:
+    """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data set.
+    n : int or None
+        Documents kept per split.
+
+    Returns
+    -------
+    Dataset
+        The cut data set (the same one for ``None``).
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import load_dataset
+    >>> small = head(load_dataset("bbcsport"), 3)
+    >>> len(small.train.texts), len(small.test.texts)
+    (3, 3)
+    """
+    if n is None:
+        return dataset
+
+    def cut(split: Split) -> Split:
+        return Split(split.texts[:n], split.labels[:n])
+
+    return replace(
+        dataset, train=cut(dataset.train), validation=cut(dataset.validation), test=cut(dataset.test)
     )
