@@ -14,6 +14,7 @@ from regemb_utils.classification.estimators import MissingEmbeddingsWarning, Sof
 from regemb_utils.classification.experiment import run_methods
 from regemb_utils.classification.knn_runs import classify
 from regemb_utils.classification.methods import METHODS, Settings
+from regemb_utils.embeddings.word2bits import train_word2bits
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.study.cache import ArtifactCache
 from regemb_utils.study.results import error_table
@@ -191,6 +192,12 @@ def test_11_embeddings_trained_on_ones_own_texts_serve_directly(toy):
     assert len(results["toy", "wmd"].truth) == len(dataset.test)
     assert SoftCosineClassifier(model).fit(dataset.train.texts, dataset.train.labels).predict(
         dataset.test.texts).shape == (len(dataset.test),)
+    # the book's own trainer (Word2Bits) takes any corpus of token lists too: 1-bit vectors of one's own texts
+    one_bit = train_word2bits(sentences * 5, size=8, bitlevel=1, min_count=1, epochs=2, workers=1, progress=False)
+    assert np.unique(np.abs(one_bit.vectors.vectors)).size == 1  # quantized
+    model = SoftCosineClassifier(one_bit.vectors, orthogonalized=True, C=4).fit(dataset.train.texts,
+                                                                               dataset.train.labels)
+    assert model.term_similarity_.nnz > len(model.dictionary_)  # S' has off-diagonal entries
 
 
 def test_12_words_without_an_embedding_are_reported(toy):
