@@ -9,8 +9,9 @@ from regemb_utils.knn import top_k
 from regemb_utils.representations import nbow_matrix
 from regemb_utils.similarity import embedding_matrix
 from regemb_utils.wmd import (
-    dual_bounds, ict_bounds, relaxed_wmd, wmd, wmd_distances, wmd_knn, word_centroid_distances,
+    PHASES, dual_bounds, ict_bounds, relaxed_wmd, wmd, wmd_distances, wmd_knn, word_centroid_distances,
 )
+from regemb_utils.word2bits import quantize_array
 
 
 @pytest.fixture(scope="module")
@@ -97,18 +98,19 @@ def test_hand_computed_ict():
     assert wmd(x, y, E) == pytest.approx(1.71)
 
 
-def test_pruned_knn_with_both_bounds_identical_to_brute_force(problem):
+def test_search_settings_identical_to_brute_force_and_bad_settings_rejected(problem):
     Q, T, E = problem
     full = wmd_distances(Q, T, E)
     reference = top_k(-full, 7)
-    tight = wmd_knn(Q, T, E, k=7)
-    loose = wmd_knn(Q, T, E, k=7, bound="rwmd")
-    for result in (tight, loose):
-        assert np.array_equal(result.indices, reference)
-        assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1))
-    assert tight.n_solved <= loose.n_solved
-    with pytest.raises(ValueError, match="unknown bound"):
-        wmd_knn(Q, T, E, k=7, bound="exact")
+    for settings in ({}, {"seeds": 1}, {"seeds": 200, "block": 3}, {"epsilon": 1.0, "max_iterations": 1}):
+        result = wmd_knn(Q, T, E, k=7, **settings)
+        assert np.array_equal(result.indices, reference), settings
+        assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1)), settings
+        assert set(result.phases) == set(PHASES) and all(v >= 0 for v in result.phases.values())
+    with pytest.raises(ValueError, match="seeds"):
+        wmd_knn(Q, T, E, k=7, seeds=0)
+    with pytest.raises(ValueError, match="epsilon"):
+        wmd_knn(Q, T, E, k=7, epsilon=-1.0)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -178,10 +180,10 @@ def test_search_with_dual_bound_on_hard_cases():
     full = wmd_distances(Q, T, E)
     for k in (1, 7, 19):
         reference = top_k(-full, k)
-        for bound in ("dual", "ict", "rwmd"):
-            result = wmd_knn(Q, T, E, k=k, bound=bound)
-            assert np.array_equal(result.indices, reference), (k, bound)
-            assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1)), (k, bound)
+        for seeds in (1, None, 30):
+            result = wmd_knn(Q, T, E, k=k, seeds=seeds)
+            assert np.array_equal(result.indices, reference), (k, seeds)
+            assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1)), (k, seeds)
 
 
 def _real_problem(name, n_queries, n_train, seed=0):
@@ -199,6 +201,10 @@ def _real_problem(name, n_queries, n_train, seed=0):
     train, queries = documents[:n_train], documents[n_train:]
     train += [train[3], train[10]]
     queries[:2] = [train[3], train[7]]
+    seen = {word for document in train for word in document}
+    unseen = [word for document in queries for word in document if word not in seen]
+    queries[2] = unseen[:8]  # a query that shares no word with any training document
+    assert len(queries[2]) == 8
     dictionary = Dictionary(train + queries)
     rng = np.random.default_rng(seed)
     E = rng.normal(size=(len(dictionary), 20))
@@ -206,27 +212,37 @@ def _real_problem(name, n_queries, n_train, seed=0):
     return nbow_matrix(queries, dictionary), nbow_matrix(train, dictionary), E
 
 
+def _one_bit(E):
+    """Word2Bits' 1-bit quantization (±1/3) of the rows with an embedding; the others stay at the origin."""
+    result = quantize_array(E.astype(np.float32), 1).astype(np.float64)
+    result[~np.any(E != 0, axis=1)] = 0.0
+    return result
+
+
+@pytest.mark.parametrize("bits", [32, 1])
 @pytest.mark.parametrize("name, n_queries, n_train", [("bbcsport", 10, 150), ("twitter", 80, 400)])
-def test_dual_search_identical_to_brute_force_on_real_documents(name, n_queries, n_train):
+def test_search_identical_to_brute_force_on_real_documents(name, n_queries, n_train, bits):
     Q, T, E = _real_problem(name, n_queries, n_train)
+    if bits == 1:
+        E = _one_bit(E)
     full = wmd_distances(Q, T, E)
     reference = top_k(-full, 19)
     result = wmd_knn(Q, T, E, k=19)
     assert np.array_equal(result.indices, reference)
     assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1))
-    assert result.distances[0, 0] == 0 and result.distances[1, 0] == 0
-    ict = wmd_knn(Q, T, E, k=19, bound="ict")
-    assert np.array_equal(ict.indices, reference) and np.array_equal(ict.distances, result.distances)
-    assert result.n_certified > 0 and result.n_solved < ict.n_solved and ict.n_certified == 0
+    assert result.distances[0, 0] == 0 and result.distances[1, 0] == 0  # copies of training documents
+    assert np.all(np.isfinite(result.distances[2]))  # a disjoint vocabulary: finite, found like any other
+    assert result.n_solved < 0.5 * np.sum(np.isfinite(full))  # pruning at work
     assert result.solved.shape == result.certified.shape == (Q.shape[0],)
     assert np.all(result.solved + result.certified <= T.shape[0])
-    # the bound itself against POT on the full problems, at the search's regularisation
-    epsilon = 0.1 * np.median(result.distances[:, -1])
-    bounds = dual_bounds(Q[:4], T, E, epsilon=epsilon, iterations=10)
+    # brute force itself against POT on the full problems (no merged locations, no cancelled mass)
     pot = _pot_reference(Q[:4], T, E)
     finite = np.isfinite(pot)
-    assert np.array_equal(np.isfinite(bounds), finite) and np.all(bounds[finite] <= pot[finite])
     assert np.allclose(full[:4][finite], pot[finite], rtol=1e-9, atol=1e-12)
+    if bits == 32:  # the entropic bound against POT, at the search's regularisation
+        epsilon = 0.1 * np.median(result.distances[:, -1])
+        bounds = dual_bounds(Q[:4], T, E, epsilon=epsilon, iterations=10)
+        assert np.array_equal(np.isfinite(bounds), finite) and np.all(bounds[finite] <= pot[finite])
 
 
 # ----------------------------------------------------------------------------------------------------------------
