@@ -36,6 +36,12 @@ METHODS: dict[str, Method] = {
 SPARSE_KEYS = ("symmetric", "dominant", "idf", "nonzero_limit", "threshold", "exponent")
 
 
+def _paper_store() -> str:
+    from .wmd_store import default_folder
+
+    return str(default_folder())
+
+
 @dataclass(frozen=True)
 class Settings:
     """What a run needs besides the documents: the grid, k, and the options (from the chapter's parameters)."""
@@ -52,6 +58,8 @@ class Settings:
     wmd_validation_queries: tuple[tuple[str, int | None], ...] = ()
     n_jobs: int = 1
     progress: bool = False
+    # a folder of stored WMD results (regemb_utils.wmd_store; the paper profile: results/wmd of the checkout), or None
+    wmd_store: str | None = None
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any], progress: bool = True) -> "Settings":
@@ -62,7 +70,7 @@ class Settings:
                    reference=params["reference"], wmd_solver=params["wmd_solver"],
                    wmd_queries=tuple(params["wmd_queries"]),
                    wmd_validation_queries=tuple(params.get("wmd_validation_queries", ())), n_jobs=params["n_jobs"],
-                   progress=progress)
+                   progress=progress, wmd_store=_paper_store() if params.get("profile") == "paper" else None)
 
     def points(self, method: str) -> list[dict[str, Any]]:
         """The method's grid points in the paper's order: the slope first, then the orthogonalization keys."""
