@@ -20,37 +20,42 @@ Definition used everywhere here:
   the searches and brute force agree bit for bit.
 
 Nearest neighbours (:func:`wmd_knn`) are exact without solving every pair ("prefetch and prune", Kusner et al.
-2015). For each query, the distances Dᵀ from every collection location to the query's locations are computed once
-(each document's cost matrix is gathered from its rows), then the lower bound max(WCD, ICT) of every candidate (WCD
-with matrix operations; ICT – Atasu & Mittelholzer 2019, :func:`ict_bounds` – in numba; ICT ≥ RWMD on both sides).
-The candidates are visited in ascending bound order (ties by training index) and the search stops as soon as the
-k-th best exact distance is *strictly* smaller than the next candidate's bound less a safety margin against rounding
-(relative 1e-9, absolute 1e-12). With ``bound="dual"`` (the default), a visited candidate is not solved at once:
-blocks of up to 64 candidates (those the bound does not rule out) first get an **entropic dual bound**
-(:func:`dual_bounds`): on the reduced problem, Sinkhorn iterations at ε = 0.1 × the current k-th distance, with a
-kernel stabilised by the feasible pair (row minima, their c-transform); after each iteration the potentials
-(f = f0 + ε log u) are made feasible by two exact float64 c-transforms (gⱼ = minᵢ cᵢⱼ − fᵢ, fᵢ = minⱼ cᵢⱼ − gⱼ), and
-Σ aᵢfᵢ + Σ bⱼgⱼ, less a generous bound on its rounding error, is ≤ the EMD by weak duality, whatever the iterations
-did. A candidate whose bound (less the same margins) exceeds the k-th distance is strictly farther than the k-th
-neighbour and skipped ("certified"); the others (at most 10 iterations) are solved exactly. ``bound="ict"`` solves
-every visited candidate (today's behaviour before the dual bound); ``"rwmd"`` orders by max(WCD, RWMD).
-Every skipped candidate has a distance larger than the k-th neighbour's, so neighbours and distances equal brute force,
-including the tie rule (distance ascending, then training index ascending – the rule of
-:func:`regemb_utils.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come from one top-19 search.
+2015), by lower bounds of increasing cost, each valid, so that a candidate is skipped only when its distance is
+certainly larger than the k-th neighbour's. Per query:
 
-How much pruning can save depends on how concentrated the distances are. On BBCSPORT (paper setting: nBOW, raw
-vectors, words without an embedding at the origin) the 19th neighbour lies at ≈ 0.79 × a query's median distance,
-RWMD is only ≈ 0.63 × WMD and ICT ≈ 0.81 × WMD; even a bound of 0.95 × WMD everywhere would leave ≈ 38 solves per
-query (≈ 11× fewer than brute force). On 20NEWS the bounds are weaker still: ICT pruning solved ≈ 54 % of the
-pairs (≈ 6,100 of 11,293 per test query). The entropic bound is much tighter (≈ 0.94–0.97 × WMD after 10 iterations
-at ε = 0.1 × the k-th distance) and cheap (one Gibbs kernel and a few matrix–vector products per pair, against a
-network simplex of ≈ 100 × 140 nodes), so it certifies almost every candidate the ICT leaves: ≈ 40 exact solves
-per 20NEWS query remain (the 19 neighbours and those within a few per cent of the k-th distance). The time then
-goes to the ICT of every candidate, the dual bounds and Dᵀ. Measured with ``benchmarks/bench_wmd.py --dataset 20news``
-(3 test queries against 11,293 documents, 200-d embeddings trained 3 epochs on the vendored Wikipedia corpus, one
-core, CPU seconds on a shared, busy machine): the module before the dual bound (ICT pruning, unreduced problems)
-13.5 s per query with 6,138 solves; ``bound="ict"`` 6.0 s (6,009 solves); ``bound="dual"`` 1.35 s (37 solves, 5,972
-certified), 10× faster than before; brute force 9.9 s; the same neighbours and distances throughout.
+1. **Costs.** A lower bound of every collection location's distance to every query location, from one matrix product
+   (d² = ‖x‖² + ‖y‖² − 2x·y less a bound on its rounding, :class:`_QueryCosts`); the exact distances (``cdist``, as
+   brute force) only for the rows that exact solves need. Every bound below uses the lower costs (a transport problem
+   with smaller costs has a smaller EMD).
+2. **Query potentials bound every candidate at once** (:func:`_potential_bounds`). Any potential f over the query's
+   locations gives, with its c-transform gⱼ = minᵢ cᵢⱼ − fᵢ at *every* collection location, a dual-feasible pair for
+   every document, so Σ aᵢfᵢ + Σ bⱼgⱼ ≤ WMD (weak duality) for all documents by one pass over the costs and one sparse
+   product. f = 0 is the one-sided RWMD (every document word to its nearest query word): the candidates are ordered by
+   it, and the first 2k are solved exactly ("seeds": a tight k-th distance from the start). Each exact solve's optimal
+   dual (POT), turned into a potential over all the query's locations, bounds the documents that resemble the solved
+   one tightly; the best over the seeds' potentials rules out most candidates.
+3. **Entropic dual bounds** (:func:`dual_bounds`) for the rest, in ascending bound order, in blocks of up to 64: on the
+   reduced problem, Sinkhorn iterations at ε = 0.1 × the current k-th distance, started from the candidate's best query
+   potential (the kernel stabilised by it), stopped as soon as the certified value passes the k-th distance (at most
+   10 iterations). After each iteration the potentials (f = f0 + ε log u) are made feasible by two exact float64
+   c-transforms, and Σ aᵢfᵢ + Σ bⱼgⱼ, less a generous bound on its rounding error, is ≤ the EMD by weak duality,
+   whatever the (vectorised, approximate) iterations did.
+4. **Exact solves** (POT) for the candidates that no bound rules out.
+
+A candidate whose bound, less a safety margin against rounding (relative 1e-9, absolute 1e-12), exceeds the current
+k-th distance is strictly farther than the k-th neighbour; the search stops at the first candidate (in bound order)
+for which that holds. So neighbours and distances equal brute force, including the tie rule (distance ascending, then
+training index ascending – the rule of :func:`regemb_utils.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come
+from one top-19 search. The result records the one-core CPU seconds of each phase (:data:`PHASES`).
+
+How much pruning can save depends on how concentrated the distances are: on 20NEWS the 19th neighbour of a query is
+not much nearer than most documents, and RWMD-type bounds (≈ 0.6–0.8 × WMD) rule out only about half the candidates.
+Measured with ``benchmarks/bench_wmd.py --dataset 20news`` (3 test queries against 11,293 documents, 200-d embeddings
+trained 3 epochs on the vendored Wikipedia corpus and their 1-bit quantization, one core, CPU seconds on a shared,
+busy machine): the previous search (max(WCD, ICT) of every candidate, then entropic bounds from the row minima)
+1.65 s per query (32-bit) and 1.71 s (1-bit), of which the ICT of every candidate ≈ 38 % and the entropic bounds
+≈ 30 %; this search 0.42 s and 0.56 s (3.9× and 3.0×), ≈ 75–85 exact solves and ≈ 1,900–2,900 entropic bounds per
+query; brute force 6.0 s and 5.1 s; the same neighbours and distances throughout.
 """
 from __future__ import annotations
 
@@ -69,9 +74,6 @@ __all__ = [
     "WmdFlows",
     "wmd_flows",
     "wmd_distances",
-    "word_centroid_distances",
-    "relaxed_wmd",
-    "ict_bounds",
     "dual_bounds",
     "PHASES",
     "WMDNeighbours",
@@ -139,7 +141,7 @@ def _prepare(Q, T, embeddings):
     Words at identical coordinates (the words without an embedding all sit at the origin) become one location
     carrying the sum of their weights. This is exact for the EMD: moving mass between two words at one point costs 0,
     so any transport plan of the merged problem splits into one of the original problem with the same cost and
-    vice versa. WCD and RWMD do not change; ICT can only get tighter (and stays a lower bound of the same EMD).
+    vice versa. The bounds of the search stay bounds of the same EMD.
     """
     Q, T = _weights(Q, "Q"), _weights(T, "T")
     embeddings = np.asarray(embeddings, dtype=np.float64)
@@ -380,74 +382,6 @@ def wmd_flows(x, y, embeddings) -> WmdFlows:
 # lower bounds
 
 
-def word_centroid_distances(Q, T, embeddings) -> np.ndarray:
-    """WCD ‖Σ xᵢeᵢ − Σ yⱼeⱼ‖ for all pairs (a lower bound of WMD); +inf where a document is empty."""
-    Q, T, E = _prepare(Q, T, embeddings)
-    return _wcd(Q, T, E)
-
-
-def _wcd(Q, T, E) -> np.ndarray:
-    distances = cdist(np.asarray(Q @ E), np.asarray(T @ E))
-    distances[np.diff(Q.indptr) == 0, :] = np.inf
-    distances[:, np.diff(T.indptr) == 0] = np.inf
-    return distances
-
-
-@numba.njit(cache=True)
-def _transfer(C, row_weights, col_weights, forward, capped):  # pragma: no cover - numba
-    """min Σ fᵢⱼ cᵢⱼ s.t. Σⱼ fᵢⱼ = pᵢ, fᵢⱼ ≥ 0 and, when ``capped``, fᵢⱼ ≤ qⱼ (each column taking at most its own
-    weight from every row): separable by row and solved greedily (every row's mass goes to its nearest columns), which
-    is exact for this relaxation. cᵢⱼ = C[i, j] when ``forward``, else C[j, i]. Uncapped, it is one side of RWMD."""
-    n_cols = len(col_weights)
-    costs = np.empty(n_cols)
-    used = np.zeros(n_cols, dtype=np.bool_)
-    total = 0.0
-    for i in range(len(row_weights)):
-        for j in range(n_cols):
-            costs[j] = C[i, j] if forward else C[j, i]
-        if not capped:
-            total += row_weights[i] * costs.min()
-            continue
-        used[:] = False
-        remaining = row_weights[i]
-        while remaining > 0.0:
-            best = -1
-            for j in range(n_cols):
-                if not used[j] and (best < 0 or costs[j] < costs[best]):
-                    best = j
-            if best < 0:
-                break
-            used[best] = True
-            moved = min(remaining, col_weights[best])
-            total += moved * costs[best]
-            remaining -= moved
-    return total
-
-
-@numba.njit(cache=True)
-def _relaxed_all(Dt, q_w, indptr, position, data, capped):  # pragma: no cover - numba
-    """max of both one-sided relaxations (RWMD, or ICT when ``capped``) of one query against every training document
-    (+inf if either is empty); each document's cost matrix is gathered once from rows of Dᵀ."""
-    n = len(indptr) - 1
-    n_q = Dt.shape[1]
-    result = np.full(n, np.inf)
-    if n_q == 0:
-        return result
-    q_rows = np.arange(n_q)
-    for j in range(n):
-        start, stop = indptr[j], indptr[j + 1]
-        if stop == start:
-            continue
-        C = _pair_costs(Dt, position[start:stop], q_rows, np.arange(stop - start))
-        t_w = data[start:stop]
-        result[j] = max(_transfer(C, q_w, t_w, True, capped), _transfer(C, t_w, q_w, False, capped))
-    return result
-
-
-def _relaxed(collection: _Collection, q_w, Dt, capped: bool) -> np.ndarray:
-    return _relaxed_all(Dt, q_w, collection.indptr, collection.position, collection.T.data, capped)
-
-
 def _all_pairs(Q, T, embeddings, bound) -> np.ndarray:
     """``bound(collection, query locations, query weights, Dᵀ)`` for every query; +inf where a document is empty."""
     Q, T, E = _prepare(Q, T, embeddings)
@@ -458,19 +392,6 @@ def _all_pairs(Q, T, embeddings, bound) -> np.ndarray:
         if len(q_ids):
             result[i] = bound(collection, q_ids, q_w, collection.query_distances(q_ids))
     return result
-
-
-def relaxed_wmd(Q, T, embeddings) -> np.ndarray:
-    """RWMD for all pairs: max of the two one-sided relaxations (a lower bound of WMD); +inf for empty documents."""
-    return _all_pairs(Q, T, embeddings, lambda collection, q_ids, q_w, Dt: _relaxed(collection, q_w, Dt, False))
-
-
-def ict_bounds(Q, T, embeddings) -> np.ndarray:
-    """ICT ("iterative constrained transfers", Atasu & Mittelholzer 2019) for all pairs: a lower bound of WMD at
-    least as tight as RWMD. One-sided: each word's mass moves to the other document's words in order of distance, a
-    word taking at most its own weight from each word (the constraint RWMD drops); the bound is the max of both
-    directions. +inf for empty documents."""
-    return _all_pairs(Q, T, embeddings, lambda collection, q_ids, q_w, Dt: _relaxed(collection, q_w, Dt, True))
 
 
 @numba.njit(cache=True)
@@ -763,7 +684,7 @@ class _Best:
             best_j[position] = j
 
 
-PHASES = ("setup", "cheap bounds", "seed solves", "potential bounds", "entropic bounds", "exact solves")
+PHASES = ("preparation", "setup", "cheap bounds", "seed solves", "potential bounds", "entropic bounds", "exact solves")
 
 
 class _Clock:
@@ -918,11 +839,13 @@ def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
                                                                           search.seeds) < 1:
         raise ValueError("epsilon must be a positive number, max_iterations, the block size and the seeds positive "
                          "integers")
+    preparation = time.process_time()
     Q, T, E = _prepare(Q, T, embeddings)
     n_train = T.shape[0]
     if not 1 <= search.k <= n_train:
         raise ValueError(f"k must lie in [1, n_train = {n_train}], got {search.k}")
     collection = _Collection(T, E)
+    preparation = time.process_time() - preparation
     chunks = [np.arange(start, min(start + chunk_size, Q.shape[0])) for start in range(0, Q.shape[0], chunk_size)]
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
     results = parallel(joblib.delayed(_chunk)(Q, collection, rows, search) for rows in chunks)
@@ -933,6 +856,7 @@ def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
         return (WMDNeighbours(empty.astype(np.int64), empty, none, none, n_train, dict.fromkeys(PHASES, 0.0)),
                 np.empty((0, n_train)))
     phases = {phase: sum(r[5][phase] for r in results) for phase in PHASES}
+    phases["preparation"] += preparation
     neighbours = WMDNeighbours(*(np.concatenate([r[column] for r in results]) for column in range(4)), n_train,
                                phases)
     full = None if search.prune else np.concatenate([r[4] for r in results])
@@ -962,12 +886,12 @@ def wmd_knn(
     solves every pair (brute force). Queries are processed in chunks of ``chunk_size`` through
     ``joblib.Parallel(n_jobs)`` with a tqdm progress bar when ``progress``.
 
-    ``bound``: ``"dual"`` (default) visits the candidates in ascending max(WCD, ICT) and rules out those whose
-    entropic dual bound (at most ``max_iterations`` Sinkhorn iterations at regularisation ``epsilon`` × the current
-    k-th distance, ``block`` candidates per call) already exceeds the k-th distance before solving the rest exactly;
-    ``"ict"`` solves every candidate that max(WCD, ICT) does not rule out, ``"rwmd"`` prunes with max(WCD, RWMD)
-    only. The neighbours and distances are the same; the result records per query the exact EMD solves (``solved``)
-    and the candidates ruled out by the dual bound (``certified``).
+    The search (module docstring) solves the ``seeds`` (default 2k) candidates with the smallest one-sided RWMD
+    first, bounds every candidate by their dual potentials, and rules out the rest by entropic dual bounds (at most
+    ``max_iterations`` Sinkhorn iterations at regularisation ``epsilon`` × the current k-th distance, ``block``
+    candidates per call) before solving what is left exactly. These settings change only the time, never the
+    result. The result records per query the exact EMD solves (``solved``) and the candidates ruled out by the
+    entropic bound (``certified``), and the CPU seconds per phase (``phases``).
     """
     search = _Search(k, solver, prune, epsilon, max_iterations, block, 2 * k if seeds is None else seeds)
     return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[0]

@@ -46,8 +46,8 @@ def search_version() -> str:
 
     parts = []
     for name in ("_weights", "_locations", "_merge", "_prepare", "_reduce", "_pair_costs", "_emd", "_pyemd", "_exact",
-                 "_Collection", "_c_transforms", "_potential_bounds", "_certified_value", "_stabilised_kernel",
-                 "_sinkhorn_iteration", "_entropic_bound", "_dual_block", "_dual", "_wcd", "_safe", "_Best", "_query",
+                 "_Collection", "_QueryCosts", "_lower_distances", "_c_transforms", "_document_sums", "_potential_bounds", "_certified_value", "_column_minima", "_row_minima", "_largest", "_stabilised_kernel",
+                 "_sinkhorn_iteration", "_entropic_bound", "_dual_block", "_dual", "_safe", "_Best", "_query",
                  "_chunk", "wmd_knn"):
         obj = getattr(wmd, name)
         parts.append(inspect.getsource(getattr(obj, "py_func", obj)))

@@ -9,8 +9,9 @@ from regemb_utils.knn import top_k
 from regemb_utils.representations import nbow_matrix
 from regemb_utils.similarity import embedding_matrix
 from regemb_utils.wmd import (
-    PHASES, dual_bounds, ict_bounds, relaxed_wmd, wmd, wmd_distances, wmd_knn, word_centroid_distances,
+    PHASES, dual_bounds, wmd, wmd_distances, wmd_knn,
 )
+from regemb_utils import wmd as wmd_module
 from regemb_utils.word2bits import quantize_array
 
 
@@ -46,16 +47,42 @@ def test_hand_computed_wmd_with_word_at_origin():
         wmd(x, y, E, solver="sinkhorn")
 
 
-def test_bounds_are_lower_bounds(problem):
+def _potential_bounds(Q, T, E, potentials):
+    """The search's bound of every pair from query potentials ``potentials(q_w, exact costs)`` (lists of vectors over
+    the query's locations), with the search's lower costs; +inf for an empty query."""
+    Qp, Tp, points = wmd_module._prepare(Q, T, E)
+    collection = wmd_module._Collection(Tp, points)
+    result = np.full((Q.shape[0], T.shape[0]), np.inf)
+    for i in range(Q.shape[0]):
+        q_ids, q_w = wmd_module._row(Qp, i)
+        if len(q_ids):
+            costs = wmd_module._QueryCosts(collection, q_ids)
+            exact = collection.query_distances(q_ids)
+            assert np.all(costs.lower <= exact)  # the BLAS costs are lower bounds of cdist's
+            F = np.array(potentials(q_w, exact))
+            result[i] = wmd_module._potential_bounds(collection, q_w, costs.lower, F)[0]
+    return result
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_potential_bounds_are_lower_bounds_of_pot(problem, seed):
+    rng = np.random.default_rng(seed)
+    for Q, T, E in (problem, _hard_cases(seed)):
+        reference = wmd_distances(Q, T, E)
+        finite = np.isfinite(reference)
+        assert np.array_equal(np.isfinite(_pot_reference(Q[:3], T, E)), finite[:3])
+
+        def potentials(q_w, exact):  # zero (the one-sided RWMD), random, and optimal ones of single documents
+            return [np.zeros(len(q_w)), rng.normal(scale=exact.mean(), size=len(q_w)), exact.min(axis=0),
+                    exact[:7].max(axis=0)]
+
+        bounds = _potential_bounds(Q, T, E, potentials)
+        assert np.array_equal(np.isfinite(bounds), finite)
+        assert np.all(bounds[finite] <= reference[finite])  # no margin: the rounding term is already subtracted
+        assert np.all(bounds[finite] >= 0) and np.mean(bounds[finite] > 0) > 0.5
     Q, T, E = problem
-    full = wmd_distances(Q, T, E)
-    wcd = word_centroid_distances(Q, T, E)
-    rwmd = relaxed_wmd(Q, T, E)
-    finite = np.isfinite(full)
-    assert np.all(np.isinf(full[5])) and np.all(np.isinf(full[:, 30]))  # empty query / empty training doc
-    assert np.all(wcd[finite] <= full[finite] * (1 + 1e-12) + 1e-12)
-    assert np.all(rwmd[finite] <= full[finite] * (1 + 1e-12) + 1e-12)
-    assert np.all(rwmd[finite] >= 0) and np.array_equal(np.isfinite(rwmd), finite)
+    assert np.all(np.isinf(wmd_distances(Q, T, E)[5]))  # the empty query
+    assert np.all(np.isinf(wmd_distances(Q, T, E)[:, 30]))  # the empty training document
 
 
 def test_pruned_knn_identical_to_brute_force(problem):
@@ -72,30 +99,6 @@ def test_pruned_knn_identical_to_brute_force(problem):
     assert np.array_equal(brute.indices, reference)
     with pytest.raises(ValueError):
         wmd_knn(Q, T, E, k=T.shape[0] + 1)
-
-
-def test_ict_between_rwmd_and_wmd(problem):
-    Q, T, E = problem
-    full = wmd_distances(Q[:12], T, E)
-    rwmd = relaxed_wmd(Q[:12], T, E)
-    ict = ict_bounds(Q[:12], T, E)
-    finite = np.isfinite(full)
-    assert np.array_equal(np.isfinite(ict), finite)
-    assert np.all(ict[finite] <= full[finite] * (1 + 1e-12) + 1e-12)
-    assert np.all(ict[finite] >= rwmd[finite] * (1 - 1e-12) - 1e-12)
-    assert np.mean(ict[finite] > rwmd[finite] + 1e-9) > 0.5  # strictly tighter on most pairs
-
-
-def test_hand_computed_ict():
-    # x: 0.9 on word 0 at 0, 0.1 on word 3 at 2.9; y: 0.5 on word 1 at 1, 0.5 on word 2 at 3 (all on a line).
-    # RWMD: x→y 0.9·1 + 0.1·0.1 = 0.91, y→x 0.5·1 + 0.5·0.1 = 0.55. ICT: word 1 takes at most its 0.5 from word 0,
-    # the other 0.4 goes on to word 2: 0.5·1 + 0.4·3 + 0.1·0.1 = 1.71, which is the WMD here
-    E = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [2.9, 0.0]])
-    x = sparse.csr_matrix([[0.9, 0.0, 0.0, 0.1]])
-    y = sparse.csr_matrix([[0.0, 0.5, 0.5, 0.0]])
-    assert relaxed_wmd(x, y, E)[0, 0] == pytest.approx(0.91)
-    assert ict_bounds(x, y, E)[0, 0] == pytest.approx(1.71)
-    assert wmd(x, y, E) == pytest.approx(1.71)
 
 
 def test_search_settings_identical_to_brute_force_and_bad_settings_rejected(problem):
@@ -170,7 +173,7 @@ def test_dual_bound_is_a_lower_bound_of_pot(epsilon_scale):
         assert np.array_equal(np.isfinite(bounds), finite)
         assert np.all(bounds[finite] <= reference[finite])  # no margin: the error term is already subtracted
     tight = dual_bounds(Q, T, E, epsilon=0.01 * np.median(reference[finite]), iterations=200)
-    assert np.mean(tight[finite]) > np.mean(ict_bounds(Q, T, E)[finite])  # tighter than ICT on average
+    assert np.mean(tight[finite]) > 0.9 * np.mean(reference[finite])  # tight on average
     with pytest.raises(ValueError, match="epsilon"):
         dual_bounds(Q, T, E, epsilon=0.0)
 
