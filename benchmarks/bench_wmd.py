@@ -4,12 +4,13 @@
 common dictionary as the chapters do, ``prepare_documents``), the first ``--queries`` test documents against the whole
 train+validation split (11,293 documents), embeddings trained on the vendored Wikipedia corpus (32-bit, 200-d, window
 10, negative 24, sample 1e-4, min_count 5, one worker; ``--corpus-articles`` and ``--epochs``, cached under
-``--cache``). Runs, each on one core (BLAS and numba limited to one thread): today's ``wmd_knn`` (the module as of
-``--baseline-ref``, ICT pruning), this ``wmd_knn`` with ``bound="ict"`` and with the default ``bound="dual"``, and brute
-force for the first ``--brute-queries`` queries against the whole reference set. Prints per-query CPU and wall
-seconds, the shares of pairs solved exactly and certified by the dual bound, the ratios, and asserts that every
-method's neighbours (k = 19) equal brute force's and the new searches' distances too (today's module solves the
-unreduced problems, so its distances may differ in the last bits: it is compared to 1e-12 relative).
+``--cache``) and their 1-bit quantization (Word2Bits' sign/3 of every row with an embedding; ``--embeddings``). For
+each embedding, on one core (BLAS and numba limited to one thread): the search before this one ("before": the
+module as of ``--baseline-ref``, its default ``bound="dual"``, profiled with cProfile to split its time by phase),
+this ``wmd_knn`` ("after", its own per-phase CPU clock), and brute force for the first ``--brute-queries`` queries.
+Prints CPU seconds per query, exact solves and entropic bounds per query, the breakdown by phase, the ratios
+before/after, brute/after and brute/before, and asserts that both searches' neighbours and distances (k = 19) equal
+brute force's.
 
 Run:  .venv/bin/python benchmarks/bench_wmd.py --dataset 20news [--queries 3] [--brute-queries 1]
       .venv/bin/python benchmarks/bench_wmd.py --dataset ohsumed --real --paper-embeddings --cache $REGEMB_CACHE
@@ -22,9 +23,8 @@ dataset's own texts. The dictionary keeps words that occur in at least two docum
 have no embedding and sit at the origin, as in the paper (there, words of the fil8 dictionary seen fewer than 5
 times in fil8). With ``--synthetic`` (or when the data are missing) random documents of BBCSPORT-like sizes are used instead.
 
-Prints the number of EMD solves of each method (``bound="dual"``, ``"ict"``; ``--rwmd``: also ``"rwmd"``), their ratio,
-wall times, and asserts that the neighbours (k = 19) and their distances are identical. All methods run with the same
-``--jobs`` joblib workers.
+Prints the number of EMD solves of the search and of brute force, their ratio, wall times, and asserts that the
+neighbours (k = 19) and their distances are identical. Both run with the same ``--jobs`` joblib workers.
 
 Run:  .venv/bin/python benchmarks/bench_wmd.py [--queries 220] [--jobs 2]
 """
@@ -193,7 +193,7 @@ def real_documents(args) -> None:
     numba.set_num_threads(1)
     baseline = baseline_module(args.baseline_ref)
     for search in (baseline.wmd_knn, wmd_knn):  # compile or load the numba kernels outside the timings
-        search(Q[:1], T[:50], E32, k=19)
+        search(Q[:1], T[:2000], E32, k=19)
     n, b = Q.shape[0], args.brute_queries
     for kind in args.embeddings:
         E = E32 if kind == "32-bit" else quantized(E32)

@@ -35,7 +35,7 @@ certainly larger than the k-th neighbour's. Per query:
    dual (POT), turned into a potential over all the query's locations, bounds the documents that resemble the solved
    one tightly; the best over the seeds' potentials rules out most candidates.
 3. **Entropic dual bounds** (:func:`dual_bounds`) for the rest, in ascending bound order, in blocks of up to 64: on the
-   reduced problem, Sinkhorn iterations at ε = 0.1 × the current k-th distance, started from the candidate's best query
+   reduced problem, Sinkhorn iterations at ε = 0.05 × the current k-th distance, started from the candidate's best query
    potential (the kernel stabilised by it), stopped as soon as the certified value passes the k-th distance (at most
    10 iterations). After each iteration the potentials (f = f0 + ε log u) are made feasible by two exact float64
    c-transforms, and Σ aᵢfᵢ + Σ bⱼgⱼ, less a generous bound on its rounding error, is ≤ the EMD by weak duality,
@@ -874,7 +874,7 @@ def wmd_knn(
     n_jobs: int | None = 1,
     progress: bool = False,
     chunk_size: int = 8,
-    epsilon: float = 0.1,
+    epsilon: float = 0.05,
     max_iterations: int = 10,
     block: int = 64,
     seeds: int | None = None,
