@@ -36,10 +36,11 @@ METHODS: dict[str, Method] = {
 SPARSE_KEYS = ("symmetric", "dominant", "idf", "nonzero_limit", "threshold", "exponent")
 
 
-def _paper_store() -> str:
+def _paper_store() -> str | None:
     from .wmd_store import default_folder
 
-    return str(default_folder())
+    folder = default_folder()
+    return None if folder is None else str(folder)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Settings:
     wmd_validation_queries: tuple[tuple[str, int | None], ...] = ()
     n_jobs: int = 1
     progress: bool = False
-    # a folder of stored WMD results (regemb_utils.wmd_store; the paper profile: results/wmd of the checkout), or None
+    # a folder of stored WMD results (regemb_utils.wmd_store; the paper profile: results/wmd of a source checkout)
     wmd_store: str | None = None
 
     @classmethod

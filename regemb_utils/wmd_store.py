@@ -67,14 +67,14 @@ def query_fingerprints(Q) -> np.ndarray:
     return result
 
 
-def default_folder() -> Path:
-    """``results/wmd`` of the source checkout the package runs from."""
+def default_folder() -> Path | None:
+    """``results/wmd`` of the source checkout the package runs from (None when it runs from elsewhere: an installed
+    package has no stored results)."""
     here = Path(__file__).resolve().parent
-    for folder in (here, *here.parents):
-        if (folder / "pyproject.toml").exists():
+    for folder in here.parents:
+        if (folder / "pyproject.toml").exists() and (folder / "regemb_utils").is_dir():
             return folder / "results" / "wmd"
-    raise FileNotFoundError("the stored WMD results live in a source checkout's results/wmd; none found above "
-                            f"{here}")
+    return None
 
 
 @dataclass
@@ -95,8 +95,8 @@ class Stored:
 class WmdStore:
     """The folder of stored WMD results (module docstring)."""
 
-    def __init__(self, folder: str | Path | None = None):
-        self.folder = Path(folder) if folder is not None else default_folder()
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
 
     def path(self, key: dict) -> Path:
         return self.folder / f"{key['dataset']}-{key['method']}-{key['split']}.npz"

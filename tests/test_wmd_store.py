@@ -139,3 +139,15 @@ def test_query_fingerprints_tell_rows_apart():
     X = sparse.csr_matrix(np.array([[1.0, 0.0, 2.0], [1.0, 0.0, 2.0], [2.0, 0.0, 1.0], [0.0, 0.0, 0.0]]))
     f = query_fingerprints(X)
     assert f[0] == f[1] and len({f[0], f[2], f[3]}) == 3
+
+
+def test_the_paper_profile_uses_the_checkouts_results_folder_and_smoke_none():
+    from pathlib import Path
+
+    from regemb_utils.params import chapter_parameters
+
+    paper = Settings.from_parameters(chapter_parameters("04_scm_vs_wmd", "paper", datasets=["bbcsport"]))
+    smoke = Settings.from_parameters(chapter_parameters("04_scm_vs_wmd", "smoke", datasets=["bbcsport"]))
+    root = Path(__file__).resolve().parents[1]
+    assert paper.wmd_store == str(root / "results" / "wmd") and (root / "results" / "wmd" / "README.md").exists()
+    assert smoke.wmd_store is None
