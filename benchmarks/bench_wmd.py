@@ -16,7 +16,7 @@ Run:  .venv/bin/python benchmarks/bench_wmd.py --dataset 20news [--queries 3] [-
       .venv/bin/python benchmarks/bench_wmd.py --dataset ohsumed --real --paper-embeddings --cache $REGEMB_CACHE
       (any data set's first queries in chapter 4's stratified order, with the paper profile's 32-bit embeddings)
 
-Default (``--dataset bbcsport``): BBCSPORT (``regemb_utils.data.load_dataset("bbcsport")``, the paper's tokenizer): the first ``--queries``
+Default (``--dataset bbcsport``): BBCSPORT (``regemb_utils.text.datasets.load_dataset("bbcsport")``, the paper's tokenizer): the first ``--queries``
 test documents against the whole training split (413 documents), nBOW weights over a dictionary of the dataset's
 own tokens, and embeddings quickly trained with gensim's Word2Vec (CBOW, ``--dim`` dimensions, min_count 3) on the
 dataset's own texts. The dictionary keeps words that occur in at least two documents; those seen fewer than 3 times
@@ -40,8 +40,8 @@ def bbcsport_problem(dim: int, seed: int):
     from gensim.corpora import Dictionary
     from gensim.models import Word2Vec
 
-    from regemb_utils.data import load_dataset
-    from regemb_utils.text import tokenize
+    from regemb_utils.text.datasets import load_dataset
+    from regemb_utils.text.tokenization import tokenize
 
     dataset = load_dataset("bbcsport")
     train = [tokenize(text) for text in dataset.train.texts]
@@ -80,13 +80,13 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
     """A data set's test queries (in chapter 4's stratified order) and its train+validation reference set, counted over
     the common dictionary as the chapters do, with 32-bit embeddings: the paper profile's (``paper_embeddings``, read
     from the cache, never trained here) or 200-d ones trained on ``corpus_articles`` for ``epochs``."""
-    from regemb_utils.cache import ArtifactCache
-    from regemb_utils.data import load_dataset
-    from regemb_utils.documents import prepare_documents, stratified_order
-    from regemb_utils.embeddings import embedding_settings, trained_embeddings
-    from regemb_utils.params import chapter_parameters
-    from regemb_utils.preprocessing import corpus_dictionary
-    from regemb_utils.similarity import embedding_matrix
+    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.text.datasets import load_dataset
+    from regemb_utils.text.documents import prepare_documents, stratified_order
+    from regemb_utils.embeddings.trained import embedding_settings, trained_embeddings
+    from regemb_utils.study.params import chapter_parameters
+    from regemb_utils.text.corpus import corpus_dictionary
+    from regemb_utils.measures.similarity import embedding_matrix
 
     cache = ArtifactCache(cache_dir)
     if paper_embeddings:
@@ -112,8 +112,8 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
 
 
 def baseline_module(ref: str):
-    """``regemb_utils/wmd.py`` as of git ``ref`` (the search before this one), imported as a module of the package
-    (its relative imports resolve to today's package)."""
+    """``regemb_utils/measures/wmd.py`` as of git ``ref`` (the search before this one), imported as a module of the
+    package ``regemb_utils.measures`` (its relative imports resolve to today's package)."""
     import importlib.util
     import pathlib
     import subprocess
@@ -121,13 +121,13 @@ def baseline_module(ref: str):
     import tempfile
 
     root = pathlib.Path(__file__).resolve().parents[1]
-    source = subprocess.run(["git", "-C", str(root), "show", f"{ref}:regemb_utils/wmd.py"], capture_output=True,
+    source = subprocess.run(["git", "-C", str(root), "show", f"{ref}:regemb_utils/measures/wmd.py"], capture_output=True,
                             text=True, check=True).stdout
     path = pathlib.Path(tempfile.mkdtemp()) / "baseline_wmd.py"
     path.write_text(source)
-    spec = importlib.util.spec_from_file_location("regemb_utils.baseline_wmd", path)
+    spec = importlib.util.spec_from_file_location("regemb_utils.measures.baseline_wmd", path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["regemb_utils.baseline_wmd"] = module
+    sys.modules["regemb_utils.measures.baseline_wmd"] = module
     spec.loader.exec_module(module)
     return module
 
@@ -157,7 +157,7 @@ def profiled(call):
 def quantized(E):
     """The 1-bit variant of the embeddings: Word2Bits' 1-bit quantization (sign / 3) of every row with an embedding;
     the words without one stay at the origin."""
-    from regemb_utils.word2bits import quantize_array
+    from regemb_utils.embeddings.word2bits import quantize_array
 
     result = quantize_array(E.astype(np.float32), 1).astype(np.float64)
     result[~np.any(E != 0, axis=1)] = 0.0
@@ -173,8 +173,8 @@ def real_documents(args) -> None:
     import numba
     from threadpoolctl import threadpool_limits
 
-    from regemb_utils.knn import top_k
-    from regemb_utils.wmd import wmd_distances, wmd_knn
+    from regemb_utils.classification.knn import top_k
+    from regemb_utils.measures.wmd import wmd_distances, wmd_knn
 
     t0 = time.perf_counter()
     Q, T, E32, dictionary_size, summary = real_problem(args.dataset, args.corpus_articles, args.epochs, args.cache,
@@ -243,7 +243,7 @@ def main():
     parser.add_argument("--corpus-articles", type=int, default=None, help="20news: Wikipedia articles (all)")
     parser.add_argument("--epochs", type=int, default=3, help="20news: training epochs")
     parser.add_argument("--cache", default="/tmp/regemb-bench-wmd", help="20news: artifact cache directory")
-    parser.add_argument("--baseline-ref", default="6ff5e6a",
+    parser.add_argument("--baseline-ref", default="d5acaef",
                         help="real documents: git ref of the wmd.py before this search (the 'before')")
     parser.add_argument("--embeddings", nargs="+", choices=("32-bit", "1-bit"), default=["32-bit", "1-bit"],
                         help="real documents: the 32-bit embeddings and/or their 1-bit quantization")
@@ -263,10 +263,10 @@ def main():
         parser.error(f"--dataset {args.dataset} needs --real (real documents with Wikipedia embeddings)")
     args.queries = args.queries or 220
 
-    from regemb_utils.knn import top_k
-    from regemb_utils.representations import nbow_matrix
-    from regemb_utils.similarity import embedding_matrix
-    from regemb_utils.wmd import wmd_distances, wmd_knn
+    from regemb_utils.classification.knn import top_k
+    from regemb_utils.measures.representations import nbow_matrix
+    from regemb_utils.measures.similarity import embedding_matrix
+    from regemb_utils.measures.wmd import wmd_distances, wmd_knn
 
     t0 = time.perf_counter()
     if args.synthetic:

@@ -2,11 +2,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from regemb_utils.knn_runs import MethodResult, Run
-from regemb_utils import paper
-from regemb_utils.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
+from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.study import paper
+from regemb_utils.study.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
                                   relative_error_table, speed_table)
-from regemb_utils.scorecard import (CORPUS_DIFFERS, SEARCH_RATE, VERDICTS, footnoted, headline, scorecard,
+from regemb_utils.study.scorecard import (CORPUS_DIFFERS, SEARCH_RATE, VERDICTS, footnoted, headline, scorecard,
                                     speed_ratio, verdicts)
 
 

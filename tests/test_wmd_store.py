@@ -9,13 +9,13 @@ import pytest
 from classification_fixtures import separable_dataset
 from test_wmd_samples import Killed, _counting, _same
 
-from regemb_utils.cache import ArtifactCache
-from regemb_utils.documents import prepare_documents, stratified_order
-from regemb_utils.knn_runs import classify
-from regemb_utils.methods import Settings
-from regemb_utils.similarity import embedding_matrix
-from regemb_utils.wmd import wmd_distances
-from regemb_utils.wmd_store import CHECKED, StoredWmdMismatch, WmdStore, query_fingerprints, search_version
+from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.text.documents import prepare_documents, stratified_order
+from regemb_utils.classification.knn_runs import classify
+from regemb_utils.classification.methods import Settings
+from regemb_utils.measures.similarity import embedding_matrix
+from regemb_utils.measures.wmd import wmd_distances
+from regemb_utils.classification.wmd_store import CHECKED, StoredWmdMismatch, WmdStore, query_fingerprints, search_version
 
 N_VALIDATION, N_TEST = 17, 20  # batches of 8: validation 8, 8, 1; test 8, 8, 4
 
@@ -51,7 +51,7 @@ def test_stored_results_hold_the_exact_neighbours_and_are_used_with_a_checked_sa
         indices, distances = data["indices"], data["distances"]
     # the stored neighbours and distances are brute force's
     d = documents["toy"]
-    from regemb_utils.documents import represent_pair
+    from regemb_utils.classification.methods import represent_pair
 
     Q, R = represent_pair("wmd", d, "test", "train")
     order = stratified_order(d.labels["test"])[:N_TEST]
@@ -144,7 +144,7 @@ def test_query_fingerprints_tell_rows_apart():
 def test_the_paper_profile_uses_the_checkouts_results_folder_and_smoke_none():
     from pathlib import Path
 
-    from regemb_utils.params import chapter_parameters
+    from regemb_utils.study.params import chapter_parameters
 
     paper = Settings.from_parameters(chapter_parameters("04_scm_vs_wmd", "paper", datasets=["bbcsport"]))
     smoke = Settings.from_parameters(chapter_parameters("04_scm_vs_wmd", "smoke", datasets=["bbcsport"]))
