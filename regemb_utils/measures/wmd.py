@@ -654,20 +654,32 @@ def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np
 
 
 @numba.njit(cache=True, fastmath=True)
-def _c_transforms(Dt, F):  # pragma: no cover - numba
-    """G[w, p] = minᵢ (Dᵀ[w, i] − F[p, i]): the c-transform of each potential F[p] over the query's locations, at
-    every collection location w (all finite; ``fastmath`` only lets the minimum vectorise, each difference is still
-    one correctly rounded subtraction)."""
+def _c_transforms(Dt, Ft):  # pragma: no cover - numba
+    """G[w, p] = minᵢ (Dᵀ[w, i] − Ft[i, p]): the c-transform of each potential (a column of Ft, over the query's
+    locations) at every collection location w (all finite; ``fastmath`` only lets the minima vectorise over the
+    potentials, each difference is still one correctly rounded subtraction and a minimum is exact in any order)."""
     n_words, n = Dt.shape
-    G = np.empty((n_words, F.shape[0]))
-    for w in range(n_words):
-        row = Dt[w]
-        for p in range(F.shape[0]):
-            f = F[p]
+    P = Ft.shape[1]
+    G = np.empty((n_words, P))
+    if P == 1:  # one potential: a minimum along each row
+        f = Ft[:, 0]
+        for w in range(n_words):
+            row = Dt[w]
             best = row[0] - f[0]
             for i in range(1, n):
                 best = min(best, row[i] - f[i])
-            G[w, p] = best
+            G[w, 0] = best
+        return G
+    for w in range(n_words):
+        g = G[w]
+        row = Dt[w]
+        for p in range(P):
+            g[p] = row[0] - Ft[0, p]
+        for i in range(1, n):
+            d = row[i]
+            f = Ft[i]
+            for p in range(P):
+                g[p] = min(g[p], d - f[p])
     return G
 
 
@@ -693,7 +705,7 @@ def _potential_bounds(collection: _Collection, q_w, Dt, F) -> np.ndarray:
     generous bound on the rounding (each c-transform entry one subtraction, sums of |q| + |doc| terms, unequal
     masses); +inf for empty documents. f = 0 gives the one-sided RWMD (every document word to its nearest query
     word); the optimal potentials of exactly solved documents give bounds that are tight for similar documents."""
-    G = _c_transforms(Dt, F)
+    G = _c_transforms(Dt, np.ascontiguousarray(F.T))
     values = _document_sums(collection.indptr, collection.position, collection.T.data, G) + F @ q_w
     # Σ bⱼ|gⱼ| + Σ aᵢ|fᵢ| ≤ (both masses) × (max|g| + max|f|); every cᵢⱼ − fᵢ rounds by ≤ ulp·(max c + max|f|)
     largest = (Dt.max(initial=0.0) + np.abs(F).max(initial=0.0) + np.abs(G).max(initial=0.0))
