@@ -52,9 +52,9 @@ How much pruning can save depends on how concentrated the distances are: on 20NE
 not much nearer than most documents, and RWMD-type bounds (≈ 0.6–0.8 × WMD) rule out only about half the candidates.
 Measured with ``benchmarks/bench_wmd.py --dataset 20news`` (3 test queries against 11,293 documents, 200-d embeddings
 trained 3 epochs on the vendored Wikipedia corpus and their 1-bit quantization, one core, CPU seconds on a shared,
-busy machine, four runs): the previous search (max(WCD, ICT) of every candidate, then entropic bounds from the row
+busy machine, five runs): the previous search (max(WCD, ICT) of every candidate, then entropic bounds from the row
 minima) 1.6–1.9 s per query, of which the ICT of every candidate ≈ 40 % and the entropic bounds ≈ 30 %; this search
-0.39–0.46 s (32-bit, 3.9–4.6× less) and 0.47–0.56 s (1-bit, 3.0–3.4× less), with ≈ 70–85 exact solves and
+0.39–0.46 s (32-bit, 3.9–4.6× less) and 0.47–0.56 s (1-bit, 3.0–3.5× less), with ≈ 70–85 exact solves and
 ≈ 1,900–2,900 entropic bounds per query; brute force 4.9–6.3 s; the same neighbours and distances throughout.
 """
 from __future__ import annotations
