@@ -60,6 +60,13 @@ METHODS: dict[str, Method] = {
 }
 
 
+def _paper_store() -> str | None:
+    from .wmd_store import default_folder
+
+    folder = default_folder()
+    return None if folder is None else str(folder)
+
+
 @dataclass(frozen=True)
 class Settings:
     """What a run needs besides the documents: the grid, k, and the options (from the chapter's parameters).
@@ -105,6 +112,8 @@ class Settings:
     wmd_validation_queries: tuple[tuple[str, int | None], ...] = ()
     n_jobs: int = 1
     progress: bool = False
+    # a folder of stored WMD results (regemb_utils.classification.wmd_store; the paper profile: results/wmd of a source checkout)
+    wmd_store: str | None = None
 
     def __post_init__(self):
         """Every field as the run reads it, or a ``ValueError`` naming the field and what is allowed: one value where a
@@ -165,7 +174,7 @@ class Settings:
                    reference=params["reference"], wmd_solver=params["wmd_solver"],
                    wmd_queries=tuple(params["wmd_queries"]),
                    wmd_validation_queries=tuple(params.get("wmd_validation_queries", ())), n_jobs=params["n_jobs"],
-                   progress=progress)
+                   progress=progress, wmd_store=_paper_store() if params.get("profile") == "paper" else None)
 
     def points(self, method: str) -> list[dict[str, Any]]:
         """The method's grid points in the paper's order: the slope first, then the orthogonalization keys."""
