@@ -4,12 +4,13 @@
 common dictionary as the chapters do, ``prepare_documents``), the first ``--queries`` test documents against the whole
 train+validation split (11,293 documents), embeddings trained on the vendored Wikipedia corpus (32-bit, 200-d, window
 10, negative 24, sample 1e-4, min_count 5, one worker; ``--corpus-articles`` and ``--epochs``, cached under
-``--cache``). Runs, each on one core (BLAS and numba limited to one thread): today's ``wmd_knn`` (the module as of
-``--baseline-ref``, ICT pruning), this ``wmd_knn`` with ``bound="ict"`` and with the default ``bound="dual"``, and brute
-force for the first ``--brute-queries`` queries against the whole reference set. Prints per-query CPU and wall
-seconds, the shares of pairs solved exactly and certified by the dual bound, the ratios, and asserts that every
-method's neighbours (k = 19) equal brute force's and the new searches' distances too (today's module solves the
-unreduced problems, so its distances may differ in the last bits: it is compared to 1e-12 relative).
+``--cache``) and their 1-bit quantization (Word2Bits' sign/3 of every row with an embedding; ``--embeddings``). For
+each embedding, on one core (BLAS and numba limited to one thread): the search before this one ("before": the
+module as of ``--baseline-ref``, its default ``bound="dual"``; a second run under cProfile splits its time by phase),
+this ``wmd_knn`` ("after", its own per-phase CPU clock), and brute force for the first ``--brute-queries`` queries.
+Prints CPU seconds per query, exact solves and entropic bounds per query, the breakdown by phase, the ratios
+before/after, brute/after and brute/before, and asserts that both searches' neighbours and distances (k = 19) equal
+brute force's.
 
 Run:  .venv/bin/python benchmarks/bench_wmd.py --dataset 20news [--queries 3] [--brute-queries 1]
       .venv/bin/python benchmarks/bench_wmd.py --dataset ohsumed --real --paper-embeddings --cache $REGEMB_CACHE
@@ -22,9 +23,8 @@ dataset's own texts. The dictionary keeps words that occur in at least two docum
 have no embedding and sit at the origin, as in the paper (there, words of the fil8 dictionary seen fewer than 5
 times in fil8). With ``--synthetic`` (or when the data are missing) random documents of BBCSPORT-like sizes are used instead.
 
-Prints the number of EMD solves of each method (``bound="dual"``, ``"ict"``; ``--rwmd``: also ``"rwmd"``), their ratio,
-wall times, and asserts that the neighbours (k = 19) and their distances are identical. All methods run with the same
-``--jobs`` joblib workers.
+Prints the number of EMD solves of the search and of brute force, their ratio, wall times, and asserts that the
+neighbours (k = 19) and their distances are identical. Both run with the same ``--jobs`` joblib workers.
 
 Run:  .venv/bin/python benchmarks/bench_wmd.py [--queries 220] [--jobs 2]
 """
@@ -112,7 +112,8 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
 
 
 def baseline_module(ref: str):
-    """``regemb_utils/measures/wmd.py`` as of git ``ref`` (today's implementation), imported under another name."""
+    """``regemb_utils/measures/wmd.py`` as of git ``ref`` (the search before this one), imported as a module of the
+    package ``regemb_utils.measures`` (its relative imports resolve to today's package)."""
     import importlib.util
     import pathlib
     import subprocess
@@ -124,11 +125,48 @@ def baseline_module(ref: str):
                             text=True, check=True).stdout
     path = pathlib.Path(tempfile.mkdtemp()) / "baseline_wmd.py"
     path.write_text(source)
-    spec = importlib.util.spec_from_file_location("baseline_wmd", path)
+    spec = importlib.util.spec_from_file_location("regemb_utils.measures.baseline_wmd", path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["baseline_wmd"] = module
+    sys.modules["regemb_utils.measures.baseline_wmd"] = module
     spec.loader.exec_module(module)
     return module
+
+
+# the before search's phases: its functions, measured with cProfile (CPU time, cumulative)
+BASELINE_PHASES = {"query_distances": "setup (Dᵀ)", "_wcd": "WCD", "_relaxed": "ICT (every candidate)",
+                   "_dual": "entropic dual bounds", "_exact": "exact solves"}
+
+
+def profiled(call):
+    """(result, CPU seconds, {phase: CPU seconds}) of the before search, phases from cProfile."""
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile(time.process_time)
+    cpu = time.process_time()
+    result = profile.runcall(call)
+    cpu = time.process_time() - cpu
+    phases = dict.fromkeys(BASELINE_PHASES.values(), 0.0)
+    for (filename, _, name), (_, _, _, cumulative, _) in pstats.Stats(profile).stats.items():
+        if "baseline_wmd" in filename and name in BASELINE_PHASES:
+            phases[BASELINE_PHASES[name]] += cumulative
+    phases["rest (ordering, loop)"] = cpu - sum(phases.values())
+    return result, cpu, phases
+
+
+def quantized(E):
+    """The 1-bit variant of the embeddings: Word2Bits' 1-bit quantization (sign / 3) of every row with an embedding;
+    the words without one stay at the origin."""
+    from regemb_utils.embeddings.word2bits import quantize_array
+
+    result = quantize_array(E.astype(np.float32), 1).astype(np.float64)
+    result[~np.any(E != 0, axis=1)] = 0.0
+    return result
+
+
+def breakdown(phases, n):
+    total = sum(phases.values())
+    return "; ".join(f"{name} {seconds / n:.3f} s ({100 * seconds / total:.0f} %)" for name, seconds in phases.items())
 
 
 def real_documents(args) -> None:
@@ -139,66 +177,57 @@ def real_documents(args) -> None:
     from regemb_utils.measures.wmd import wmd_distances, wmd_knn
 
     t0 = time.perf_counter()
-    Q, T, E, dictionary_size, summary = real_problem(args.dataset, args.corpus_articles, args.epochs, args.cache,
-                                                     args.paper_embeddings)
+    Q, T, E32, dictionary_size, summary = real_problem(args.dataset, args.corpus_articles, args.epochs, args.cache,
+                                                       args.paper_embeddings)
     Q = Q[: args.queries]
-    missing = int(np.sum(~np.any(E != 0, axis=1)))
+    missing = int(np.sum(~np.any(E32 != 0, axis=1)))
     print(
         f"{args.dataset.upper()}: {Q.shape[0]} test queries × {T.shape[0]:,} train+validation documents; common dictionary "
-        f"{dictionary_size:,} words (Wikipedia, {args.corpus_articles or 'all'} articles), {E.shape[0]:,} of them in "
-        f"{args.dataset.upper()}, {missing:,} without embedding (at the origin); 32-bit {E.shape[1]}-d embeddings "
+        f"{dictionary_size:,} words (Wikipedia, {args.corpus_articles or 'all'} articles), {E32.shape[0]:,} of them in "
+        f"{args.dataset.upper()}, {missing:,} without embedding (at the origin); 32-bit {E32.shape[1]}-d embeddings "
         f"({'the paper profile' if args.paper_embeddings else f'{args.epochs} epochs'}, "
-        f"{summary.vocabulary:,} words, trained in {summary.seconds:.0f} s); mean unique words per document "
-        f"{np.mean(np.diff(T.indptr)):.0f} (reference) / {np.mean(np.diff(Q.indptr)):.0f} (queries); prepared in "
-        f"{time.perf_counter() - t0:.1f} s"
+        f"{summary.vocabulary:,} words, trained in {summary.seconds:.0f} s) and their 1-bit quantization; mean unique "
+        f"words per document {np.mean(np.diff(T.indptr)):.0f} (reference) / {np.mean(np.diff(Q.indptr)):.0f} "
+        f"(queries); prepared in {time.perf_counter() - t0:.1f} s"
     )
     numba.set_num_threads(1)
     baseline = baseline_module(args.baseline_ref)
     for search in (baseline.wmd_knn, wmd_knn):  # compile or load the numba kernels outside the timings
-        search(Q[:1], T[:50], E, k=19)
-    n = Q.shape[0]
-    runs = {}
-    with threadpool_limits(1):
-        for name, call in (
-            (f"today's wmd_knn ({args.baseline_ref}, ICT pruning)", lambda: baseline.wmd_knn(Q, T, E, k=args.k)),
-            ('wmd_knn(bound="ict")', lambda: wmd_knn(Q, T, E, k=args.k, bound="ict")),
-            ('wmd_knn(bound="dual")', lambda: wmd_knn(Q, T, E, k=args.k)),
-        ):
-            cpu, wall = time.process_time(), time.perf_counter()
-            result = call()
-            cpu, wall = (time.process_time() - cpu) / n, (time.perf_counter() - wall) / n
-            runs[name] = result, cpu
-            certified = getattr(result, "n_certified", 0)
-            print(
-                f"{name}: {cpu:.2f} s CPU / query ({wall:.2f} s wall); per query {result.n_solved / n:,.0f} exact "
-                f"EMD solves ({100 * result.share_solved:.2f} % of pairs), {certified / n:,.0f} certified by the dual "
-                f"bound ({100 * certified / result.n_pairs:.2f} %)"
-            )
-        b = args.brute_queries
-        cpu, wall = time.process_time(), time.perf_counter()
-        full = wmd_distances(Q[:b], T, E)
-        cpu, wall = (time.process_time() - cpu) / b, (time.perf_counter() - wall) / b
-        print(f"brute force (POT, every pair) on the first {b} quer{'y' if b == 1 else 'ies'} against all "
-              f"{T.shape[0]:,}: {cpu:.2f} s CPU / query ({wall:.2f} s wall), 100 % of pairs solved")
-
-    reference = top_k(-full, args.k)
-    names = list(runs)
-    for name in names:
-        result = runs[name][0]
-        assert np.array_equal(result.indices[:b], reference), f"{name}: neighbours differ from brute force"
+        search(Q[:1], T[:2000], E32, k=19)
+    n, b = Q.shape[0], args.brute_queries
+    for kind in args.embeddings:
+        E = E32 if kind == "32-bit" else quantized(E32)
+        with threadpool_limits(1):
+            cpu = time.process_time()
+            before = baseline.wmd_knn(Q, T, E, k=args.k)  # timed without the profiler ...
+            before_cpu = time.process_time() - cpu
+            _, _, before_phases = profiled(lambda: baseline.wmd_knn(Q, T, E, k=args.k))  # ... its phases with it
+            cpu = time.process_time()
+            after = wmd_knn(Q, T, E, k=args.k)
+            after_cpu = time.process_time() - cpu
+            cpu = time.process_time()
+            full = wmd_distances(Q[:b], T, E)
+            brute_cpu = (time.process_time() - cpu) / b
+        print(f"\n{kind} embeddings, one core, CPU seconds per query:")
+        for name, result, seconds in (("before (" + args.baseline_ref + ', bound="dual")', before, before_cpu),
+                                      ("after (this wmd_knn)", after, after_cpu)):
+            print(f"  {name}: {seconds / n:.3f} s; per query {result.n_solved / n:,.1f} exact EMD solves "
+                  f"({100 * result.share_solved:.2f} % of pairs), {result.n_certified / n:,.1f} candidates ruled out "
+                  f"by the entropic dual bound")
+        print(f"  brute force (POT, every pair) on the first {b} quer{'y' if b == 1 else 'ies'}: {brute_cpu:.3f} s")
+        print(f"  before, by phase (a second run under cProfile): {breakdown(before_phases, n)}")
+        print(f"  after, by phase: {breakdown(after.phases, n)}")
+        reference = top_k(-full, args.k)
         exact = np.take_along_axis(full, reference, axis=1)
-        if name == names[0]:
-            assert np.allclose(result.distances[:b], exact, rtol=1e-12, atol=0), f"{name}: distances differ"
-        else:
-            assert np.array_equal(result.distances[:b], exact), f"{name}: distances differ from brute force"
-    new, ict, today = runs[names[2]][0], runs[names[1]][0], runs[names[0]][0]
-    assert np.array_equal(new.indices, ict.indices) and np.array_equal(new.distances, ict.distances)
-    assert np.array_equal(new.indices, today.indices)
-    print(f"neighbours (k = {args.k}) identical to brute force on {b} quer{'y' if b == 1 else 'ies'} (distances too), "
-          f"and identical between the three searches on all {n}: OK")
-    print(f"RATIO CPU per query, today's wmd_knn / bound=\"dual\": {runs[names[0]][1] / runs[names[2]][1]:.1f}x")
-    print(f"RATIO CPU per query, bound=\"ict\" / bound=\"dual\": {runs[names[1]][1] / runs[names[2]][1]:.1f}x")
-    print(f"RATIO CPU per query, brute force / bound=\"dual\": {cpu / runs[names[2]][1]:.1f}x")
+        for name, result in (("before", before), ("after", after)):
+            assert np.array_equal(result.indices[:b], reference), f"{kind} {name}: neighbours differ from brute force"
+            assert np.array_equal(result.distances[:b], exact), f"{kind} {name}: distances differ from brute force"
+        assert np.array_equal(after.indices, before.indices) and np.array_equal(after.distances, before.distances)
+        print(f"  neighbours and distances (k = {args.k}) identical to brute force on {b} quer"
+              f"{'y' if b == 1 else 'ies'} and between before and after on all {n}: OK")
+        print(f"  RATIO {kind} CPU per query, before / after: {before_cpu / after_cpu:.1f}x")
+        print(f"  RATIO {kind} CPU per query, brute force / after: {brute_cpu * n / after_cpu:.1f}x")
+        print(f"  RATIO {kind} CPU per query, brute force / before: {brute_cpu * n / before_cpu:.1f}x")
 
 
 def main():
@@ -214,13 +243,15 @@ def main():
     parser.add_argument("--corpus-articles", type=int, default=None, help="20news: Wikipedia articles (all)")
     parser.add_argument("--epochs", type=int, default=3, help="20news: training epochs")
     parser.add_argument("--cache", default="/tmp/regemb-bench-wmd", help="20news: artifact cache directory")
-    parser.add_argument("--baseline-ref", default="ec46ce0", help="20news: git ref of today's wmd.py")
+    parser.add_argument("--baseline-ref", default="d5acaef",
+                        help="real documents: git ref of the wmd.py before this search (the 'before')")
+    parser.add_argument("--embeddings", nargs="+", choices=("32-bit", "1-bit"), default=["32-bit", "1-bit"],
+                        help="real documents: the 32-bit embeddings and/or their 1-bit quantization")
     parser.add_argument("--k", type=int, default=19)
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--synthetic", action="store_true")
-    parser.add_argument("--rwmd", action="store_true", help="also prune with max(WCD, RWMD) only (the old bound)")
     args = parser.parse_args()
     if args.dataset == "20news" or args.real or args.paper_embeddings:
         args.queries = args.queries or 3
@@ -264,26 +295,10 @@ def main():
     pruned = wmd_knn(Q, T, E, k=args.k, n_jobs=args.jobs, progress=False)
     pruned_seconds = time.perf_counter() - t0
     print(
-        f"prefetch-and-prune with max(WCD, ICT) and the dual bound: {pruned.n_solved:,} EMD solves of "
+        f"prefetch-and-prune: {pruned.n_solved:,} EMD solves of "
         f"{pruned.n_pairs:,} pairs ({100 * pruned.share_solved:.2f} %), {pruned.n_certified:,} certified by the "
         f"dual bound ({100 * pruned.share_certified:.2f} %), {pruned_seconds:.1f} s wall with {args.jobs} jobs"
     )
-    t0 = time.perf_counter()
-    ict = wmd_knn(Q, T, E, k=args.k, n_jobs=args.jobs, bound="ict")
-    print(
-        f"prefetch-and-prune with max(WCD, ICT) only: {ict.n_solved:,} EMD solves ({100 * ict.share_solved:.2f} %), "
-        f"{time.perf_counter() - t0:.1f} s wall with {args.jobs} jobs"
-    )
-
-    loose = None
-    if args.rwmd:
-        t0 = time.perf_counter()
-        loose = wmd_knn(Q, T, E, k=args.k, n_jobs=args.jobs, bound="rwmd")
-        print(
-            f"prefetch-and-prune with max(WCD, RWMD) only: {loose.n_solved:,} EMD solves "
-            f"({100 * loose.share_solved:.2f} %), {time.perf_counter() - t0:.1f} s wall with {args.jobs} jobs"
-        )
-
     t0 = time.perf_counter()
     full = wmd_distances(Q, T, E, n_jobs=args.jobs)
     brute_seconds = time.perf_counter() - t0
@@ -293,10 +308,6 @@ def main():
     reference = top_k(-full, args.k)
     assert np.array_equal(reference, pruned.indices), "neighbours differ from brute force"
     assert np.array_equal(np.take_along_axis(full, reference, axis=1), pruned.distances), "distances differ"
-    assert np.array_equal(reference, ict.indices) and np.array_equal(ict.distances, pruned.distances)
-    if loose is not None:
-        assert np.array_equal(reference, loose.indices) and np.array_equal(loose.distances, pruned.distances)
-        print(f"RATIO EMD solves brute / pruned with max(WCD, RWMD) only: {brute_solves / loose.n_solved:.1f}x")
     print(f"neighbours and distances identical to brute force (k = {args.k}): OK")
     best_possible = T.shape[0] / args.k
     print(

@@ -101,14 +101,14 @@ def test_map_and_scorecard_parameters():
         chapter_parameters("06_scorecard", "smoke", datasets=["twitter"])
 
 
-def test_wmd_queries_default_to_the_power_computation_and_validation_has_its_own_size():
+def test_wmd_queries_default_to_every_query_and_the_power_computation_stays_a_choice():
     paper = chapter_parameters("04_scm_vs_wmd", "paper")
-    assert paper.wmd_queries == tuple((d, "power") for d in DATASETS)
-    assert all(isinstance(v, int) for _, v in paper.wmd_validation_queries)
+    assert paper.wmd_queries == tuple((d, None) for d in DATASETS)  # every test query, as the paper
+    assert paper.wmd_validation_queries == tuple((d, None) for d in DATASETS)  # k chosen on every validation query
     given = chapter_parameters("04_scm_vs_wmd", "paper", wmd_queries={"20news": "power", "twitter": 50},
-                               wmd_validation_queries="all")
+                               wmd_validation_queries=100)
     assert given.wmd_queries == (("20news", "power"), ("twitter", 50))
-    assert given.wmd_validation_queries == tuple((d, None) for d in DATASETS)
+    assert given.wmd_validation_queries == tuple((d, 100) for d in DATASETS)
     with pytest.raises(ParameterError, match="wmd_validation_queries=.* is not allowed"):
         chapter_parameters("04_scm_vs_wmd", "paper", wmd_validation_queries="power")
 

@@ -9,8 +9,10 @@ from regemb_utils.classification.knn import top_k
 from regemb_utils.measures.representations import nbow_matrix
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.measures.wmd import (
-    dual_bounds, ict_bounds, relaxed_wmd, wmd, wmd_distances, wmd_knn, word_centroid_distances,
+    PHASES, dual_bounds, wmd, wmd_distances, wmd_knn,
 )
+from regemb_utils.embeddings.word2bits import quantize_array
+from regemb_utils.measures import wmd as wmd_module
 
 
 @pytest.fixture(scope="module")
@@ -45,16 +47,42 @@ def test_hand_computed_wmd_with_word_at_origin():
         wmd(x, y, E, solver="sinkhorn")
 
 
-def test_bounds_are_lower_bounds(problem):
+def _potential_bounds(Q, T, E, potentials):
+    """The search's bound of every pair from query potentials ``potentials(q_w, exact costs)`` (lists of vectors over
+    the query's locations), with the search's lower costs; +inf for an empty query."""
+    Qp, Tp, points = wmd_module._prepare(Q, T, E)
+    collection = wmd_module._Collection(Tp, points)
+    result = np.full((Q.shape[0], T.shape[0]), np.inf)
+    for i in range(Q.shape[0]):
+        q_ids, q_w = wmd_module._row(Qp, i)
+        if len(q_ids):
+            costs = wmd_module._QueryCosts(collection, q_ids)
+            exact = collection.query_distances(q_ids)
+            assert np.all(costs.lower <= exact)  # the BLAS costs are lower bounds of cdist's
+            F = np.array(potentials(q_w, exact))
+            result[i] = wmd_module._potential_bounds(collection, q_w, costs.lower, F)[0]
+    return result
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_potential_bounds_are_lower_bounds_of_pot(problem, seed):
+    rng = np.random.default_rng(seed)
+    for Q, T, E in (problem, _hard_cases(seed)):
+        reference = wmd_distances(Q, T, E)
+        finite = np.isfinite(reference)
+        assert np.array_equal(np.isfinite(_pot_reference(Q[:3], T, E)), finite[:3])
+
+        def potentials(q_w, exact):  # zero (the one-sided RWMD), random, and optimal ones of single documents
+            return [np.zeros(len(q_w)), rng.normal(scale=exact.mean(), size=len(q_w)), exact.min(axis=0),
+                    exact[:7].max(axis=0)]
+
+        bounds = _potential_bounds(Q, T, E, potentials)
+        assert np.array_equal(np.isfinite(bounds), finite)
+        assert np.all(bounds[finite] <= reference[finite])  # no margin: the rounding term is already subtracted
+        assert np.all(bounds[finite] >= 0) and np.mean(bounds[finite] > 0) > 0.5
     Q, T, E = problem
-    full = wmd_distances(Q, T, E)
-    wcd = word_centroid_distances(Q, T, E)
-    rwmd = relaxed_wmd(Q, T, E)
-    finite = np.isfinite(full)
-    assert np.all(np.isinf(full[5])) and np.all(np.isinf(full[:, 30]))  # empty query / empty training doc
-    assert np.all(wcd[finite] <= full[finite] * (1 + 1e-12) + 1e-12)
-    assert np.all(rwmd[finite] <= full[finite] * (1 + 1e-12) + 1e-12)
-    assert np.all(rwmd[finite] >= 0) and np.array_equal(np.isfinite(rwmd), finite)
+    assert np.all(np.isinf(wmd_distances(Q, T, E)[5]))  # the empty query
+    assert np.all(np.isinf(wmd_distances(Q, T, E)[:, 30]))  # the empty training document
 
 
 def test_pruned_knn_identical_to_brute_force(problem):
@@ -73,42 +101,19 @@ def test_pruned_knn_identical_to_brute_force(problem):
         wmd_knn(Q, T, E, k=T.shape[0] + 1)
 
 
-def test_ict_between_rwmd_and_wmd(problem):
-    Q, T, E = problem
-    full = wmd_distances(Q[:12], T, E)
-    rwmd = relaxed_wmd(Q[:12], T, E)
-    ict = ict_bounds(Q[:12], T, E)
-    finite = np.isfinite(full)
-    assert np.array_equal(np.isfinite(ict), finite)
-    assert np.all(ict[finite] <= full[finite] * (1 + 1e-12) + 1e-12)
-    assert np.all(ict[finite] >= rwmd[finite] * (1 - 1e-12) - 1e-12)
-    assert np.mean(ict[finite] > rwmd[finite] + 1e-9) > 0.5  # strictly tighter on most pairs
-
-
-def test_hand_computed_ict():
-    # x: 0.9 on word 0 at 0, 0.1 on word 3 at 2.9; y: 0.5 on word 1 at 1, 0.5 on word 2 at 3 (all on a line).
-    # RWMD: x→y 0.9·1 + 0.1·0.1 = 0.91, y→x 0.5·1 + 0.5·0.1 = 0.55. ICT: word 1 takes at most its 0.5 from word 0,
-    # the other 0.4 goes on to word 2: 0.5·1 + 0.4·3 + 0.1·0.1 = 1.71, which is the WMD here
-    E = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [2.9, 0.0]])
-    x = sparse.csr_matrix([[0.9, 0.0, 0.0, 0.1]])
-    y = sparse.csr_matrix([[0.0, 0.5, 0.5, 0.0]])
-    assert relaxed_wmd(x, y, E)[0, 0] == pytest.approx(0.91)
-    assert ict_bounds(x, y, E)[0, 0] == pytest.approx(1.71)
-    assert wmd(x, y, E) == pytest.approx(1.71)
-
-
-def test_pruned_knn_with_both_bounds_identical_to_brute_force(problem):
+def test_search_settings_identical_to_brute_force_and_bad_settings_rejected(problem):
     Q, T, E = problem
     full = wmd_distances(Q, T, E)
     reference = top_k(-full, 7)
-    tight = wmd_knn(Q, T, E, k=7)
-    loose = wmd_knn(Q, T, E, k=7, bound="rwmd")
-    for result in (tight, loose):
-        assert np.array_equal(result.indices, reference)
-        assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1))
-    assert tight.n_solved <= loose.n_solved
-    with pytest.raises(ValueError, match="unknown bound"):
-        wmd_knn(Q, T, E, k=7, bound="exact")
+    for settings in ({}, {"seeds": 1}, {"seeds": 200, "block": 3}, {"epsilon": 1.0, "max_iterations": 1}):
+        result = wmd_knn(Q, T, E, k=7, **settings)
+        assert np.array_equal(result.indices, reference), settings
+        assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1)), settings
+        assert set(result.phases) == set(PHASES) and all(v >= 0 for v in result.phases.values())
+    with pytest.raises(ValueError, match="seeds"):
+        wmd_knn(Q, T, E, k=7, seeds=0)
+    with pytest.raises(ValueError, match="epsilon"):
+        wmd_knn(Q, T, E, k=7, epsilon=-1.0)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -168,7 +173,7 @@ def test_dual_bound_is_a_lower_bound_of_pot(epsilon_scale):
         assert np.array_equal(np.isfinite(bounds), finite)
         assert np.all(bounds[finite] <= reference[finite])  # no margin: the error term is already subtracted
     tight = dual_bounds(Q, T, E, epsilon=0.01 * np.median(reference[finite]), iterations=200)
-    assert np.mean(tight[finite]) > np.mean(ict_bounds(Q, T, E)[finite])  # tighter than ICT on average
+    assert np.mean(tight[finite]) > 0.9 * np.mean(reference[finite])  # tight on average
     with pytest.raises(ValueError, match="epsilon"):
         dual_bounds(Q, T, E, epsilon=0.0)
 
@@ -178,10 +183,10 @@ def test_search_with_dual_bound_on_hard_cases():
     full = wmd_distances(Q, T, E)
     for k in (1, 7, 19):
         reference = top_k(-full, k)
-        for bound in ("dual", "ict", "rwmd"):
-            result = wmd_knn(Q, T, E, k=k, bound=bound)
-            assert np.array_equal(result.indices, reference), (k, bound)
-            assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1)), (k, bound)
+        for seeds in (1, None, 30):
+            result = wmd_knn(Q, T, E, k=k, seeds=seeds)
+            assert np.array_equal(result.indices, reference), (k, seeds)
+            assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1)), (k, seeds)
 
 
 def _real_problem(name, n_queries, n_train, seed=0):
@@ -199,6 +204,10 @@ def _real_problem(name, n_queries, n_train, seed=0):
     train, queries = documents[:n_train], documents[n_train:]
     train += [train[3], train[10]]
     queries[:2] = [train[3], train[7]]
+    seen = {word for document in train for word in document}
+    unseen = [word for document in queries for word in document if word not in seen]
+    queries[2] = unseen[:8]  # a query that shares no word with any training document
+    assert len(queries[2]) == 8
     dictionary = Dictionary(train + queries)
     rng = np.random.default_rng(seed)
     E = rng.normal(size=(len(dictionary), 20))
@@ -206,27 +215,36 @@ def _real_problem(name, n_queries, n_train, seed=0):
     return nbow_matrix(queries, dictionary), nbow_matrix(train, dictionary), E
 
 
-@pytest.mark.parametrize("name, n_queries, n_train", [("bbcsport", 10, 150), ("twitter", 80, 400)])
-def test_dual_search_identical_to_brute_force_on_real_documents(name, n_queries, n_train):
+def _one_bit(E):
+    """Word2Bits' 1-bit quantization (±1/3) of the rows with an embedding; the others stay at the origin."""
+    result = quantize_array(E.astype(np.float32), 1).astype(np.float64)
+    result[~np.any(E != 0, axis=1)] = 0.0
+    return result
+
+
+@pytest.mark.parametrize("bits", [32, 1])
+@pytest.mark.parametrize("name, n_queries, n_train", [("bbcsport", 6, 150), ("twitter", 60, 400)])
+def test_search_identical_to_brute_force_on_real_documents(name, n_queries, n_train, bits):
     Q, T, E = _real_problem(name, n_queries, n_train)
+    if bits == 1:
+        E = _one_bit(E)
     full = wmd_distances(Q, T, E)
     reference = top_k(-full, 19)
     result = wmd_knn(Q, T, E, k=19)
     assert np.array_equal(result.indices, reference)
     assert np.array_equal(result.distances, np.take_along_axis(full, reference, axis=1))
-    assert result.distances[0, 0] == 0 and result.distances[1, 0] == 0
-    ict = wmd_knn(Q, T, E, k=19, bound="ict")
-    assert np.array_equal(ict.indices, reference) and np.array_equal(ict.distances, result.distances)
-    assert result.n_certified > 0 and result.n_solved < ict.n_solved and ict.n_certified == 0
+    assert result.distances[0, 0] == 0 and result.distances[1, 0] == 0  # copies of training documents
+    assert np.all(np.isfinite(result.distances[2]))  # a disjoint vocabulary: finite, found like any other
+    assert result.n_solved < 0.5 * np.sum(np.isfinite(full))  # pruning at work
     assert result.solved.shape == result.certified.shape == (Q.shape[0],)
     assert np.all(result.solved + result.certified <= T.shape[0])
-    # the bound itself against POT on the full problems, at the search's regularisation
-    epsilon = 0.1 * np.median(result.distances[:, -1])
-    bounds = dual_bounds(Q[:4], T, E, epsilon=epsilon, iterations=10)
-    pot = _pot_reference(Q[:4], T, E)
+    # brute force itself against POT on the full problems (no merged locations, no cancelled mass)
+    pot = _pot_reference(Q[2:4], T, E)
     finite = np.isfinite(pot)
+    assert np.allclose(full[2:4][finite], pot[finite], rtol=1e-9, atol=1e-12)
+    # the entropic bound against POT, at the search's regularisation
+    bounds = dual_bounds(Q[2:4], T, E, epsilon=0.05 * np.median(result.distances[:, -1]), iterations=10)
     assert np.array_equal(np.isfinite(bounds), finite) and np.all(bounds[finite] <= pot[finite])
-    assert np.allclose(full[:4][finite], pot[finite], rtol=1e-9, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------------------------------------------

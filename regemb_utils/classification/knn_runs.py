@@ -49,6 +49,7 @@ from .knn import knn_votes, top_k
 from .methods import METHODS, Settings, represent_pair
 from .selection import evaluate_grid, select_grid
 from .wmd_samples import WMD_BATCH, query_limit
+from .wmd_store import WmdStore, query_fingerprints, search_version
 
 __all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context"]
 
@@ -79,22 +80,27 @@ def _wmd_batch(Q, R, embeddings, k, solver):
     start = time.perf_counter()
     with _one_core():
         result = wmd_knn(Q, R, embeddings, k, solver=solver, n_jobs=1)
-    return result.indices, result.n_solved, time.perf_counter() - start
+    return result.indices, result.solved, time.perf_counter() - start, result.distances
 
 
 def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int | None = 1, progress: bool = False,
                    batch_size: int | None = None, description: str = "WMD", cache: ArtifactCache | None = None,
-                   key: Mapping[str, Any] | None = None):
+                   key: Mapping[str, Any] | None = None, store=None):
     """Exact WMD k nearest neighbours, queries in batches through joblib; (indices, Σ seconds, EMD solves).
 
     With a ``cache``, the rows of ``Q`` are positions 0, 1, ... of a fixed query order and every batch is an artifact
     "wmd-batch" (see :func:`_wmd_batches`): a killed run resumes with the batches it finished, and a larger prefix of
     the same order reuses the batches of a smaller one. ``key`` adds labels to the batches' keys (data set, method,
-    split)."""
+    split). With a ``store`` (:class:`regemb_utils.classification.wmd_store.WmdStore`, needs the cache and those labels), stored
+    results whose key matches are used (a sample of them recomputed and compared), the rest computed, and the file
+    rewritten when the run has more queries than it held."""
     Q = sparse.csr_matrix(Q)
     if cache is not None:
         return _wmd_batches(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs, progress=progress,
-                            batch_size=batch_size or WMD_BATCH, description=description, cache=cache, key=key or {})
+                            batch_size=batch_size or WMD_BATCH, description=description, cache=cache, key=key or {},
+                            store=store)
+    if store is not None:
+        raise ValueError("stored WMD results need the artifact cache (cache=...) for the queries they lack")
     n = Q.shape[0]
     if batch_size is None:
         workers = joblib.effective_n_jobs(n_jobs)
@@ -107,16 +113,35 @@ def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int
     if not outcomes:
         return np.empty((0, k), dtype=np.int64), 0.0, 0
     return (np.concatenate([o[0] for o in outcomes]), float(sum(o[2] for o in outcomes)),
-            int(sum(o[1] for o in outcomes)))
+            int(sum(o[1].sum() for o in outcomes)))
+
+
+def _base_key(key, R, embeddings, k, solver) -> dict:
+    """The key of a run's WMD batches and stored results (without the query positions)."""
+    return dict(key, reference=fingerprint(sparse.csr_matrix(R)), embeddings=fingerprint(embeddings), k=int(k),
+                solver=solver, search=search_version())
+
+
+def _checked_stored(store, base, Q, R, embeddings, k, solver):
+    """(fingerprints of the rows of Q, the stored results usable for them), a seeded sample of which is recomputed and
+    compared first (:meth:`regemb_utils.classification.wmd_store.WmdStore.verify` stops the run if one differs)."""
+    fingerprints = query_fingerprints(Q)
+    stored = store.load(base, fingerprints)
+    if len(stored):
+        checked = store.sample(stored)
+        indices, _, _, distances = _wmd_batch(Q[checked], R, embeddings, k, solver)
+        store.verify(stored, checked, indices, distances)
+    return fingerprints, stored
 
 
 def _positioned_batch(start, stop, Q, R, embeddings, k, solver):
-    indices, solved, seconds = _wmd_batch(Q, R, embeddings, k, solver)
-    return start, stop, {"indices": np.asarray(indices, dtype=np.int64), "solved": int(solved),
-                         "seconds": float(seconds)}
+    indices, solved, seconds, distances = _wmd_batch(Q, R, embeddings, k, solver)
+    return start, stop, {"indices": np.asarray(indices, dtype=np.int64), "solved": int(np.sum(solved)),
+                         "seconds": float(seconds), "distances": np.asarray(distances, dtype=np.float64),
+                         "solved per query": np.asarray(solved, dtype=np.int64)}
 
 
-def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, description, cache, key):
+def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, description, cache, key, store):
     """The cached path of :func:`wmd_neighbours`.
 
     A batch covers positions [start, stop) of the query order; batches end at multiples of ``batch_size`` (or at the
@@ -126,8 +151,7 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
     batches are stored by this process as they arrive (in any order), so an interrupted run keeps every finished
     batch. Loaded batches bring the one-core seconds measured when they were computed."""
     n = Q.shape[0]
-    base = dict(key, reference=fingerprint(sparse.csr_matrix(R)), embeddings=fingerprint(embeddings), k=int(k),
-                solver=solver)
+    base = _base_key(key, R, embeddings, k, solver)
 
     def params(start, stop):
         return dict(base, start=int(start), stop=int(stop), queries=fingerprint(Q[start:stop]))
@@ -135,6 +159,13 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
     found: dict[int, tuple[int, dict]] = {}
     todo: list[tuple[int, int]] = []
     position = 0
+    if store is not None:
+        fingerprints, stored = _checked_stored(store, base, Q, R, embeddings, k, solver)
+        if len(stored):
+            found[0] = (len(stored), {"indices": stored.indices, "distances": stored.distances,
+                                      "seconds": float(stored.seconds.sum()), "solved": int(stored.solved.sum()),
+                                      "solved per query": stored.solved, "seconds per query": stored.seconds})
+            position = len(stored)
     while position < n:
         end = min((position // batch_size + 1) * batch_size, n)
         for stop in range(end, position, -1):
@@ -157,8 +188,13 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
     batches = [found[start][1] for start in sorted(found)]
     if not batches:
         return np.empty((0, k), dtype=np.int64), 0.0, 0
-    return (np.concatenate([b["indices"] for b in batches]), float(sum(b["seconds"] for b in batches)),
-            int(sum(b["solved"] for b in batches)))
+    indices = np.concatenate([b["indices"] for b in batches])
+    if store is not None and n > stored.total:
+        seconds = [b.get("seconds per query", np.full(len(b["indices"]), b["seconds"] / len(b["indices"])))
+                   for b in batches]  # per query: as stored, or the batch's time spread evenly
+        store.save(base, fingerprints, indices, np.concatenate([b["distances"] for b in batches]),
+                   np.concatenate(seconds), np.concatenate([b["solved per query"] for b in batches]))
+    return indices, float(sum(b["seconds"] for b in batches)), int(sum(b["solved"] for b in batches))
 
 
 def _absent():  # pragma: no cover
@@ -184,7 +220,7 @@ def _warm_up() -> None:
 
 def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_similarity=None, solver: str = "pot",
             n_jobs: int | None = 1, progress: bool = False, description: str = "", cache: ArtifactCache | None = None,
-            batch_key: Mapping[str, Any] | None = None) -> tuple[np.ndarray, Run]:
+            batch_key: Mapping[str, Any] | None = None, store=None) -> tuple[np.ndarray, Run]:
     """Indices [n_queries, k] of the k most similar reference documents (ties: lower index) and the timed run.
 
     Parameters
@@ -199,8 +235,9 @@ def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_simi
         The queries' split (recorded in the run).
     embeddings, term_similarity
         What the method's measure needs (:func:`regemb_utils.measures.similarity.similarity_matrix`).
-    solver, n_jobs, progress, description, cache, batch_key
-        The WMD's solver, workers, progress bar and batch cache.
+    solver, n_jobs, progress, description, cache, batch_key, store
+        The WMD's solver, workers, progress bar, batch cache and stored results
+        (:class:`regemb_utils.classification.wmd_store.WmdStore`).
 
     Returns
     -------
@@ -223,7 +260,7 @@ def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_simi
     if measure == "wmd":
         indices, seconds, solved = wmd_neighbours(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs,
                                                   progress=progress, description=description or f"{method} {split}",
-                                                  cache=cache, key=batch_key)
+                                                  cache=cache, key=batch_key, store=store)
         return indices, Run(split, pairs, seconds, solved=solved, queries=Q.shape[0])
     with _one_core():
         start = time.perf_counter()
@@ -248,22 +285,42 @@ class _Task:
     progress: bool = False
     query_limits: dict[str, Any] = field(default_factory=dict)  # data set -> {split: at most this many queries}
     cache: ArtifactCache | None = None  # where the WMD batches are kept (None: not kept)
+    store: Any = None  # regemb_utils.classification.wmd_store.WmdStore: stored WMD results (None: not used)
 
     def _limit(self, name: str, split: str) -> int | None:
         limit = self.query_limits.get(name)
         return limit.get(split) if isinstance(limit, Mapping) else limit
 
+    def _wmd_queries(self, name: str, queries: str, reference: str):
+        """WMD: (Q, R, the rows of the query split in the order they are answered) – a prefix of the fixed,
+        class-stratified order."""
+        documents = self.documents[name]
+        Q, R = represent_pair(self.method, documents, queries, reference, 0.0)
+        limit = self._limit(name, queries)
+        order = stratified_order(documents.split(queries)[1])
+        chosen = order if limit is None else order[:limit]
+        return Q[chosen], R, chosen
+
+    def _batch_key(self, name: str, queries: str, reference: str) -> dict:
+        return {"dataset": name, "method": self.method, "split": queries, "reference_split": reference}
+
+    def check_stored(self, name: str, queries: str, reference: str) -> None:
+        """Recompute a seeded sample of the stored WMD results of one split and stop if one differs (a run whose
+        results come from the artifact cache checks its stored results too)."""
+        Q, R, _ = self._wmd_queries(name, queries, reference)
+        base = _base_key(self._batch_key(name, queries, reference), R, self.embeddings[name], max(self.ks),
+                         self.solver)
+        _checked_stored(self.store, base, Q, R, self.embeddings[name], max(self.ks), self.solver)
+
     def run(self, name: str, point: Mapping[str, Any], queries: str, reference: str, S=None):
         """kNN votes for every k, the timed run, and the rows of the query split that were answered (sorted)."""
         documents = self.documents[name]
-        Q, R = represent_pair(self.method, documents, queries, reference, point.get("slope", 0.0))
-        limit = self._limit(name, queries)
         wmd = METHODS[self.method].measure == "wmd"
         if wmd:  # a prefix of the fixed, class-stratified order; answered in that order, then sorted back
-            order = stratified_order(documents.split(queries)[1])
-            chosen = order if limit is None else order[:limit]
-            Q = Q[chosen]
+            Q, R, chosen = self._wmd_queries(name, queries, reference)
         else:
+            Q, R = represent_pair(self.method, documents, queries, reference, point.get("slope", 0.0))
+            limit = self._limit(name, queries)
             rows = query_rows(Q.shape[0], limit)
             if len(rows) < Q.shape[0]:
                 Q = Q[rows]
@@ -273,8 +330,7 @@ class _Task:
                                embeddings=None if self.embeddings is None else self.embeddings[name],
                                solver=self.solver, n_jobs=self.n_jobs, progress=self.progress,
                                description=f"{self.method} {name} {queries}", cache=self.cache if wmd else None,
-                               batch_key={"dataset": name, "method": self.method, "split": queries,
-                                          "reference_split": reference})
+                               batch_key=self._batch_key(name, queries, reference), store=self.store if wmd else None)
         if wmd:
             sort = np.argsort(chosen, kind="stable")
             rows, indices = chosen[sort], indices[sort]
@@ -350,14 +406,22 @@ def _limits(method: str, documents: dict[str, Documents], settings: Settings) ->
                    for split in ("validation", "test")} for name, d in documents.items()}
 
 
+def _store(method: str, settings: Settings):
+    """The stored WMD results that ``settings`` use for ``method`` (None: none)."""
+    if METHODS[method].measure != "wmd" or settings.wmd_store is None:
+        return None
+    return WmdStore(settings.wmd_store)
+
+
 def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices, limits,
              cache=None):
     points = settings.points(method)
     cache = cache if METHODS[method].measure == "wmd" else None
+    store = _store(method, settings)
 
     def task(n_jobs, progress):
         return _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, n_jobs, progress,
-                     limits, cache)
+                     limits, cache, store)
 
     if len(points) == 1:  # no grid: one run per data set (WMD parallel over query batches)
         outcomes = [_validation_point(task(settings.n_jobs, settings.progress), points[0])]
@@ -445,6 +509,14 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
             keys[name].update(query_limit=limits[name]["test"], validation_query_limit=limits[name]["validation"],
                               query_order="stratified")
     missing = {name: documents[name] for name in documents if not cache.has("knn", keys[name])}
+    store = _store(method, settings)
+    if store is not None:  # results from the cache: their stored results are checked all the same
+        present = {name: d for name, d in documents.items() if name not in missing}
+        task = _Task(method, present, embeddings, None, settings.ks, settings.wmd_solver,
+                     query_limits={name: limits[name] for name in present}, store=store)
+        for name in present:
+            task.check_stored(name, "validation", "train")
+            task.check_stored(name, "test", settings.reference)
     computed = _compute(method, missing, settings, embeddings, matrices, limits, cache) if missing else {}
 
     def never():

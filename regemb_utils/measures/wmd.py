@@ -20,66 +20,69 @@ Definition used everywhere here:
   the searches and brute force agree bit for bit.
 
 Nearest neighbours (:func:`wmd_knn`) are exact without solving every pair ("prefetch and prune", Kusner et al.
-2015). For each query, the distances Dᵀ from every collection location to the query's locations are computed once
-(each document's cost matrix is gathered from its rows), then the lower bound max(WCD, ICT) of every candidate (WCD
-with matrix operations; ICT – Atasu & Mittelholzer 2019, :func:`ict_bounds` – in numba; ICT ≥ RWMD on both sides).
-The candidates are visited in ascending bound order (ties by training index) and the search stops as soon as the
-k-th best exact distance is *strictly* smaller than the next candidate's bound less a safety margin against rounding
-(relative 1e-9, absolute 1e-12). With ``bound="dual"`` (the default), a visited candidate is not solved at once:
-blocks of up to 64 candidates (those the bound does not rule out) first get an **entropic dual bound**
-(:func:`dual_bounds`): on the reduced problem, Sinkhorn iterations at ε = 0.1 × the current k-th distance, with a
-kernel stabilised by the feasible pair (row minima, their c-transform); after each iteration the potentials
-(f = f0 + ε log u) are made feasible by two exact float64 c-transforms (gⱼ = minᵢ cᵢⱼ − fᵢ, fᵢ = minⱼ cᵢⱼ − gⱼ), and
-Σ aᵢfᵢ + Σ bⱼgⱼ, less a generous bound on its rounding error, is ≤ the EMD by weak duality, whatever the iterations
-did. A candidate whose bound (less the same margins) exceeds the k-th distance is strictly farther than the k-th
-neighbour and skipped ("certified"); the others (at most 10 iterations) are solved exactly. ``bound="ict"`` solves
-every visited candidate (today's behaviour before the dual bound); ``"rwmd"`` orders by max(WCD, RWMD).
-Every skipped candidate has a distance larger than the k-th neighbour's, so neighbours and distances equal brute force,
-including the tie rule (distance ascending, then training index ascending – the rule of
-:func:`regemb_utils.classification.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come from one top-19 search.
+2015), by lower bounds of increasing cost, each valid, so that a candidate is skipped only when its distance is
+certainly larger than the k-th neighbour's. Per query:
 
-How much pruning can save depends on how concentrated the distances are. On BBCSPORT (paper setting: nBOW, raw
-vectors, words without an embedding at the origin) the 19th neighbour lies at ≈ 0.79 × a query's median distance,
-RWMD is only ≈ 0.63 × WMD and ICT ≈ 0.81 × WMD; even a bound of 0.95 × WMD everywhere would leave ≈ 38 solves per
-query (≈ 11× fewer than brute force). On 20NEWS the bounds are weaker still: ICT pruning solved ≈ 54 % of the
-pairs (≈ 6,100 of 11,293 per test query). The entropic bound is much tighter (≈ 0.94–0.97 × WMD after 10 iterations
-at ε = 0.1 × the k-th distance) and cheap (one Gibbs kernel and a few matrix–vector products per pair, against a
-network simplex of ≈ 100 × 140 nodes), so it certifies almost every candidate the ICT leaves: ≈ 40 exact solves
-per 20NEWS query remain (the 19 neighbours and those within a few per cent of the k-th distance). The time then
-goes to the ICT of every candidate, the dual bounds and Dᵀ. Measured with ``benchmarks/bench_wmd.py --dataset 20news``
-(3 test queries against 11,293 documents, 200-d embeddings trained 3 epochs on the vendored Wikipedia corpus, one
-core, CPU seconds on a shared, busy machine): the module before the dual bound (ICT pruning, unreduced problems)
-13.5 s per query with 6,138 solves; ``bound="ict"`` 6.0 s (6,009 solves); ``bound="dual"`` 1.35 s (37 solves, 5,972
-certified), 10× faster than before; brute force 9.9 s; the same neighbours and distances throughout.
+1. **Costs.** A lower bound of every collection location's distance to every query location, from one matrix product
+   (d² = ‖x‖² + ‖y‖² − 2x·y less a bound on its rounding, :class:`_QueryCosts`); the exact distances (``cdist``, as
+   brute force) only for the rows that exact solves need. Every bound below uses the lower costs (a transport problem
+   with smaller costs has a smaller EMD).
+2. **Query potentials bound every candidate at once** (:func:`_potential_bounds`). Any potential f over the query's
+   locations gives, with its c-transform gⱼ = minᵢ cᵢⱼ − fᵢ at *every* collection location, a dual-feasible pair for
+   every document, so Σ aᵢfᵢ + Σ bⱼgⱼ ≤ WMD (weak duality) for all documents by one pass over the costs and one sparse
+   product. f = 0 is the one-sided RWMD (every document word to its nearest query word): the candidates are ordered by
+   it, and the first 2k are solved exactly ("seeds": a tight k-th distance from the start). Each exact solve's optimal
+   dual (POT), turned into a potential over all the query's locations, bounds the documents that resemble the solved
+   one tightly; the best over the seeds' potentials rules out most candidates.
+3. **Entropic dual bounds** (:func:`dual_bounds`) for the rest, in ascending bound order, in blocks of up to 64: on the
+   reduced problem, Sinkhorn iterations at ε = 0.05 × the current k-th distance, started from the candidate's best query
+   potential (the kernel stabilised by it), stopped as soon as the certified value passes the k-th distance (at most
+   10 iterations). After each iteration the potentials (f = f0 + ε log u) are made feasible by two exact float64
+   c-transforms, and Σ aᵢfᵢ + Σ bⱼgⱼ, less a generous bound on its rounding error, is ≤ the EMD by weak duality,
+   whatever the (vectorised, approximate) iterations did.
+4. **Exact solves** (POT) for the candidates that no bound rules out.
+
+A candidate whose bound, less a safety margin against rounding (relative 1e-9, absolute 1e-12), exceeds the current
+k-th distance is strictly farther than the k-th neighbour; the search stops at the first candidate (in bound order)
+for which that holds. So neighbours and distances equal brute force, including the tie rule (distance ascending, then
+training index ascending – the rule of :func:`regemb_utils.classification.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come
+from one top-19 search. The result records the one-core CPU seconds of each phase (:data:`PHASES`).
+
+How much pruning can save depends on how concentrated the distances are: on 20NEWS the 19th neighbour of a query is
+not much nearer than most documents, and RWMD-type bounds (≈ 0.6–0.8 × WMD) rule out only about half the candidates.
+Measured with ``benchmarks/bench_wmd.py --dataset 20news`` (3 test queries against 11,293 documents, 200-d embeddings
+trained 3 epochs on the vendored Wikipedia corpus and their 1-bit quantization, one core, CPU seconds on a shared,
+busy machine, five runs): the previous search (max(WCD, ICT) of every candidate, then entropic bounds from the row
+minima) 1.6–1.9 s per query, of which the ICT of every candidate ≈ 40 % and the entropic bounds ≈ 30 %; this search
+0.39–0.46 s (32-bit, 3.9–4.6× less) and 0.47–0.56 s (1-bit, 3.0–3.5× less), with ≈ 70–85 exact solves and
+≈ 1,900–2,900 entropic bounds per query; brute force 4.9–6.3 s; the same neighbours and distances throughout.
 """
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 from scipy import sparse
 from scipy.spatial.distance import cdist
+
 from ..study.progress import progress_bar
 
 __all__ = [
     "SOLVERS",
-    "BOUNDS",
     "wmd",
     "WmdFlows",
     "wmd_flows",
     "wmd_distances",
-    "word_centroid_distances",
-    "relaxed_wmd",
-    "ict_bounds",
     "dual_bounds",
+    "PHASES",
     "WMDNeighbours",
     "wmd_knn",
 ]
 
 SOLVERS = ("pot", "pyemd")
-BOUNDS = ("dual", "ict", "rwmd")
 _MARGIN = 1e-9  # relative safety margin on the lower bounds
 _ABSOLUTE_MARGIN = 1e-12  # and an absolute one
 _NUM_ITER_MAX = 10_000_000
@@ -118,12 +121,13 @@ def _locations(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(n, dtype=np.int64), np.zeros((min(n, 1), points.shape[1]))
     key = points @ np.random.default_rng(0).standard_normal(points.shape[1])
     order = np.argsort(key, kind="stable")
-    ordered = points[order]
     new = np.ones(n, dtype=bool)
-    new[1:] = (key[order][1:] != key[order][:-1]) | np.any(ordered[1:] != ordered[:-1], axis=1)
+    new[1:] = key[order][1:] != key[order][:-1]
+    same_key = np.flatnonzero(~new[1:]) + 1  # rows compared in full only where the projections agree
+    new[same_key] = np.any(points[order[same_key]] != points[order[same_key - 1]], axis=1)
     location = np.empty(n, dtype=np.int64)
     location[order] = np.cumsum(new) - 1
-    return location, np.ascontiguousarray(ordered[new])
+    return location, np.ascontiguousarray(points[order[new]])
 
 
 def _merge(matrix: sparse.csr_matrix, remap: np.ndarray, n: int) -> sparse.csr_matrix:
@@ -139,7 +143,7 @@ def _prepare(Q, T, embeddings):
     Words at identical coordinates (the words without an embedding all sit at the origin) become one location
     carrying the sum of their weights. This is exact for the EMD: moving mass between two words at one point costs 0,
     so any transport plan of the merged problem splits into one of the original problem with the same cost and
-    vice versa. WCD and RWMD do not change; ICT can only get tighter (and stays a lower bound of the same EMD).
+    vice versa. The bounds of the search stay bounds of the same EMD.
     """
     Q, T = _weights(Q, "Q"), _weights(T, "T")
     embeddings = np.asarray(embeddings, dtype=np.float64)
@@ -166,15 +170,62 @@ class _Collection:
     def __init__(self, T: sparse.csr_matrix, E: np.ndarray):
         self.T = T
         self.E = E
-        self.words = np.unique(T.indices)
-        self.position = np.searchsorted(self.words, T.indices).astype(np.int64)  # row of each non-zero in Dᵀ
+        self.words = np.flatnonzero(np.bincount(T.indices, minlength=T.shape[1]))  # the locations that occur
+        self.points = np.ascontiguousarray(E[self.words])  # gathered once, not per query
+        self.norms = np.sqrt(np.einsum("ij,ij->i", self.points, self.points))
+        row = np.zeros(T.shape[1], dtype=np.int64)
+        row[self.words] = np.arange(len(self.words))
+        self.position = row[T.indices]  # row of each non-zero in Dᵀ
         self.indptr = T.indptr.astype(np.int64)
         self.indices = T.indices.astype(np.int64)
+        self.sizes = np.diff(self.indptr)
+        self.masses = np.asarray(T.sum(axis=1)).ravel()
 
     def query_distances(self, q_ids) -> np.ndarray:
         """Dᵀ: Euclidean distances [|collection locations|, |q|] of every collection location to a query's locations
         (one contiguous row per collection location, so a document's cost matrix is gathered from whole rows)."""
-        return np.ascontiguousarray(cdist(self.E[self.words], self.E[q_ids]))
+        return np.ascontiguousarray(cdist(self.points, self.E[q_ids]))
+
+
+class _QueryCosts:
+    """A query's ground distances to the collection's locations: the exact ones (``cdist``, the costs of every exact
+    solve) row by row on demand, and a lower bound of all of them at once (``lower``) for the bounds.
+
+    The lower bound comes from one matrix product: d² = ‖x‖² + ‖y‖² − 2x·y in floating point is off by at most
+    γ·(‖x‖ + ‖y‖)² with γ = (dim + 8)·2⁻⁵² (each of the three terms is a dot product of dim terms), so
+    √max(0, d² − γ(‖x‖ + ‖y‖)²)·(1 − γ) is ≤ the distance that ``cdist`` returns (itself within (dim + 2)·2⁻⁵³
+    relative of the true one). A transport problem with smaller costs has a smaller EMD, so every bound computed
+    with ``lower`` is a bound of the exact WMD."""
+
+    def __init__(self, collection: _Collection, q_ids):
+        self.collection = collection
+        self.Y = np.ascontiguousarray(collection.E[q_ids])
+        shape = (len(collection.words), len(q_ids))
+        self.exact = np.empty(shape)
+        self.known = np.zeros(shape[0], dtype=bool)
+        gamma = (collection.E.shape[1] + 8) * _ULP
+        products = collection.points @ self.Y.T
+        self.lower = _lower_distances(products, collection.norms, np.sqrt(np.einsum("ij,ij->i", self.Y, self.Y)),
+                                      gamma)
+
+    def rows(self, positions) -> np.ndarray:
+        """The exact distances, with (at least) the rows ``positions`` computed."""
+        missing = np.unique(positions[~self.known[positions]])
+        if len(missing):
+            self.exact[missing] = cdist(self.collection.points[missing], self.Y)
+            self.known[missing] = True
+        return self.exact
+
+
+@numba.njit(cache=True)
+def _lower_distances(products, norms, q_norms, gamma):  # pragma: no cover - numba
+    """√max(0, ‖x‖² + ‖y‖² − 2x·y − γ(‖x‖ + ‖y‖)²)·(1 − γ) in place of ``products`` (see :class:`_QueryCosts`)."""
+    for w in range(products.shape[0]):
+        for i in range(products.shape[1]):
+            x, y = norms[w], q_norms[i]
+            squared = x * x + y * y - 2.0 * products[w, i] - gamma * (x + y) * (x + y)
+            products[w, i] = math.sqrt(squared) * (1.0 - gamma) if squared > 0.0 else 0.0
+    return products
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -219,15 +270,17 @@ def _pair_costs(Dt, position, rows, cols):  # pragma: no cover - numba
     return C
 
 
-def _emd(x_weights, y_weights, cost) -> float:
+def _emd(x_weights, y_weights, cost, duals: bool = False):
+    """The EMD (and, with ``duals``, the optimal dual potential of the second side)."""
     import ot
 
-    plan = ot.emd(x_weights, y_weights, cost, numItermax=_NUM_ITER_MAX)
+    plan, log = ot.emd(x_weights, y_weights, cost, numItermax=_NUM_ITER_MAX, log=True)
     # Σ fᵢⱼcᵢⱼ over the plan's non-zeros, summed exactly (math.fsum, so independent of order): the solver's own
     # floating-point sum can differ in the last bit between calls with equal inputs at different memory addresses,
     # which would break exact equality between the pruned and the brute-force search
     flows = plan.nonzero()
-    return math.fsum(plan[flows] * cost[flows])
+    distance = math.fsum(plan[flows] * cost[flows])
+    return (distance, log["v"]) if duals else distance
 
 
 def _pyemd(x_ids, x_weights, y_ids, y_weights, embeddings) -> float:
@@ -242,9 +295,10 @@ def _pyemd(x_ids, x_weights, y_ids, y_weights, embeddings) -> float:
     return float(emd(hy, hx, np.ascontiguousarray(cdist(vectors, vectors))))  # (collection, query) as the paper
 
 
-def _exact(collection: _Collection, q_ids, q_w, Dt, j: int, solver: str) -> float:
+def _exact(collection: _Collection, q_ids, q_w, Dt, j: int, solver: str, potentials=None) -> float:
     """The WMD of a query and training document ``j``: +inf if either is empty, else the EMD (POT on the reduced
-    problem, 0 when nothing is left to move, or pyemd on the union of both supports)."""
+    problem, 0 when nothing is left to move, or pyemd on the union of both supports). With POT and a list
+    ``potentials``, a dual potential over all the query's locations is appended (see :func:`_query_potential`)."""
     t_ids, t_w = _row(collection.T, j)
     if len(t_ids) == 0 or len(q_ids) == 0:
         return float("inf")
@@ -254,7 +308,12 @@ def _exact(collection: _Collection, q_ids, q_w, Dt, j: int, solver: str) -> floa
     if len(rows) == 0 or len(cols) == 0:
         return 0.0  # identical documents (or a remainder of rounding size on one side only)
     start = collection.indptr[j]
-    return _emd(a, b, _pair_costs(Dt, collection.position[start:start + len(t_ids)], rows, cols))
+    positions = collection.position[start:start + len(t_ids)]
+    if potentials is None:
+        return _emd(a, b, _pair_costs(Dt, positions, rows, cols))
+    distance, g = _emd(a, b, _pair_costs(Dt, positions, rows, cols), duals=True)
+    potentials.append(np.min(Dt[positions[cols]] - g[:, None], axis=0))  # fᵢ = minⱼ cᵢⱼ − gⱼ over all i
+    return distance
 
 
 def wmd(x, y, embeddings, solver: str = "pot") -> float:
@@ -367,94 +426,6 @@ def wmd_flows(x, y, embeddings) -> WmdFlows:
 # lower bounds
 
 
-def word_centroid_distances(Q, T, embeddings) -> np.ndarray:
-    """WCD ‖Σ xᵢeᵢ − Σ yⱼeⱼ‖ for all pairs (a lower bound of WMD); +inf where a document is empty.
-
-    Parameters
-    ----------
-    Q, T : scipy.sparse matrix
-        Non-negative document weights (L1-normalised here).
-    embeddings : numpy.ndarray
-        One row per column.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``[n_Q, n_T]`` distances.
-
-    Examples
-    --------
-    >>> from scipy import sparse
-    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
-    >>> word_centroid_distances(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E)
-    array([[5. , 2.5]])
-    """
-    Q, T, E = _prepare(Q, T, embeddings)
-    return _wcd(Q, T, E)
-
-
-def _wcd(Q, T, E) -> np.ndarray:
-    distances = cdist(np.asarray(Q @ E), np.asarray(T @ E))
-    distances[np.diff(Q.indptr) == 0, :] = np.inf
-    distances[:, np.diff(T.indptr) == 0] = np.inf
-    return distances
-
-
-@numba.njit(cache=True)
-def _transfer(C, row_weights, col_weights, forward, capped):  # pragma: no cover - numba
-    """min Σ fᵢⱼ cᵢⱼ s.t. Σⱼ fᵢⱼ = pᵢ, fᵢⱼ ≥ 0 and, when ``capped``, fᵢⱼ ≤ qⱼ (each column taking at most its own
-    weight from every row): separable by row and solved greedily (every row's mass goes to its nearest columns), which
-    is exact for this relaxation. cᵢⱼ = C[i, j] when ``forward``, else C[j, i]. Uncapped, it is one side of RWMD."""
-    n_cols = len(col_weights)
-    costs = np.empty(n_cols)
-    used = np.zeros(n_cols, dtype=np.bool_)
-    total = 0.0
-    for i in range(len(row_weights)):
-        for j in range(n_cols):
-            costs[j] = C[i, j] if forward else C[j, i]
-        if not capped:
-            total += row_weights[i] * costs.min()
-            continue
-        used[:] = False
-        remaining = row_weights[i]
-        while remaining > 0.0:
-            best = -1
-            for j in range(n_cols):
-                if not used[j] and (best < 0 or costs[j] < costs[best]):
-                    best = j
-            if best < 0:
-                break
-            used[best] = True
-            moved = min(remaining, col_weights[best])
-            total += moved * costs[best]
-            remaining -= moved
-    return total
-
-
-@numba.njit(cache=True)
-def _relaxed_all(Dt, q_w, indptr, position, data, capped):  # pragma: no cover - numba
-    """max of both one-sided relaxations (RWMD, or ICT when ``capped``) of one query against every training document
-    (+inf if either is empty); each document's cost matrix is gathered once from rows of Dᵀ."""
-    n = len(indptr) - 1
-    n_q = Dt.shape[1]
-    result = np.full(n, np.inf)
-    if n_q == 0:
-        return result
-    q_rows = np.arange(n_q)
-    for j in range(n):
-        start, stop = indptr[j], indptr[j + 1]
-        if stop == start:
-            continue
-        C = _pair_costs(Dt, position[start:stop], q_rows, np.arange(stop - start))
-        t_w = data[start:stop]
-        result[j] = max(_transfer(C, q_w, t_w, True, capped), _transfer(C, t_w, q_w, False, capped))
-    return result
-
-
-def _relaxed(collection: _Collection, q_w, Dt, capped: bool) -> np.ndarray:
-    return _relaxed_all(Dt, q_w, collection.indptr, collection.position, collection.T.data, capped)
-
-
 def _all_pairs(Q, T, embeddings, bound) -> np.ndarray:
     """``bound(collection, query locations, query weights, Dᵀ)`` for every query; +inf where a document is empty."""
     Q, T, E = _prepare(Q, T, embeddings)
@@ -465,59 +436,6 @@ def _all_pairs(Q, T, embeddings, bound) -> np.ndarray:
         if len(q_ids):
             result[i] = bound(collection, q_ids, q_w, collection.query_distances(q_ids))
     return result
-
-
-def relaxed_wmd(Q, T, embeddings) -> np.ndarray:
-    """RWMD for all pairs: max of the two one-sided relaxations (a lower bound of WMD); +inf for empty documents.
-
-    Parameters
-    ----------
-    Q, T : scipy.sparse matrix
-        Non-negative document weights (L1-normalised here).
-    embeddings : numpy.ndarray
-        One row per column.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``[n_Q, n_T]`` lower bounds.
-
-    Examples
-    --------
-    >>> from scipy import sparse
-    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
-    >>> relaxed_wmd(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E)
-    array([[5. , 2.5]])
-    """
-    return _all_pairs(Q, T, embeddings, lambda collection, q_ids, q_w, Dt: _relaxed(collection, q_w, Dt, False))
-
-
-def ict_bounds(Q, T, embeddings) -> np.ndarray:
-    """ICT ("iterative constrained transfers", Atasu & Mittelholzer 2019) for all pairs: a lower bound of WMD at
-    least as tight as RWMD. One-sided: each word's mass moves to the other document's words in order of distance, a
-    word taking at most its own weight from each word (the constraint RWMD drops); the bound is the max of both
-    directions. +inf for empty documents.
-
-    Parameters
-    ----------
-    Q, T : scipy.sparse matrix
-        Non-negative document weights (L1-normalised here).
-    embeddings : numpy.ndarray
-        One row per column.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``[n_Q, n_T]`` lower bounds of the WMD.
-
-    Examples
-    --------
-    >>> from scipy import sparse
-    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
-    >>> ict_bounds(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E)
-    array([[5. , 2.5]])
-    """
-    return _all_pairs(Q, T, embeddings, lambda collection, q_ids, q_w, Dt: _relaxed(collection, q_w, Dt, True))
 
 
 @numba.njit(cache=True)
@@ -532,18 +450,9 @@ def _certified_value(C, a, b, f0, u, eps):  # pragma: no cover - numba
         if not (u[i] > 0.0 and u[i] < np.inf):
             return -np.inf
         f[i] = f0[i] + eps * math.log(u[i])
-    for j in range(m):
-        best = np.inf
-        for i in range(n):
-            best = min(best, C[i, j] - f[i])
-        g[j] = best
-    largest_cost = 0.0
-    for i in range(n):
-        best = np.inf
-        for j in range(m):
-            best = min(best, C[i, j] - g[j])
-            largest_cost = max(largest_cost, C[i, j])
-        f[i] = best
+    _column_minima(C, f, g)
+    _row_minima(C, g, f)
+    largest_cost = _largest(C)
     value = 0.0
     scale = 0.0
     mass_a = 0.0
@@ -565,18 +474,62 @@ def _certified_value(C, a, b, f0, u, eps):  # pragma: no cover - numba
     return value - error
 
 
-@numba.njit(cache=True)
+# The c-transforms and the Sinkhorn steps run with fastmath so that their loops vectorise. The c-transforms take
+# finite inputs (checked before) and each entry is one correctly rounded subtraction; a minimum is exact in any order.
+# The Sinkhorn steps only steer the potentials: the certified value (exact c-transforms, bounded rounding) makes any
+# potentials a valid bound.
+
+
+@numba.njit(cache=True, fastmath=True)
+def _column_minima(C, f, g):  # pragma: no cover - numba
+    """g[j] = minᵢ C[i, j] − f[i] (finite inputs, C non-empty)."""
+    n, m = C.shape
+    for j in range(m):
+        g[j] = C[0, j] - f[0]
+    for i in range(1, n):
+        for j in range(m):
+            g[j] = min(g[j], C[i, j] - f[i])
+
+
+@numba.njit(cache=True, fastmath=True)
+def _row_minima(C, g, f):  # pragma: no cover - numba
+    """f[i] = minⱼ C[i, j] − g[j] (finite inputs, C non-empty)."""
+    n, m = C.shape
+    for i in range(n):
+        best = C[i, 0] - g[0]
+        for j in range(1, m):
+            best = min(best, C[i, j] - g[j])
+        f[i] = best
+
+
+@numba.njit(cache=True, fastmath=True)
+def _largest(C):  # pragma: no cover - numba
+    largest = 0.0
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            largest = max(largest, C[i, j])
+    return largest
+
+
+@numba.njit(cache=True, fastmath=True)
 def _stabilised_kernel(C, f0, g0, eps):  # pragma: no cover - numba
-    """exp((f0ᵢ + g0ⱼ − cᵢⱼ)/ε): the Gibbs kernel, stabilised by a feasible pair (f0, g0)."""
+    """≈ exp((f0ᵢ + g0ⱼ − cᵢⱼ)/ε): the Gibbs kernel, stabilised by a feasible pair (f0, g0) (exponents ≤ 0). The
+    exponential is computed as (Taylor polynomial of exp(x/256))²⁵⁶ with x clamped at −64, which vectorises (relative
+    error ~1e-8; it only steers the Sinkhorn iterations)."""
     n, m = C.shape
     K = np.empty((n, m))
     for i in range(n):
         for j in range(m):
-            K[i, j] = math.exp((f0[i] + g0[j] - C[i, j]) / eps)
+            x = max((f0[i] + g0[j] - C[i, j]) / eps, -64.0) * (1.0 / 256.0)
+            e = 1.0 + x * (1.0 + x * (0.5 + x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120 + x * (
+                1.0 / 720 + x * (1.0 / 5040 + x * (1.0 / 40320))))))))
+            for _ in range(8):
+                e = e * e
+            K[i, j] = e
     return K
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, fastmath=True)
 def _sinkhorn_iteration(K, a, b, u, v, column):  # pragma: no cover - numba
     """One Sinkhorn iteration in place: u = a / Kv, then v = b / Kᵀu."""
     n, m = K.shape
@@ -594,21 +547,23 @@ def _sinkhorn_iteration(K, a, b, u, v, column):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _entropic_bound(C, a, b, eps, target, max_iter):  # pragma: no cover - numba
+def _entropic_bound(C, a, b, eps, target, max_iter, start):  # pragma: no cover - numba
     """A certified lower bound of the EMD between a and b (equal masses, costs C): the best of 0 and the certified
     values after each of at most ``max_iter`` Sinkhorn iterations at regularisation ``eps``; stops once it exceeds
-    ``target``. The kernel is stabilised by the feasible pair (row minima, their c-transform), so every entry is
-    ≤ 1 and every row and column holds a 1; only the scalings u, v are iterated."""
+    ``target``. The kernel is stabilised by a feasible pair (f0, g0) – ``start`` (a potential over the rows; empty:
+    the row minima), its c-transform g0 and g0's c-transform f0 – so every entry is ≤ 1 and every row and column
+    holds a 1; only the scalings u, v are iterated."""
     n, m = C.shape
     f0 = np.empty(n)
     g0 = np.empty(m)
-    for i in range(n):
-        f0[i] = C[i].min()
-    for j in range(m):
-        best = np.inf
-        for i in range(n):
-            best = min(best, C[i, j] - f0[i])
-        g0[j] = best
+    if len(start):
+        f0[:] = start
+    else:
+        g0[:] = 0.0
+        _row_minima(C, g0, f0)
+    _column_minima(C, f0, g0)
+    if len(start):
+        _row_minima(C, g0, f0)
     K = _stabilised_kernel(C, f0, g0, eps)
     u = np.ones(n)
     v = np.ones(m)
@@ -626,11 +581,13 @@ def _entropic_bound(C, a, b, eps, target, max_iter):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target,
-                max_iter):  # pragma: no cover - numba
+def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter, F,
+                which):  # pragma: no cover - numba
     """:func:`_entropic_bound` of one query against the training documents ``candidates`` (non-empty), each on its
-    reduced problem (shared mass cancelled, as the exact solve); 0 for identical documents."""
+    reduced problem (shared mass cancelled, as the exact solve), started from the query potential F[which[c]] (or the
+    row minima where which[c] < 0); 0 for identical documents."""
     result = np.empty(len(candidates))
+    none = np.empty(0)
     for c in range(len(candidates)):
         start, stop = indptr[candidates[c]], indptr[candidates[c] + 1]
         rows, a, cols, b = _reduce(q_nodes, q_w, nodes[start:stop], data[start:stop])
@@ -638,14 +595,18 @@ def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps
             result[c] = 0.0
             continue
         C = _pair_costs(Dt, position[start:stop], rows, cols)
-        result[c] = _entropic_bound(C, a, b, eps, target, max_iter)
+        initial = F[which[c]][rows] if which[c] >= 0 else none
+        result[c] = _entropic_bound(C, a, b, eps, target, max_iter, initial)
     return result
 
 
-def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter) -> np.ndarray:
+def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter, F=None,
+          which=None) -> np.ndarray:
+    candidates = np.asarray(candidates, dtype=np.int64)
+    if F is None:
+        F, which = np.empty((0, len(q_ids))), np.full(len(candidates), -1, dtype=np.int64)
     return _dual_block(Dt, q_ids.astype(np.int64), q_w, collection.indptr, collection.indices, collection.position,
-                       collection.T.data, np.asarray(candidates, dtype=np.int64), float(eps), float(target),
-                       int(max_iter))
+                       collection.T.data, candidates, float(eps), float(target), int(max_iter), F, which)
 
 
 def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np.ndarray:
@@ -692,6 +653,72 @@ def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np
     return _all_pairs(Q, T, embeddings, bound)
 
 
+@numba.njit(cache=True, fastmath=True)
+def _c_transforms(Dt, Ft):  # pragma: no cover - numba
+    """G[w, p] = minᵢ (Dᵀ[w, i] − Ft[i, p]): the c-transform of each potential (a column of Ft, over the query's
+    locations) at every collection location w (all finite; ``fastmath`` only lets the minima vectorise over the
+    potentials, each difference is still one correctly rounded subtraction and a minimum is exact in any order)."""
+    n_words, n = Dt.shape
+    P = Ft.shape[1]
+    G = np.empty((n_words, P))
+    if P == 1:  # one potential: a minimum along each row
+        f = Ft[:, 0]
+        for w in range(n_words):
+            row = Dt[w]
+            best = row[0] - f[0]
+            for i in range(1, n):
+                best = min(best, row[i] - f[i])
+            G[w, 0] = best
+        return G
+    for w in range(n_words):
+        g = G[w]
+        row = Dt[w]
+        for p in range(P):
+            g[p] = row[0] - Ft[0, p]
+        for i in range(1, n):
+            d = row[i]
+            f = Ft[i]
+            for p in range(P):
+                g[p] = min(g[p], d - f[p])
+    return G
+
+
+@numba.njit(cache=True)
+def _document_sums(indptr, position, data, G):  # pragma: no cover - numba
+    """values[d, p] = Σ bⱼ G[position j, p] over the non-zeros j of document d (T·G, vectorised over p)."""
+    values = np.zeros((len(indptr) - 1, G.shape[1]))
+    for d in range(len(indptr) - 1):
+        row = values[d]
+        for j in range(indptr[d], indptr[d + 1]):
+            weight = data[j]
+            g = G[position[j]]
+            for p in range(G.shape[1]):
+                row[p] += weight * g[p]
+    return values
+
+
+def _potential_bounds(collection: _Collection, q_w, Dt, F) -> np.ndarray:
+    """Certified lower bounds of the WMD of the query and **every** training document at once, from query-side dual
+    potentials F [n_potentials, |q|]: for each f, g = its c-transform at every collection location (gⱼ = minᵢ cᵢⱼ − fᵢ,
+    so fᵢ + gⱼ ≤ cᵢⱼ for every pair of any document) and Σ aᵢfᵢ + Σ bⱼgⱼ ≤ EMD by weak duality (on the unreduced
+    problem, which has the same EMD); one sparse product T·G for all documents. The best over the potentials, less a
+    generous bound on the rounding (each c-transform entry one subtraction, sums of |q| + |doc| terms, unequal
+    masses); +inf for empty documents. f = 0 gives the one-sided RWMD (every document word to its nearest query
+    word); the optimal potentials of exactly solved documents give bounds that are tight for similar documents."""
+    G = _c_transforms(Dt, np.ascontiguousarray(F.T))
+    values = _document_sums(collection.indptr, collection.position, collection.T.data, G) + F @ q_w
+    # Σ bⱼ|gⱼ| + Σ aᵢ|fᵢ| ≤ (both masses) × (max|g| + max|f|); every cᵢⱼ − fᵢ rounds by ≤ ulp·(max c + max|f|)
+    largest = (Dt.max(initial=0.0) + np.abs(F).max(initial=0.0) + np.abs(G).max(initial=0.0))
+    mass = q_w.sum()
+    terms = (collection.sizes + len(q_w) + 4) * _ULP
+    error = terms * 3 * largest * np.maximum(collection.masses, mass) + np.abs(collection.masses - mass) * largest
+    certified = values - error[:, None]
+    best = np.argmax(certified, axis=1)
+    bound = np.maximum(certified[np.arange(len(best)), best], 0.0)  # costs are non-negative: 0 is a bound too
+    bound[collection.sizes == 0] = np.inf
+    return bound, best
+
+
 def _safe(bound):
     """A lower bound less the safety margins (relative and absolute) against rounding."""
     with np.errstate(invalid="ignore"):
@@ -707,10 +734,10 @@ class _Search:
     k: int
     solver: str
     prune: bool
-    bound: str
     epsilon: float
     max_iterations: int
     block: int
+    seeds: int
 
 
 class _Best:
@@ -738,55 +765,100 @@ class _Best:
             best_j[position] = j
 
 
-def _query(collection: _Collection, q_ids, q_w, wcd_row, search: _Search, full_row):
+PHASES = ("preparation", "setup", "cheap bounds", "seed solves", "potential bounds", "entropic bounds", "exact solves")
+
+
+class _Clock:
+    """One-core CPU seconds per phase of the search (:data:`PHASES`)."""
+
+    def __init__(self):
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+        self._phase, self._start = None, 0.0
+
+    def __call__(self, phase: str | None) -> None:
+        now = time.process_time()
+        if self._phase is not None:
+            self.seconds[self._phase] += now - self._start
+        self._phase, self._start = phase, now
+
+
+def _query(collection: _Collection, q_ids, q_w, search: _Search, full_row, clock: _Clock):
     """Neighbours of one query: (best, exact solves, candidates certified by the entropic bound)."""
     n_train = collection.T.shape[0]
-    Dt = collection.query_distances(q_ids) if len(q_ids) else np.zeros((len(collection.words), 0))
     best = _Best(search.k)
     solved = certified = 0
-
-    def exact(j):
-        nonlocal solved
-        if len(q_ids) and collection.indptr[j + 1] > collection.indptr[j]:
-            solved += 1
-            return _exact(collection, q_ids, q_w, Dt, j, search.solver)
-        return float("inf")
-
-    if not search.prune:
-        for j in range(n_train):
-            full_row[j] = d = exact(j)
+    if not search.prune or not len(q_ids):  # brute force, or a query without weight (+inf from every document)
+        clock("setup")
+        Dt = collection.query_distances(q_ids) if len(q_ids) else np.zeros((len(collection.words), 0))
+        clock("exact solves")
+        for j in range(n_train if full_row is not None else search.k):
+            d = float("inf")
+            if len(q_ids) and collection.indptr[j + 1] > collection.indptr[j]:
+                solved += 1
+                d = _exact(collection, q_ids, q_w, Dt, j, search.solver)
+            if full_row is not None:
+                full_row[j] = d
             best.add(d, j)
+        clock(None)
         return best, solved, certified
-    if len(q_ids):
-        bound = np.maximum(wcd_row, _relaxed(collection, q_w, Dt, capped=search.bound != "rwmd"))
-    else:
-        bound = np.full(n_train, np.inf)
-    order = np.lexsort((np.arange(n_train), bound))
-    safe = _safe(bound)
+    clock("setup")
+    costs = _QueryCosts(collection, q_ids)
+    Dt = costs.lower  # lower bounds of the distances: for every bound below
+
+    def exact(j, potentials=None):
+        nonlocal solved
+        if collection.indptr[j + 1] == collection.indptr[j]:
+            return float("inf")
+        solved += 1
+        exact_rows = costs.rows(collection.position[collection.indptr[j]:collection.indptr[j + 1]])
+        return _exact(collection, q_ids, q_w, exact_rows, j, search.solver, potentials)
+    # 1. a cheap bound of every candidate: the one-sided RWMD (every document word to its nearest query location)
+    clock("cheap bounds")
+    lower = _potential_bounds(collection, q_w, Dt, np.zeros((1, len(q_ids))))[0]
+    order = np.lexsort((np.arange(n_train), lower))
+    # 2. the most promising candidates exactly: a tight k-th distance, and their optimal dual potentials
+    clock("seed solves")
+    potentials = []
+    seeds = order[:search.seeds]
+    for j in seeds:
+        best.add(exact(j, potentials if search.solver == "pot" else None), j)
+    # 3. every candidate's bound from those potentials (one c-transform and one sparse product per potential)
+    clock("potential bounds")
+    F = np.array(potentials).reshape(-1, len(q_ids))
+    which = np.full(n_train, -1, dtype=np.int64)
+    if len(F):
+        bound, which = _potential_bounds(collection, q_w, Dt, F)
+        lower = np.maximum(lower, bound)
+    safe = _safe(lower)
+    candidate = safe <= best.kth
+    candidate[seeds] = False  # solved already
+    left = np.flatnonzero(candidate)
+    left = left[np.lexsort((left, lower[left]))]
+    # 4. the rest in ascending bound: entropic dual bounds in blocks, exact solves for those they do not rule out
     position = 0
-    while position < n_train:
+    while position < len(left):
         kth = best.kth
-        if safe[order[position]] > kth:
+        if safe[left[position]] > kth:
             break  # every remaining candidate is strictly farther than the k-th neighbour
-        if search.bound == "dual" and 0 < kth < np.inf:
-            # the next candidates whose bound does not rule them out: entropic bounds first, exact EMD for the rest
-            stop = position + 1
-            while stop < min(position + search.block, n_train) and safe[order[stop]] <= kth:
-                stop += 1
-            block = order[position:stop]
+        stop = position + 1
+        while stop < min(position + search.block, len(left)) and safe[left[stop]] <= kth:
+            stop += 1
+        block = left[position:stop]
+        if 0 < kth < np.inf:
+            clock("entropic bounds")
             target = (kth + _ABSOLUTE_MARGIN) / (1 - _MARGIN)  # a value whose _safe exceeds kth
-            lower = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
-                                search.max_iterations))
-            for j, lb in zip(block, lower):
-                if lb > best.kth:
-                    certified += 1  # strictly farther than the k-th neighbour
-                else:
-                    best.add(exact(j), j)
-            position = stop
+            dual = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
+                               search.max_iterations, F, which[block]))
         else:
-            j = order[position]
-            best.add(exact(j), j)
-            position += 1
+            dual = np.full(len(block), -np.inf)
+        clock("exact solves")
+        for j, lb in zip(block, dual):
+            if lb > best.kth:
+                certified += 1  # strictly farther than the k-th neighbour
+            else:
+                best.add(exact(j), j)
+        position = stop
+    clock(None)
     return best, solved, certified
 
 
@@ -794,19 +866,19 @@ def _chunk(Q, collection: _Collection, rows, search: _Search):
     """Neighbours, distances, solves and certified candidates per query, and all distances (brute force), for the
     queries ``rows``."""
     n_train = collection.T.shape[0]
-    wcd = _wcd(Q[rows], collection.T, collection.E) if search.prune else None
     neighbours = np.empty((len(rows), search.k), dtype=np.int64)
     distances = np.empty((len(rows), search.k))
     solved = np.zeros(len(rows), dtype=np.int64)
     certified = np.zeros(len(rows), dtype=np.int64)
     full = None if search.prune else np.empty((len(rows), n_train))
+    clock = _Clock()
     for r, i in enumerate(rows):
         q_ids, q_w = _row(Q, i)
-        best, solved[r], certified[r] = _query(collection, q_ids, q_w, None if wcd is None else wcd[r], search,
-                                               None if full is None else full[r])
+        best, solved[r], certified[r] = _query(collection, q_ids, q_w, search, None if full is None else full[r],
+                                               clock)
         neighbours[r] = best.indices
         distances[r] = best.distances
-    return neighbours, distances, solved, certified, full
+    return neighbours, distances, solved, certified, full, clock.seconds
 
 
 @dataclass(frozen=True)
@@ -822,9 +894,11 @@ class WMDNeighbours:
     solved : numpy.ndarray
         ``[n_queries]`` exact EMD problems solved per query.
     certified : numpy.ndarray
-        ``[n_queries]`` candidates ruled out by the entropic dual bound per query (``bound="dual"``).
+        ``[n_queries]`` candidates ruled out by the entropic dual bound per query.
     n_train : int
         Training documents.
+    phases : dict
+        One-core CPU seconds per phase of the search (:data:`PHASES`), summed over the queries.
 
     Examples
     --------
@@ -834,8 +908,9 @@ class WMDNeighbours:
     indices: np.ndarray  # [n_queries, k] training indices, nearest first (ties: lower index first)
     distances: np.ndarray  # [n_queries, k] their exact WMDs
     solved: np.ndarray  # [n_queries] exact EMD problems solved per query
-    certified: np.ndarray  # [n_queries] candidates ruled out by the entropic dual bound per query (bound="dual")
+    certified: np.ndarray  # [n_queries] candidates ruled out by the entropic dual bound per query
     n_train: int
+    phases: dict  # one-core CPU seconds per phase of the search (PHASES), summed over the queries
 
     @property
     def n_solved(self) -> int:
@@ -862,15 +937,17 @@ def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
     import joblib
 
     _check_solver(search.solver)
-    if search.bound not in BOUNDS:
-        raise ValueError(f"unknown bound {search.bound!r}; expected one of {BOUNDS}")
-    if not (search.epsilon > 0 and math.isfinite(search.epsilon)) or search.max_iterations < 1 or search.block < 1:
-        raise ValueError("epsilon must be a positive number, max_iterations and the block size positive integers")
+    if not (search.epsilon > 0 and math.isfinite(search.epsilon)) or min(search.max_iterations, search.block,
+                                                                          search.seeds) < 1:
+        raise ValueError("epsilon must be a positive number, max_iterations, the block size and the seeds positive "
+                         "integers")
+    preparation = time.process_time()
     Q, T, E = _prepare(Q, T, embeddings)
     n_train = T.shape[0]
     if not 1 <= search.k <= n_train:
         raise ValueError(f"k must lie in [1, n_train = {n_train}], got {search.k}")
     collection = _Collection(T, E)
+    preparation = time.process_time() - preparation
     chunks = [np.arange(start, min(start + chunk_size, Q.shape[0])) for start in range(0, Q.shape[0], chunk_size)]
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
     results = parallel(joblib.delayed(_chunk)(Q, collection, rows, search) for rows in chunks)
@@ -878,8 +955,12 @@ def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
     if not results:
         empty = np.empty((0, search.k))
         none = np.zeros(0, dtype=np.int64)
-        return WMDNeighbours(empty.astype(np.int64), empty, none, none, n_train), np.empty((0, n_train))
-    neighbours = WMDNeighbours(*(np.concatenate([r[column] for r in results]) for column in range(4)), n_train)
+        return (WMDNeighbours(empty.astype(np.int64), empty, none, none, n_train, dict.fromkeys(PHASES, 0.0)),
+                np.empty((0, n_train)))
+    phases = {phase: sum(r[5][phase] for r in results) for phase in PHASES}
+    phases["preparation"] += preparation
+    neighbours = WMDNeighbours(*(np.concatenate([r[column] for r in results]) for column in range(4)), n_train,
+                               phases)
     full = None if search.prune else np.concatenate([r[4] for r in results])
     return neighbours, full
 
@@ -895,10 +976,10 @@ def wmd_knn(
     n_jobs: int | None = 1,
     progress: bool = False,
     chunk_size: int = 8,
-    bound: str = "dual",
-    epsilon: float = 0.1,
+    epsilon: float = 0.05,
     max_iterations: int = 10,
     block: int = 64,
+    seeds: int | None = None,
 ) -> WMDNeighbours:
     """Exact k nearest training documents (by WMD) of every query, with prefetch-and-prune.
 
@@ -907,12 +988,12 @@ def wmd_knn(
     solves every pair (brute force). Queries are processed in chunks of ``chunk_size`` through
     ``joblib.Parallel(n_jobs)`` with a tqdm progress bar when ``progress``.
 
-    ``bound``: ``"dual"`` (default) visits the candidates in ascending max(WCD, ICT) and rules out those whose
-    entropic dual bound (at most ``max_iterations`` Sinkhorn iterations at regularisation ``epsilon`` × the current
-    k-th distance, ``block`` candidates per call) already exceeds the k-th distance before solving the rest exactly;
-    ``"ict"`` solves every candidate that max(WCD, ICT) does not rule out, ``"rwmd"`` prunes with max(WCD, RWMD)
-    only. The neighbours and distances are the same; the result records per query the exact EMD solves (``solved``)
-    and the candidates ruled out by the dual bound (``certified``).
+    The search (module docstring) solves the ``seeds`` (default 2k) candidates with the smallest one-sided RWMD
+    first, bounds every candidate by their dual potentials, and rules out the rest by entropic dual bounds (at most
+    ``max_iterations`` Sinkhorn iterations at regularisation ``epsilon`` × the current k-th distance, ``block``
+    candidates per call) before solving what is left exactly. These settings change only the time, never the
+    result. The result records per query the exact EMD solves (``solved``) and the candidates ruled out by the
+    entropic bound (``certified``), and the CPU seconds per phase (``phases``).
 
     Parameters
     ----------
@@ -922,7 +1003,7 @@ def wmd_knn(
         Raw word vectors, one row per column.
     k : int
         Neighbours per query.
-    solver, prune, n_jobs, progress, chunk_size, bound, epsilon, max_iterations, block
+    solver, prune, n_jobs, progress, chunk_size, epsilon, max_iterations, block, seeds
         As described above.
 
     Returns
@@ -939,7 +1020,7 @@ def wmd_knn(
     >>> wmd_knn(sparse.csr_matrix([[0.0, 1.0, 0.0]]), T, E, k=2).indices.tolist()
     [[1, 0]]
     """
-    search = _Search(k, solver, prune, bound, epsilon, max_iterations, block)
+    search = _Search(k, solver, prune, epsilon, max_iterations, block, 2 * k if seeds is None else seeds)
     return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[0]
 
 
@@ -978,5 +1059,5 @@ def wmd_distances(
     T_rows = sparse.csr_matrix(T).shape[0]
     if T_rows == 0:
         return np.empty((sparse.csr_matrix(Q).shape[0], 0))
-    search = _Search(1, solver, False, "ict", 0.1, 1, 1)
+    search = _Search(1, solver, False, 0.1, 1, 1, 1)
     return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[1]
