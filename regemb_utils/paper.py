@@ -190,6 +190,8 @@ _GOOD_BAD_CELLS = "the paper's notebook, cells 54-57 (the book's appendix); §6.
 GOOD_BAD: dict[tuple[str, str], PaperValue] = {
     ("32-bit", "cosine"): PaperValue(0.5848, _GOOD_BAD_CELLS.format("0.58"), "paper's notebook"),
     ("1-bit", "cosine"): PaperValue(0.4020, _GOOD_BAD_CELLS.format("0.4"), "paper's notebook"),
+    ("32-bit", "paper"): PaperValue(0.58, "§6.1 (\"cosine similarity 0.58 for non-quantized\")", "paper text"),
+    ("1-bit", "paper"): PaperValue(0.4, "§6.1 (\"and 0.4 for quantized word embeddings\")", "paper text"),
     ("32-bit", "rank"): PaperValue(1, "§6.1 (good and bad are mutual nearest neighbours)", "paper text"),
     ("1-bit", "rank"): PaperValue(1, "§6.1 (good and bad are mutual nearest neighbours)", "paper text"),
 }

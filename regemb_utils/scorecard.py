@@ -5,8 +5,8 @@ The paper's numbers and their sources are :mod:`regemb_utils.paper`'s.
 One row per number: what it is, the data set and method where it applies, the paper's value, ours, the difference
 (ours − paper), our 95 % interval where we have one (the test errors: Agresti–Coull, as the paper) and whether it
 contains the paper's value, whether the two values agree where an exact match is expected (sizes, class counts,
-selected parameters), and whether our data differ from the paper's (OHSUMED and AMAZON documents, and the Wikipedia
-corpus under every embedding).
+selected parameters), and whether our data differ from the paper's (REUTERS, OHSUMED and AMAZON documents, and the
+Wikipedia corpus under every embedding).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .data import DATASETS
 from .methods import METHODS
 
 __all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "speed_ratio_interval", "MACHINE_NOISE",
-           "verdicts", "claim_verdicts", "on_paper_documents", "VERDICTS", "footnoted"]
+           "verdicts", "claim_verdicts", "on_paper_documents", "VERDICTS", "footnoted", "shown_bounds"]
 
 CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's fil8"
 EXACT_RATE = "exact evaluations per second per core"
@@ -41,10 +41,11 @@ def _data(dataset: str | None, corpus: bool) -> str:
 
 
 def _row(section, quantity, paper, ours, *, dataset=None, method=None, lower=np.nan, upper=np.nan, exact=False,
-         corpus=False):
+         corpus=False, difference=True):
+    """One number; ``difference=False`` where ours − paper means nothing (speeds measured on different hardware)."""
     paper_number = isinstance(paper, (int, float, np.number)) and not isinstance(paper, bool)
     ours_number = isinstance(ours, (int, float, np.number)) and not isinstance(ours, bool)
-    difference = float(ours) - float(paper) if paper_number and ours_number else np.nan
+    difference = float(ours) - float(paper) if paper_number and ours_number and difference else np.nan
     within = bool(lower <= paper <= upper) if paper_number and np.isfinite(lower) and np.isfinite(upper) else None
     return {"section": section, "quantity": quantity, "dataset": dataset, "method": method, "paper": paper,
             "ours": ours, "difference": difference, "lower": lower, "upper": upper,
@@ -80,11 +81,11 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
                              corpus=True))
     for model, values in (cosines or {}).items():
         for statistic in ("mean", "sd"):
-            rows.append(_row("Chapter 2", f"cosine of random word pairs, {statistic}",
+            rows.append(_row("Chapter 2", f"cosine of random word pairs, {statistic} (the paper's notebook)",
                              _paper.value(_paper.COSINES, (model, statistic)), float(values[statistic]),
                              method=f"{model} embeddings", corpus=True))
     for model, value in (good_bad or {}).items():
-        rows.append(_row("Chapter 2", "cos(good, bad)", _paper.value(_paper.GOOD_BAD, (model, "cosine")), float(value),
+        rows.append(_row("Chapter 2", "cos(good, bad) (§6.1)", _paper.value(_paper.GOOD_BAD, (model, "paper")), float(value),
                          method=f"{model} embeddings", corpus=True))
     if errors is not None:
         for r in errors.itertuples(index=False):
@@ -107,10 +108,11 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
         table = speeds.set_index("method")
         for method, r in table.iterrows():
             if np.isfinite(r["paper"]):
-                rows.append(_row("Figure 9", SPEED, float(r["paper"]), float(r[EXACT_RATE]), method=r["label"]))
+                rows.append(_row("Figure 9", SPEED, float(r["paper"]), float(r[EXACT_RATE]), method=r["label"],
+                                 difference=False))
         if {"wmd", "soft_vsm_quantized_ortho"} <= set(table.index):
             rows.append(_row("Figure 9", SPEED_RATIO, _paper.SPEED_RATIO.value, speed_ratio(speeds),
-                             method="Soft VSM (quan., ortho.) / WMD"))
+                             method="Soft VSM (quan., ortho.) / WMD", difference=False))
     if parameters is not None:
         ours = parameters[parameters["source"] == METHODS["soft_vsm_ortho"].label].set_index("dataset")
         table_2 = _paper.table_2()
@@ -566,6 +568,23 @@ def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int] | None:
     if not errors or any(used != method for _, _, used in errors):
         return None
     return sum(scm < wmd for scm, wmd, _ in errors), sum(wmd < scm for scm, wmd, _ in errors)
+
+
+def shown_bounds(rows: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
+    """``rows`` of :func:`scorecard` with ``lower`` and ``upper`` as text: ``decimals`` decimals, more where fewer
+    would show a bound equal to the paper's value that is not (so that "in our interval: no" never sits beside a
+    bound that reads as the paper's number)."""
+    def text(bound, paper):
+        if not isinstance(bound, (int, float, np.number)) or not np.isfinite(bound):
+            return None
+        places = decimals
+        while (places < 6 and isinstance(paper, (int, float, np.number)) and bound != paper
+               and round(float(bound), places) == round(float(paper), places)):
+            places += 1
+        return f"{bound:,.{places}f}"
+
+    return rows.assign(**{column: [text(b, p) for b, p in zip(rows[column], rows["paper"])]
+                          for column in ("lower", "upper") if column in rows})
 
 
 def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:

@@ -14,8 +14,8 @@ from regemb_utils import paper
 from regemb_utils.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
                                   relative_error_table, speed_table)
 from regemb_utils.scorecard import (CORPUS_DIFFERS, MACHINE_NOISE, SEARCH_RATE, VERDICTS, claim_verdicts, footnoted,
-                                    headline, on_paper_documents, scorecard, speed_ratio, speed_ratio_interval,
-                                    verdicts)
+                                    headline, on_paper_documents, scorecard, shown_bounds, speed_ratio,
+                                    speed_ratio_interval, verdicts)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,7 +87,7 @@ def test_table_1_sizes_need_exact_matches_and_differing_data_are_marked():
     assert sizes.loc["ohsumed", "data"].startswith("ohsumed:")
     mean_words = card[card["quantity"].str.startswith("E[p]")].set_index("dataset")
     assert mean_words.loc["bbcsport", "difference"] == pytest.approx(0.0)  # the corpus-dictionary E[p] is compared
-    cosine = card[card["quantity"] == "cosine of random word pairs, mean"].iloc[0]
+    cosine = card[card["quantity"] == "cosine of random word pairs, mean (the paper's notebook)"].iloc[0]
     assert cosine["paper"] == pytest.approx(0.1532) and cosine["difference"] == pytest.approx(0.2 - 0.1532)
     assert card["paper within our interval"].isna().all()  # no intervals for these
 
@@ -316,3 +316,15 @@ def test_every_claim_has_a_row_that_links_to_an_existing_anchor():
     assert both.filter(like="Theorem 1", axis=0)["ours, paper's documents"].item() == "same"
     assert "of 63 comparisons" in both.filter(like="except five", axis=0)["ours, paper's documents"].item()
     assert "3 data sets" in both.filter(like="39 %", axis=0)["ours, paper's documents"].item()
+
+
+def test_bounds_show_enough_digits_to_differ_from_the_papers_value():
+    rows = pd.DataFrame({"paper": [7.22, 21.82, 9.1], "lower": [7.2204, 15.6312, np.nan], "upper": [9.5, 21.82, 12.0]})
+    shown = shown_bounds(rows)
+    assert list(shown["lower"]) == ["7.2204", "15.63", None]  # 7.22 would read as the paper's value
+    assert list(shown["upper"]) == ["9.50", "21.82", "12.00"]  # equal to the paper's: two decimals are right
+
+
+def test_speeds_measured_on_other_hardware_have_no_difference(synthetic):
+    card = scorecard(speeds=speed_table(synthetic))
+    assert card.loc[card["section"] == "Figure 9", "difference"].isna().all()
