@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["place_labels"]
+__all__ = ["place_labels", "error_figure", "paper_vs_ours_figure"]
 
 # where a label may go relative to its point, in order of preference: right, above, left, below, the diagonals
 _DIRECTIONS = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1),
@@ -67,3 +67,81 @@ def place_labels(ax, xy, labels, fontsize: float, pad: float = 1.0) -> list:
             ax.plot([x0, x1], [y0, y1], color="0.6", linewidth=0.6, zorder=1)
         texts.append(placed)
     return texts
+
+
+def _method_colour(label: str) -> str:
+    return "tab:orange" if "ortho" in label else "tab:blue" if "WMD" in label else "tab:gray"
+
+
+def error_figure(errors, labels):
+    """The paper's Figure 8 with ours: one panel per data set (two columns, the methods named once per row), each
+    method's test error with its 95 % interval as a bar coloured by kind (orange: orthogonalized SCM, blue: WMD,
+    grey: the rest; the legend shows the same colours), the paper's value as a black diamond, and the number of test
+    queries beside every WMD bar. ``errors``: :func:`regemb_utils.results.error_table`; ``labels``: the methods'
+    labels in plot order."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    from .document_maps import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT
+
+    names = list(dict.fromkeys(errors["dataset"]))
+    columns = min(2, len(names))
+    rows_n = -(-len(names) // columns)
+    fig, axes = plt.subplots(rows_n, columns, figsize=(FIGURE_WIDTH_IN, rows_n * (0.24 * len(labels) + 0.55) + 0.9),
+                             dpi=FIGURE_DPI, squeeze=False, sharex=True, sharey=True, layout="constrained")
+    y = np.arange(len(labels))
+    for ax, name in zip(axes.flat, names):
+        rows = errors[errors["dataset"] == name].set_index("label").reindex(labels)
+        ax.barh(y, rows["error"], xerr=[rows["error"] - rows["lower"], rows["upper"] - rows["error"]],
+                color=[_method_colour(label) for label in labels], alpha=0.8, capsize=2)
+        ax.plot(rows["paper"], y, "kD", markersize=4)
+        for position, label, n, upper in zip(y, labels, rows["test documents"], rows["upper"]):
+            if "WMD" in label and np.isfinite(n):  # a WMD method answers a sample of the test queries
+                ax.text(min(upper + 2, 72), position, f"n = {n:,.0f}", va="center", fontsize=MIN_FONT_PT)
+        ax.set_title(name.upper(), fontsize=MIN_FONT_PT + 1)
+        ax.set_xlim(0, 100)
+        ax.tick_params(labelsize=MIN_FONT_PT)
+    axes[0, 0].set_yticks(y, labels)
+    axes[0, 0].invert_yaxis()
+    for ax in axes[-1]:
+        ax.set_xlabel("test error (%)", fontsize=MIN_FONT_PT + 1)
+    for ax in list(axes.flat)[len(names):]:
+        ax.set_axis_off()
+    handles = [Patch(color=_method_colour(kind), alpha=0.8, label=text) for kind, text in
+               (("ortho", "ours: orthogonalized SCM"), ("WMD", "ours: WMD"), ("", "ours: the other methods"))]
+    handles.append(Line2D([], [], marker="D", color="k", linestyle="", markersize=4, label="the paper"))
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=MIN_FONT_PT, frameon=False)
+    return fig
+
+
+def paper_vs_ours_figure(rows):
+    """Each method's test error on each data set, the paper's (horizontal) against ours with its interval (vertical):
+    colour tells the method, the marker the data set, with a legend for each. ``rows``: the scorecard's Figure 8 rows
+    (:func:`regemb_utils.scorecard.scorecard`)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from .document_maps import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT
+
+    markers = dict(zip(dict.fromkeys(rows["dataset"]), "osD^vP*X"))
+    colours = {method: f"C{i}" for i, method in enumerate(dict.fromkeys(rows["method"]))}
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 6.2), dpi=FIGURE_DPI, layout="constrained")
+    for r in rows.itertuples(index=False):
+        ax.errorbar(r.paper, r.ours, yerr=[[r.ours - r.lower], [r.upper - r.ours]], fmt=markers[r.dataset],
+                    color=colours[r.method], markersize=6, capsize=2, alpha=0.85)
+    top = 5 + max(rows["paper"].max(), rows["upper"].max()) if len(rows) else 100
+    ax.plot([0, top], [0, top], color="0.5", lw=0.8, ls="--")
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel("the paper's test error (%)", fontsize=MIN_FONT_PT + 1)
+    ax.set_ylabel("our test error (%), 95 % interval", fontsize=MIN_FONT_PT + 1)
+    ax.tick_params(labelsize=MIN_FONT_PT)
+    methods = [Line2D([], [], marker="o", linestyle="", color=c, label=m) for m, c in colours.items()]
+    datasets = [Line2D([], [], marker=m, linestyle="", color="0.3", label=d.upper()) for d, m in markers.items()]
+    first = ax.legend(handles=methods, title="method", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT,
+                      loc="upper left")
+    ax.add_artist(first)
+    ax.legend(handles=datasets, title="data set", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT,
+              loc="lower right")
+    return fig
