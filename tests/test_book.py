@@ -299,3 +299,14 @@ def test_theme_fontawesome_script_is_not_shipped(book):
     assert not any("fontawesome.js" in page.read_text() for page in html.rglob("*.html"))
     css = (html / "_static" / "styles" / "pydata-sphinx-theme.css").read_text()
     assert "fa-solid-900.woff2" in css, "the theme's icons need Font Awesome's web fonts"
+
+
+def test_formulas_are_typeset_at_build_time(book):
+    html = book / "_build" / "html"
+    assert not (html / "_static" / "mathjax").exists(), "MathJax's files were shipped"
+    for page in html.rglob("*.html"):
+        text = page.read_text()
+        assert "_static/mathjax/" not in text and "window.MathJax" not in text, f"{page.name} loads MathJax"
+        assert not re.search(r'class="math notranslate nohighlight">\s*\\[(\[]', text), f"{page.name}: TeX left"
+    intro = (html / "intro.html").read_text()
+    assert intro.count("<mjx-container") >= 10 and 'display="true"' in intro and "<svg" in intro

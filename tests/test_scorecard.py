@@ -328,3 +328,9 @@ def test_bounds_show_enough_digits_to_differ_from_the_papers_value():
 def test_speeds_measured_on_other_hardware_have_no_difference(synthetic):
     card = scorecard(speeds=speed_table(synthetic))
     assert card.loc[card["section"] == "Figure 9", "difference"].isna().all()
+
+
+def test_strong_orthogonalization_is_read_from_table_2():
+    from regemb_utils.scorecard import strong_orthogonalization
+
+    assert strong_orthogonalization() == {"C": 100, "o": 4.0, "Sym": True, "Dom": True}  # §6.4's words
