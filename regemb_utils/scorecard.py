@@ -20,7 +20,7 @@ from .data import DATASETS
 from .methods import METHODS
 
 __all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "speed_ratio_interval", "MACHINE_NOISE",
-           "verdicts", "claim_verdicts", "on_paper_documents", "VERDICTS", "footnoted", "shown_bounds",
+           "verdicts", "claim_verdicts", "on_paper_documents", "shown_verdicts", "VERDICTS", "footnoted", "shown_bounds",
            "strong_orthogonalization"]
 
 CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's fil8"
@@ -320,6 +320,7 @@ def _interval_rule(lower: float, upper: float, threshold: float = 0.0) -> str:
 
 
 _PAPER_SEVEN = tuple(METHODS)[:7]  # the paper's configurations, in Figure 8's plot order
+_LISTED = 8  # comparisons named in the significance row; chapter 4's figure shows them all
 
 
 def _significance_row(significance: pd.DataFrame, mcnemar: pd.DataFrame | None, datasets) -> dict:
@@ -337,8 +338,10 @@ def _significance_row(significance: pd.DataFrame, mcnemar: pd.DataFrame | None, 
         verdict = VERDICTS[0] if not_significant == expected else VERDICTS[3]
     significant = sum(ran.values())
     paper_significant = sum(ran[key] for key in ran if key not in expected)
-    named = "; ".join(sorted(f"{d.upper()}: {' vs '.join(METHODS[m].label for m in _PAPER_SEVEN if m in pair)}"
-                             for d, pair in not_significant)) or "none"
+    named = sorted(f"{d.upper()}: {' vs '.join(METHODS[m].label for m in _PAPER_SEVEN if m in pair)}"
+                   for d, pair in not_significant)
+    named = "; ".join(named[:_LISTED]) + (f"; and {len(named) - _LISTED} more" if len(named) > _LISTED else "") \
+        if named else "none"
     counted = ""
     if mcnemar is not None and len(mcnemar):
         paired = mcnemar[mcnemar["a"].isin(labels) & mcnemar["b"].isin(labels)]
@@ -564,6 +567,19 @@ def on_paper_documents(claims: pd.DataFrame, own: pd.DataFrame) -> pd.DataFrame:
                                     for c, s in zip(claims["claim"], same)],
         "verdict, paper's documents": [there.loc[c, "verdict"] if c in there.index else VERDICTS[2]
                                        for c in claims["claim"]]})
+
+
+def shown_verdicts(claims: pd.DataFrame) -> pd.DataFrame:
+    """The verdict table as the book shows it, in four columns that fit a page: the claim, the paper's number, ours
+    and the verdict, each of the last two with the paper's documents' in a second line (:func:`on_paper_documents`;
+    left out where they are the same)."""
+    own = ", ".join(d.upper() for d in _paper.PAPER_DOCUMENTS)
+    ours, verdict = [], []
+    for r in claims.to_dict("records"):
+        there, judged = r.get("ours, paper's documents", "same"), r.get("verdict, paper's documents", r["verdict"])
+        ours.append(r["ours"] if there == "same" else f"{r['ours']}. On the paper's documents ({own}): {there}")
+        verdict.append(r["verdict"] if judged == r["verdict"] else f"{r['verdict']}; the paper's documents: {judged}")
+    return pd.DataFrame({"claim": claims["claim"], "paper": claims["paper"], "ours": ours, "verdict": verdict})
 
 
 def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int] | None:

@@ -334,3 +334,15 @@ def test_strong_orthogonalization_is_read_from_table_2():
     from regemb_utils.scorecard import strong_orthogonalization
 
     assert strong_orthogonalization() == {"C": 100, "o": 4.0, "Sym": True, "Dom": True}  # §6.4's words
+
+
+def test_shown_verdicts_put_the_papers_documents_in_a_second_line():
+    from regemb_utils.scorecard import shown_verdicts
+
+    claims = pd.DataFrame({"claim": ["a", "b"], "paper": ["1", "2"], "ours": ["x", "y"], "verdict": ["holds", "holds"],
+                           "where": ["p.html#a", "p.html#b"], "ours, paper's documents": ["same", "z"],
+                           "verdict, paper's documents": ["holds", "does not hold"]})
+    shown = shown_verdicts(claims)
+    assert list(shown.columns) == ["claim", "paper", "ours", "verdict"]
+    assert list(shown["ours"]) == ["x", "y. On the paper's documents (BBCSPORT, TWITTER, 20NEWS): z"]
+    assert list(shown["verdict"]) == ["holds", "holds; the paper's documents: does not hold"]
