@@ -64,7 +64,8 @@ lock:
 lab: setup
 	$(BIN)/jupyter-lab --ServerApp.root_dir=notebooks --MultiKernelManager.default_kernel_name=$(KERNEL) $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
-# The book renders offline: plotly.js and MathJax are served from its own static files (assets/), never from a CDN.
+# The book renders offline: plotly.js is served from its own static files (assets/), never from a CDN; the formulas
+# are SVG in the pages.
 assets/plotly.min.js: $(VENV)/.installed
 	mkdir -p assets
 	cp "$$($(BIN)/python -c 'import plotly, pathlib; print(pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js")')" $@
