@@ -199,8 +199,8 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
       for the WMD or left open, *does not hold* when it is decided for the WMD on at least one data set and on at
       least as many as for the SCM, otherwise *not decided*.
     * Over 10,000× faster (``speeds``): our ratio of exact evaluations per second, the paper's measure.
-    * Theorem 1 (``theorem_1``: chapter 3's check, model -> {"max |⟨e'_i, e'_j⟩ - s'_ij|",
-      "max |s'_ij - cos(e_i, e_j)|", "words"}): holds when every stored entry of S' equals the inner product of the
+    * Theorem 1 (``theorem_1``: chapter 3's check, model -> ``{"max |⟨e'_i, e'_j⟩ - s'_ij|",
+      "max |s'_ij - cos(e_i, e_j)|", "words"}``): holds when every stored entry of S' equals the inner product of the
       Cholesky rows *and* the cosine of the two words it stands for, up to :data:`THEOREM_TOLERANCE` (the first alone
       only says that the factorization succeeded).
     * The optimal parameters (``card``: the Table 2 rows of :func:`scorecard`): holds when every selected value
