@@ -257,7 +257,7 @@ SIGNIFICANCE_TESTS = PaperValue(126, "§5.5 (every pair of its 7 configurations 
 NOT_SIGNIFICANT = PaperValue(5, "§6.1 (the five pairs it names as not significant)", "paper text")
 # The five, as §6.1 names them: "the second and fourth results from the left on the BBCSPORT and TWITTER datasets, the
 # sixth and seventh results from the left on the BBCSPORT and OHSUMED datasets, and the fourth and sixth results from
-# the left on the TWITTER dataset", read in Figure 8's plot order (regemb_utils.methods.METHODS' first seven).
+# the left on the TWITTER dataset", read in Figure 8's plot order (regemb_utils.classification.methods.METHODS' first seven).
 NOT_SIGNIFICANT_PAIRS = PaperValue(
     (("bbcsport", "soft_vsm", "soft_vsm_quantized"), ("twitter", "soft_vsm", "soft_vsm_quantized"),
      ("bbcsport", "soft_vsm_quantized_ortho", "soft_vsm_ortho"), ("ohsumed", "soft_vsm_quantized_ortho", "soft_vsm_ortho"),
