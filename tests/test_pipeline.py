@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from regemb_utils.cache import ACCESSED, ArtifactCache
-from regemb_utils.params import ParameterError
-from regemb_utils.pipeline import PipelineError, given_parameters, records, start_chapter
+from regemb_utils.study.cache import ACCESSED, ArtifactCache
+from regemb_utils.study.params import ParameterError
+from regemb_utils.study.pipeline import PipelineError, given_parameters, records, start_chapter
 
 
 def notebook(*cells, **values):

@@ -83,8 +83,8 @@ def test_two_runs_from_empty_caches_give_the_same_results(first, tmp_path_factor
     assert compared > 100
     import numpy as np
 
-    from regemb_utils.cache import ArtifactCache
-    from regemb_utils.embeddings import train_models
+    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.embeddings.trained import train_models
 
     training = latest(cache, "02_training")["parameters"]
     a = train_models(training, 200, "paper", ArtifactCache(first[0]))

@@ -7,15 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from regemb_utils.data import DATASETS
-from regemb_utils.knn_runs import MethodResult, Run
-from regemb_utils.methods import METHODS
-from regemb_utils import paper
-from regemb_utils.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
-                                  relative_error_table, speed_table)
-from regemb_utils.scorecard import (CORPUS_DIFFERS, MACHINE_NOISE, SEARCH_RATE, VERDICTS, claim_verdicts, footnoted,
-                                    headline, on_paper_documents, scorecard, shown_bounds, speed_ratio,
-                                    speed_ratio_interval, verdicts)
+from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.classification.methods import METHODS
+from regemb_utils.study import paper
+from regemb_utils.study.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
+                                        relative_error_table, speed_table)
+from regemb_utils.study.scorecard import (CORPUS_DIFFERS, MACHINE_NOISE, SEARCH_RATE, VERDICTS, claim_verdicts,
+                                          footnoted, headline, on_paper_documents, scorecard, shown_bounds,
+                                          speed_ratio, speed_ratio_interval, verdicts)
+from regemb_utils.text.datasets import DATASETS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -331,13 +331,13 @@ def test_speeds_measured_on_other_hardware_have_no_difference(synthetic):
 
 
 def test_strong_orthogonalization_is_read_from_table_2():
-    from regemb_utils.scorecard import strong_orthogonalization
+    from regemb_utils.study.scorecard import strong_orthogonalization
 
     assert strong_orthogonalization() == {"C": 100, "o": 4.0, "Sym": True, "Dom": True}  # §6.4's words
 
 
 def test_shown_verdicts_put_the_papers_documents_in_a_second_line():
-    from regemb_utils.scorecard import shown_verdicts
+    from regemb_utils.study.scorecard import shown_verdicts
 
     claims = pd.DataFrame({"claim": ["a", "b"], "paper": ["1", "2"], "ours": ["x", "y"], "verdict": ["holds", "holds"],
                            "where": ["p.html#a", "p.html#b"], "ours, paper's documents": ["same", "z"],

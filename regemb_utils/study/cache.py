@@ -1,0 +1,346 @@
+"""The artifact cache: what one chapter computes and another reads.
+
+An artifact is a directory ``<root>/<name>-<key>``. The key hashes the artifact's kind (``name``), the version of
+that kind's computation (:data:`ARTIFACT_VERSIONS`, bumped whenever the computation changes, so that an old artifact
+is never read by new code) and the parameters that produced it; parameters that stand for data (documents, labels,
+embedding rows, S') enter by content, through :func:`fingerprint`.
+
+Writing is atomic: an artifact is written into a staging directory beside it (``.<name>-<key>.<host>.<pid>.*``),
+with a ``manifest.json`` that records every file's size and SHA-256, and renamed into place only when complete.
+Staging directories left by a killed process are removed by the next run on the same host. Reading checks the
+manifest: a damaged artifact (a file truncated, changed or missing) is reported with its path, removed and
+recomputed.
+
+Where the cache lives: ``$REGEMB_CACHE`` if set; else ``artifacts/`` in the repository when the package runs from a
+source checkout; else the user's cache directory (``$XDG_CACHE_HOME/regemb``, by default ``~/.cache/regemb``).
+:meth:`ArtifactCache.check_writable` finds a location that cannot be written before any computation starts.
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import socket
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+# One version per kind of artifact: bump it when the computation behind that kind changes.
+ARTIFACT_VERSIONS = {
+    "corpus-dictionary": 2,
+    "word2bits": 2,
+    "neighbours": 2,
+    "knn": 3,  # 3: exact WMD on the reduced problem (merged locations, shared mass cancelled)
+    "wmd-batch": 1,
+}
+
+_MANIFEST = "manifest.json"
+_CHECKSUM_LIMIT = 256 * 2**20  # artifacts up to this size are checksummed on every read; larger ones by size only
+
+# Every artifact this process read or wrote, in order ({"name", "key", "path", "computed"}); chapters list them in
+# their records (regemb_utils.study.pipeline).
+ACCESSED: list[dict[str, Any]] = []
+
+
+class CacheError(RuntimeError):
+    """The artifact cache cannot be used (not writable, damaged beyond repair, badly configured)."""
+
+
+def default_root() -> Path:
+    """``$REGEMB_CACHE``; else ``artifacts/`` in a source checkout; else the user's cache directory."""
+    configured = os.environ.get("REGEMB_CACHE")
+    if configured is not None:
+        if not configured.strip():
+            raise CacheError("REGEMB_CACHE is set but empty; unset it (to use the default location) or set it to a "
+                             "directory")
+        return Path(configured).expanduser().resolve()
+    if (REPOSITORY / "pyproject.toml").is_file() and (REPOSITORY / "regemb_utils").is_dir():
+        return REPOSITORY / "artifacts"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "regemb"
+
+
+def _describe_root(root: Path) -> str:
+    source = "REGEMB_CACHE" if os.environ.get("REGEMB_CACHE") else "the default location (set REGEMB_CACHE to change it)"
+    return f"the artifact cache {root} ({source})"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# keys
+
+
+def _feed(digest, obj: Any) -> None:
+    if isinstance(obj, np.ndarray):
+        array = np.ascontiguousarray(obj)
+        digest.update(f"ndarray{array.dtype.str}{array.shape}".encode())
+        digest.update(array.view(np.uint8).reshape(-1) if array.size else b"")
+    elif sparse.issparse(obj):
+        matrix = sparse.csr_matrix(obj)
+        matrix.sum_duplicates()
+        matrix.sort_indices()
+        digest.update(f"csr{matrix.shape}".encode())
+        for part in (matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64), matrix.data):
+            _feed(digest, part)
+    elif isinstance(obj, Mapping):
+        digest.update(b"{")
+        for key in sorted(obj, key=repr):
+            _feed(digest, key)
+            _feed(digest, obj[key])
+        digest.update(b"}")
+    elif isinstance(obj, (list, tuple)):
+        digest.update(b"[")
+        for item in obj:
+            _feed(digest, item)
+        digest.update(b"]")
+    elif isinstance(obj, np.generic):
+        _feed(digest, obj.item())
+    elif obj is None or isinstance(obj, (bool, int, float, str, bytes)):
+        digest.update(f"{type(obj).__name__}:{obj!r}".encode())
+    elif hasattr(obj, "__dict__"):  # a dataclass or a plain object: its fields
+        digest.update(type(obj).__qualname__.encode())
+        _feed(digest, vars(obj))
+    else:
+        raise TypeError(f"cannot fingerprint a {type(obj).__name__}")
+
+
+def fingerprint(*objects: Any) -> str:
+    """A content hash of arrays, sparse matrices, mappings, sequences and scalars (for artifact keys)."""
+    digest = hashlib.sha256()
+    for obj in objects:
+        _feed(digest, obj)
+    return digest.hexdigest()[:24]
+
+
+def artifact_key(name: str, params: dict[str, Any]) -> str:
+    if name not in ARTIFACT_VERSIONS:
+        raise KeyError(f"unknown artifact kind {name!r}; known: {', '.join(ARTIFACT_VERSIONS)}")
+    blob = json.dumps({"name": name, "params": params, "version": ARTIFACT_VERSIONS[name]}, sort_keys=True,
+                      default=repr)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# files
+
+
+def save_pickle(obj: Any, directory: Path) -> None:
+    with open(directory / "artifact.pkl", "wb") as f:
+        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+# Where the modules of the flat package (before issue 18's subpackages) went: artifacts and chapter records pickled
+# before the move name the old modules, and their keys did not change.
+_MOVED_MODULES = {f"regemb_utils.{old}": f"regemb_utils.{new}" for old, new in (
+    ("text", "text.tokenization"), ("preprocessing", "text.preprocessing"), ("corpus", "text.corpus"),
+    ("data", "text.datasets"), ("documents", "text.documents"), ("word2bits", "embeddings.word2bits"),
+    ("embeddings", "embeddings.trained"), ("termsim", "termsim.matrix"),
+    ("orthogonalization", "termsim.orthogonalization"), ("term_matrices", "termsim.sources"),
+    ("cholesky", "termsim.cholesky"), ("similarity", "measures.similarity"), ("wmd", "measures.wmd"),
+    ("representations", "measures.representations"), ("knn", "classification.knn"),
+    ("knn_runs", "classification.knn_runs"), ("selection", "classification.selection"),
+    ("statistics", "classification.statistics"), ("methods", "classification.methods"),
+    ("experiment", "classification.experiment"), ("wmd_samples", "classification.wmd_samples"),
+    ("params", "study.params"), ("pipeline", "study.pipeline"), ("cache", "study.cache"), ("paper", "study.paper"),
+    ("book", "study.book"), ("plotting", "study.plotting"), ("document_maps", "study.document_maps"),
+    ("results", "study.results"), ("scorecard", "study.scorecard"), ("worked_example", "study.worked_example"),
+    ("browser", "study.browser"), ("progress", "study.progress"))}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(_MOVED_MODULES.get(module, module), name)
+
+
+def unpickle(path: Path) -> Any:
+    """The object pickled in the file ``path`` (also one pickled before the package's modules moved)."""
+    with open(path, "rb") as f:
+        return _Unpickler(f).load()
+
+
+def load_pickle(directory: Path) -> Any:
+    return unpickle(directory / "artifact.pkl")
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.rglob("*") if p.is_file() and p.name != _MANIFEST)
+
+
+def write_manifest(directory: Path, params: dict[str, Any]) -> None:
+    files = {p.relative_to(directory).as_posix(): {"size": p.stat().st_size, "sha256": file_sha256(p)}
+             for p in _files(directory)}
+    (directory / _MANIFEST).write_text(json.dumps({"params": params, "files": files}, sort_keys=True, indent=1,
+                                                  default=repr))
+
+
+def damage(directory: Path) -> str | None:
+    """Why the artifact in ``directory`` cannot be trusted, or None when its files match its manifest."""
+    try:
+        manifest = json.loads((directory / _MANIFEST).read_text())
+        files = manifest["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "its manifest is missing or unreadable"
+    present = {p.relative_to(directory).as_posix() for p in _files(directory)}
+    if set(files) - present:
+        return f"missing file(s): {', '.join(sorted(set(files) - present))}"
+    for name, expected in files.items():
+        size = (directory / name).stat().st_size
+        if size != expected["size"]:
+            return f"{name} has {size:,} bytes, its manifest says {expected['size']:,}"
+    if sum(f["size"] for f in files.values()) <= _CHECKSUM_LIMIT:
+        for name, expected in files.items():
+            if file_sha256(directory / name) != expected["sha256"]:
+                return f"{name} does not match its SHA-256"
+    return None
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _host() -> str:
+    return socket.gethostname().replace(".", "_")
+
+
+def _group_readable(path: Path) -> None:
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, (0o777 & ~umask) | 0o750)
+
+
+def _warn(message: str) -> None:
+    print(f"regemb cache: {message}", file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the cache
+
+
+class ArtifactCache:
+    def __init__(self, root: str | os.PathLike | None = None):
+        self.root = Path(root).expanduser().resolve() if root is not None else default_root()
+
+    def path(self, name: str, params: dict[str, Any]) -> Path:
+        return self.root / f"{name}-{artifact_key(name, params)}"
+
+    def check_writable(self) -> None:
+        """Create the cache directory if needed and write (then remove) a probe file; raise :class:`CacheError`
+        naming the location and ``REGEMB_CACHE`` if that fails. Also removes staging directories of killed runs."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.root, prefix=".probe-") as probe:
+                probe.write(b"\0" * 2**20)
+                probe.flush()
+                os.fsync(probe.fileno())
+        except OSError as error:
+            reason = error.strerror or str(error)
+            if error.errno == errno.ENOSPC:
+                reason = "the disk is full"
+            raise CacheError(f"{_describe_root(self.root)} cannot be written: {reason}. Set REGEMB_CACHE to a "
+                             "writable directory with free space.") from None
+        self.remove_stale_staging()
+
+    def remove_stale_staging(self) -> list[Path]:
+        """Remove the staging directories that processes of this host left behind when they were killed."""
+        host = _host()
+        removed = []
+        for path in self.root.glob(".*.stage-*"):
+            try:
+                _, owner, pid, _ = path.name.rsplit(".", 3)
+            except ValueError:
+                continue
+            if owner == f"stage-{host}" and pid.isdigit() and not _process_alive(int(pid)):
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+        return removed
+
+    def has(self, name: str, params: dict[str, Any]) -> bool:
+        """Whether an intact artifact exists (a damaged one is removed and reported)."""
+        target = self.path(name, params)
+        if not target.is_dir():
+            return False
+        reason = damage(target)
+        if reason is not None:
+            self._discard(target, reason)
+            return False
+        return True
+
+    def _discard(self, target: Path, reason: str) -> None:
+        _warn(f"the artifact {target} is damaged ({reason}); it is removed and will be recomputed")
+        trash = target.with_name(f".{target.name}.damaged-{os.getpid()}")
+        try:
+            os.rename(target, trash)
+        except OSError:
+            return
+        shutil.rmtree(trash, ignore_errors=True)
+
+    def get(
+        self,
+        name: str,
+        params: dict[str, Any],
+        compute: Callable[[], Any],
+        save: Callable[[Any, Path], None] = save_pickle,
+        load: Callable[[Path], Any] = load_pickle,
+    ) -> Any:
+        """Load artifact ``name`` made with ``params``; compute, save atomically and return it if absent or
+        damaged."""
+        target = self.path(name, params)
+        if self.has(name, params):
+            try:
+                value = load(target)
+            except (pickle.UnpicklingError, EOFError, zipfile.BadZipFile, ValueError) as error:
+                self._discard(target, f"it cannot be read: {type(error).__name__}: {error}")
+            else:
+                ACCESSED.append({"name": name, "key": target.name, "path": str(target), "computed": False})
+                return value
+        value = compute()
+        self._store(name, params, value, save, target)
+        ACCESSED.append({"name": name, "key": target.name, "path": str(target), "computed": True})
+        return value
+
+    def _store(self, name, params, value, save, target: Path) -> None:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.stage-{_host()}.{os.getpid()}.",
+                                            dir=self.root))
+        except OSError as error:
+            _warn(f"{_describe_root(self.root)} cannot be written ({error.strerror or error}); the {name} artifact "
+                  "is used now but not kept")
+            return
+        try:
+            save(value, staging)
+            write_manifest(staging, params)
+            _group_readable(staging)
+            try:
+                os.rename(staging, target)
+            except OSError:  # another process finished the same artifact first; theirs is as good as ours
+                if not target.is_dir():
+                    raise
+        except OSError as error:
+            _warn(f"the {name} artifact could not be written to {target} ({error.strerror or error}); it is used "
+                  "now but not kept")
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
