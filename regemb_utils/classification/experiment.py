@@ -42,7 +42,27 @@ def _as_mapping(datasets) -> dict[str, Dataset]:
 
 def training_dictionary(datasets: Iterable[Dataset], tokenizer: str = "paper") -> Dictionary:
     """A dictionary of the words of the data sets' training and validation documents (test words it lacks are
-    dropped from the documents, as the paper's corpus dictionary drops the words it does not know)."""
+    dropped from the documents, as the paper's corpus dictionary drops the words it does not know).
+
+    Parameters
+    ----------
+    datasets : iterable of Dataset
+        The data sets.
+    tokenizer : {"paper", "gensim"}
+        See :func:`regemb_utils.text.tokenization.tokenize`.
+
+    Returns
+    -------
+    gensim.corpora.Dictionary
+        Their training and validation words.
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> data = dataset_from_texts("toy", [f"w{i} common" for i in range(10)], [0, 1] * 5, test_size=2)
+    >>> "common" in training_dictionary([data]).token2id
+    True
+    """
     return Dictionary(tokenize(text, tokenizer) for d in datasets for split in (d.train, d.validation)
                       for text in split.texts)
 
@@ -55,7 +75,41 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
     ``vectors`` maps "32-bit" and/or "1-bit" to gensim ``KeyedVectors`` (the methods' ``model``); ``dictionary``
     (default: :func:`training_dictionary`) defines the words the documents are counted over and, for the sparse SCM,
     the idf order of S'. Results are cached in ``cache`` (default: the package's cache location) by their inputs'
-    content."""
+    content.
+
+    Parameters
+    ----------
+    datasets : Dataset, sequence of Dataset or mapping of str to Dataset
+        The data sets.
+    methods : sequence of str
+        Keys of :data:`regemb_utils.classification.methods.METHODS`.
+    settings : Settings
+        The grid, the ks and the options.
+    vectors : mapping of str to gensim.models.KeyedVectors, optional
+        ``"32-bit"`` and/or ``"1-bit"`` embeddings.
+    dictionary : gensim.corpora.Dictionary, optional
+        The documents' words.
+    tokenizer : {"paper", "gensim"}
+        See :func:`regemb_utils.text.tokenization.tokenize`.
+    cache : ArtifactCache, optional
+        Where results are kept.
+
+    Returns
+    -------
+    dict of (str, str) to MethodResult
+        ``{(data set, method): result}``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> texts = ["ball goal", "goal match", "vote party", "party law"] * 5
+    >>> data = dataset_from_texts("toy", texts, ["sport", "sport", "politics", "politics"] * 5, test_size=4)
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     results = run_methods(data, ["bow"], Settings(ks=(1, 3)), cache=ArtifactCache(root))
+    >>> results["toy", "bow"].test_error
+    0.0
+    """
     datasets = _as_mapping(datasets)
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:

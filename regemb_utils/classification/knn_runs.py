@@ -185,7 +185,36 @@ def _warm_up() -> None:
 def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_similarity=None, solver: str = "pot",
             n_jobs: int | None = 1, progress: bool = False, description: str = "", cache: ArtifactCache | None = None,
             batch_key: Mapping[str, Any] | None = None) -> tuple[np.ndarray, Run]:
-    """Indices [n_queries, k] of the k most similar reference documents (ties: lower index) and the timed run."""
+    """Indices [n_queries, k] of the k most similar reference documents (ties: lower index) and the timed run.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`regemb_utils.classification.methods.METHODS`.
+    Q, R : scipy.sparse matrix
+        Weighted queries and reference documents (:func:`regemb_utils.classification.methods.represent_pair`).
+    k : int
+        Neighbours per query.
+    split : str
+        The queries' split (recorded in the run).
+    embeddings, term_similarity
+        What the method's measure needs (:func:`regemb_utils.measures.similarity.similarity_matrix`).
+    solver, n_jobs, progress, description, cache, batch_key
+        The WMD's solver, workers, progress bar and batch cache.
+
+    Returns
+    -------
+    (numpy.ndarray, Run)
+        ``[n_queries, k]`` indices into ``R`` and the timed run.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> Q = sparse.csr_matrix([[1.0, 0.0]])
+    >>> R = sparse.csr_matrix([[0.0, 1.0], [2.0, 0.0]])
+    >>> nearest("bow", Q, R, 1, "test")[0].tolist()
+    [[1]]
+    """
     measure = METHODS[method].measure
     _warm_up()
     pairs = Q.shape[0] * R.shape[0]
@@ -267,7 +296,29 @@ def _validation_point(task: _Task, point: dict[str, Any]) -> dict[str, tuple[dic
 
 @dataclass
 class MethodResult:
-    """One method on one data set: model selection, the test run, and their cost."""
+    """One method on one data set: model selection, the test run, and their cost.
+
+    Parameters
+    ----------
+    dataset, method : str
+        Which.
+    params : dict
+        The chosen grid point and k.
+    validation : pandas.DataFrame
+        One row per (grid point, k).
+    truth : numpy.ndarray
+        Test labels of the answered queries.
+    predictions : dict of int to numpy.ndarray
+        Test predictions for every k.
+    runs : list of Run
+        Every validation grid run, then the test run.
+    test_rows : numpy.ndarray or None
+        The answered rows of the test split (None: all).
+
+    Examples
+    --------
+    See :func:`classify`.
+    """
 
     dataset: str
     method: str

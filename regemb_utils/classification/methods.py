@@ -17,6 +17,27 @@ __all__ = ["Method", "METHODS", "Settings", "represent_pair"]
 
 @dataclass(frozen=True)
 class Method:
+    """One of chapter 4's methods: a document weighting, a measure and, where the measure needs one, an embedding.
+
+    Parameters
+    ----------
+    label : str
+        The name in the paper's figures.
+    weighting : {"bow", "nbow", "dtb", "tfidf_l1"}
+        :func:`regemb_utils.measures.representations.represent`'s weighting.
+    measure : {"cosine", "dense_scm", "sparse_scm", "l1", "wmd"}
+        How documents are compared.
+    model : {"32-bit", "1-bit"} or None
+        The embeddings.
+    source : str
+        ``"paper"`` (its seven configurations) or ``"Sato et al. 2022"``.
+
+    Examples
+    --------
+    >>> METHODS["soft_vsm_ortho"]
+    Method(label='Soft VSM (ortho.)', weighting='dtb', measure='sparse_scm', model='32-bit', source='paper')
+    """
+
     label: str  # the name in the paper's figures
     weighting: str  # bow | nbow | dtb | tfidf_l1 (regemb_utils.measures.representations)
     measure: str  # cosine | dense_scm | sparse_scm | l1 | wmd
@@ -40,7 +61,36 @@ METHODS: dict[str, Method] = {
 
 @dataclass(frozen=True)
 class Settings:
-    """What a run needs besides the documents: the grid, k, and the options (from the chapter's parameters)."""
+    """What a run needs besides the documents: the grid, k, and the options (from the chapter's parameters).
+
+    Parameters
+    ----------
+    ks : tuple of int
+        kNN's k values (odd).
+    slopes : tuple of float
+        The dtb pivot slopes s.
+    sparse_grid : tuple of (str, tuple) pairs
+        The orthogonalization grid in :data:`regemb_utils.termsim.orthogonalization.SPARSE_KEYS` order.
+    fill_rule : str
+        How S' handles a dominance violation.
+    reference : {"train", "train+validation"}
+        The test run's reference set.
+    wmd_solver : {"pot", "pyemd"}
+        The exact EMD solver.
+    wmd_queries, wmd_validation_queries : tuple of (str, int, "power" or None) pairs
+        WMD queries per data set (:func:`regemb_utils.classification.wmd_samples.query_limit`).
+    n_jobs : int
+        joblib workers.
+    progress : bool
+        Show progress bars.
+
+    Examples
+    --------
+    >>> Settings(ks=(1, 3), slopes=(0.0, 0.5)).points("soft_vsm")
+    [{'slope': 0.0}, {'slope': 0.5}]
+    >>> Settings().points("bow")
+    [{}]
+    """
 
     ks: tuple[int, ...] = tuple(range(1, 20, 2))
     slopes: tuple[float, ...] = (0.0,)

@@ -80,6 +80,22 @@ def agresti_coull(successes: int, trials: int, confidence: float = 0.95) -> tupl
 
 @dataclass(frozen=True)
 class McNemarResult:
+    """The discordant pairs of two classifiers and the exact McNemar test's p-value (:func:`mcnemar_exact`).
+
+    Parameters
+    ----------
+    only_a_correct : int
+        Documents A classifies right and B wrong.
+    only_b_correct : int
+        Documents B classifies right and A wrong.
+    pvalue : float
+        The two-sided p-value.
+
+    Examples
+    --------
+    See :func:`mcnemar_exact`.
+    """
+
     only_a_correct: int  # b: classifier A right, B wrong
     only_b_correct: int  # c: classifier B right, A wrong
     pvalue: float
@@ -121,7 +137,23 @@ def mcnemar_exact(predictions_a, predictions_b, truth) -> McNemarResult:
 
 def benjamini_hochberg(pvalues) -> np.ndarray:
     """Benjamini–Hochberg q-values (step-up, monotone, capped at 1), in the input order: SciPy's
-    ``false_discovery_control(p, method="bh")``."""
+    ``false_discovery_control(p, method="bh")``.
+
+    Parameters
+    ----------
+    pvalues : array_like
+        The p-values of a family of tests.
+
+    Returns
+    -------
+    numpy.ndarray
+        Their q-values.
+
+    Examples
+    --------
+    >>> benjamini_hochberg([0.01, 0.04, 0.03])
+    array([0.03, 0.04, 0.04])
+    """
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim != 1:
         raise ValueError("pvalues must be 1-D")
@@ -132,6 +164,24 @@ def benjamini_hochberg(pvalues) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PaperTTestResult:
+    """The paper's t-test (:func:`paper_t_test`).
+
+    Parameters
+    ----------
+    t : float
+        The statistic.
+    df : int
+        Its degrees of freedom.
+    pvalue : float
+        One-sided: ``1 - T.cdf(t, df)``.
+    pooled : bool
+        Whether the F test chose the pooled-variance formula.
+
+    Examples
+    --------
+    See :func:`paper_t_test`.
+    """
+
     t: float
     df: int
     pvalue: float  # one-sided: 1 - T.cdf(t, df)
@@ -187,7 +237,27 @@ def paper_t_test(accuracy_1: float, n_1: int, accuracy_2: float, n_2: int, alpha
 
 
 def compare(predictions_a, predictions_b, truth, test: str = "mcnemar", alpha: float = 0.05) -> float:
-    """p-value of a comparison of two classifiers on the same test set: ``test`` ∈ :data:`TESTS`."""
+    """p-value of a comparison of two classifiers on the same test set: ``test`` ∈ :data:`TESTS`.
+
+    Parameters
+    ----------
+    predictions_a, predictions_b, truth : array_like
+        Two classifiers' predictions of the same documents and the true labels.
+    test : {"mcnemar", "paper_t_test"}
+        The test.
+    alpha : float
+        The level (the paper's t-test reports significance at it).
+
+    Returns
+    -------
+    float
+        The p-value.
+
+    Examples
+    --------
+    >>> round(compare([0] * 10, [1] * 6 + [0] * 4, [0] * 10), 4)
+    0.0312
+    """
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; expected one of {TESTS}")
     if test == "mcnemar":
@@ -214,7 +284,25 @@ def discordant_probabilities(error_a: float, error_b: float, correlation: float 
     """(P(A right, B wrong), P(A wrong, B right)) for two classifiers with error rates ``error_a`` and ``error_b``
     whose error indicators have the (phi) ``correlation``; 0 means independent errors, which gives the most
     discordant pairs and so the least power for a given difference when the real correlation is positive (two kNN
-    classifiers on the same documents tend to err on the same hard documents)."""
+    classifiers on the same documents tend to err on the same hard documents).
+
+    Parameters
+    ----------
+    error_a, error_b : float
+        The two error rates.
+    correlation : float
+        The phi correlation of the error indicators.
+
+    Returns
+    -------
+    (float, float)
+        The two discordant probabilities.
+
+    Examples
+    --------
+    >>> discordant_probabilities(0.2, 0.1)
+    (0.08, 0.18)
+    """
     for e in (error_a, error_b):
         if not 0 <= e <= 1:
             raise ValueError("error rates must lie in [0, 1]")
@@ -228,7 +316,27 @@ def mcnemar_power(n: int, only_a_right: float, only_b_right: float, alpha: float
     """Exact power of the exact two-sided McNemar test (:func:`mcnemar_exact`) at level ``alpha`` on ``n`` paired
     documents, when a document is discordant in A's favour with probability ``only_a_right`` and in B's with
     ``only_b_right``: Σ_d P(D = d) · P(reject | d), D ~ Bin(n, ψ) with ψ the sum of the two, and given d the count
-    in A's favour ~ Bin(d, only_a_right/ψ)."""
+    in A's favour ~ Bin(d, only_a_right/ψ).
+
+    Parameters
+    ----------
+    n : int
+        Paired documents.
+    only_a_right, only_b_right : float
+        The two discordant probabilities.
+    alpha : float
+        The test's level.
+
+    Returns
+    -------
+    float
+        The probability that the test rejects.
+
+    Examples
+    --------
+    >>> round(mcnemar_power(100, 0.15, 0.05), 4)
+    0.5444
+    """
     if n < 0:
         raise ValueError("n must be non-negative")
     psi = only_a_right + only_b_right
@@ -245,7 +353,29 @@ def mcnemar_sample_size(only_a_right: float, only_b_right: float, power: float =
                         maximum: int = 100_000) -> int:
     """The smallest number of paired documents n at which the exact McNemar test reaches ``power`` (by
     :func:`mcnemar_power`), searched upwards from half the normal approximation's n (Connor 1987). The exact power
-    is a saw-tooth in n, so a slightly larger n can fall just short again; the n returned reaches the power."""
+    is a saw-tooth in n, so a slightly larger n can fall just short again; the n returned reaches the power.
+
+    Parameters
+    ----------
+    only_a_right, only_b_right : float
+        The two discordant probabilities.
+    power : float
+        The power to reach.
+    alpha : float
+        The test's level.
+    maximum : int
+        Give up above this n.
+
+    Returns
+    -------
+    int
+        The smallest n that reaches the power.
+
+    Examples
+    --------
+    >>> mcnemar_sample_size(0.15, 0.05)
+    168
+    """
     if not 0 < power < 1 or not 0 < alpha < 1:
         raise ValueError("power and alpha must lie in (0, 1)")
     psi, delta = only_a_right + only_b_right, abs(only_a_right - only_b_right)
@@ -260,7 +390,27 @@ def mcnemar_sample_size(only_a_right: float, only_b_right: float, power: float =
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson's score interval for a binomial proportion (closed form)."""
+    """Wilson's score interval for a binomial proportion (closed form).
+
+    Parameters
+    ----------
+    successes : int
+        x.
+    trials : int
+        n.
+    confidence : float
+        1 − α.
+
+    Returns
+    -------
+    (float, float)
+        The interval's bounds.
+
+    Examples
+    --------
+    >>> [round(float(v), 4) for v in wilson_interval(20, 100)]
+    [0.1334, 0.2888]
+    """
     if trials <= 0:
         raise ValueError("the number of trials must be positive")
     z = stats.norm.ppf(1 - (1 - confidence) / 2)
@@ -272,6 +422,20 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
 
 @dataclass(frozen=True)
 class PairedDifference:
+    """A difference of two paired error rates with its interval (:func:`paired_difference_interval`).
+
+    Parameters
+    ----------
+    difference : float
+        p_a − p_b.
+    lower, upper : float
+        The interval's bounds.
+
+    Examples
+    --------
+    See :func:`paired_difference_interval`.
+    """
+
     difference: float  # p_a − p_b
     lower: float
     upper: float
@@ -286,7 +450,26 @@ def paired_difference_interval(a_only: int, b_only: int, both: int, neither: int
     With Wilson intervals (l₁, u₁) for p_a and (l₂, u₂) for p_b and φ the phi coefficient of the 2×2 table (0 when
     a margin is empty): L = θ̂ − √((p_a − l₁)² − 2φ(p_a − l₁)(u₂ − p_b) + (u₂ − p_b)²),
     U = θ̂ + √((u₁ − p_a)² − 2φ(u₁ − p_a)(p_b − l₂) + (p_b − l₂)²). The interval stays in [−1, 1], is never
-    degenerate and covers close to the nominal level down to small n (Newcombe 1998; Fagerland et al. 2014)."""
+    degenerate and covers close to the nominal level down to small n (Newcombe 1998; Fagerland et al. 2014).
+
+    Parameters
+    ----------
+    a_only, b_only, both, neither : int
+        Documents only A, only B, both and neither classified right.
+    confidence : float
+        1 − α.
+
+    Returns
+    -------
+    PairedDifference
+        The difference of the error rates (B's minus A's) and its interval.
+
+    Examples
+    --------
+    >>> result = paired_difference_interval(10, 4, 80, 6)
+    >>> round(result.difference, 2), round(result.lower, 3), round(result.upper, 3)
+    (0.06, -0.014, 0.138)
+    """
     counts = (a_only, b_only, both, neither)
     if any(c < 0 for c in counts) or sum(counts) == 0:
         raise ValueError("counts must be non-negative with a positive total")

@@ -73,7 +73,27 @@ def _alternative(dataset: str, method: str) -> tuple[float, float]:
 
 @functools.lru_cache(maxsize=None)
 def power_queries(dataset: str, method: str, test_size: int) -> int:
-    """The test queries of ``method`` on ``dataset`` under the power rule (module docstring)."""
+    """The test queries of ``method`` on ``dataset`` under the power rule (module docstring).
+
+    Parameters
+    ----------
+    dataset : str
+        One of the paper's data sets.
+    method : str
+        A WMD method.
+    test_size : int
+        Test documents.
+
+    Returns
+    -------
+    int
+        Test queries to answer.
+
+    Examples
+    --------
+    >>> power_queries("bbcsport", "wmd", 220), power_queries("20news", "wmd", 7532)
+    (220, 377)
+    """
     if test_size <= SMALL_TEST_SET:
         return test_size
     scm, wmd = _alternative(dataset, method)

@@ -70,6 +70,27 @@ class Neighbours:
     ``indices[i, j]`` is the index into ``keys`` of the ``j``-th most similar word to ``words[i]`` (the word itself
     excluded) and ``similarities[i, j]`` its cosine similarity (float32). Rows are sorted by descending similarity,
     ties by ascending index.
+
+    Parameters
+    ----------
+    keys : list of str
+        The embedding vocabulary (``kv.index_to_key``).
+    words : list of str
+        The words whose neighbours are held, one row each.
+    indices : numpy.ndarray
+        ``int32 [len(words), depth]`` indices into ``keys``.
+    similarities : numpy.ndarray
+        ``float32 [len(words), depth]`` cosines.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> neighbours = nearest_neighbours(kv, depth=1, progress=False)
+    >>> neighbours.depth, [neighbours.keys[i] for i in neighbours.indices[:, 0]]
+    (1, ['b', 'a', 'b'])
     """
 
     keys: list[str]
@@ -113,7 +134,23 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
 
 def is_binary(vectors: np.ndarray) -> bool:
     """Every entry of every row has the same magnitude (e.g. Word2Bits' 1-bit vectors, all +-1/3): then the cosine of
-    two rows is ``(d - 2 h) / d`` for ``h`` the Hamming distance of their sign bits."""
+    two rows is ``(d - 2 h) / d`` for ``h`` the Hamming distance of their sign bits.
+
+    Parameters
+    ----------
+    vectors : numpy.ndarray
+        Word vectors.
+
+    Returns
+    -------
+    bool
+        Whether every row's entries have one magnitude.
+
+    Examples
+    --------
+    >>> is_binary(np.array([[1.0, -1.0], [-0.5, 0.5]])), is_binary(np.array([[1.0, 0.5]]))
+    (True, False)
+    """
     magnitude = np.abs(vectors[:, :1])
     return bool(np.all(magnitude > 0) and np.all(np.abs(vectors) == magnitude))
 
@@ -182,6 +219,20 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, depth: int = 800,
     bits : compute with bit operations (XOR and popcount of packed sign bits), exact for vectors whose entries all
         have one magnitude per row, such as 1-bit quantized ones; ``None`` (default) does so when they have. Their
         similarities are then the exact ``(d - 2h) / d`` rounded to float32, and ties are exact.
+
+    Returns
+    -------
+    Neighbours
+        The cache, one row per word with an embedding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> nearest_neighbours(kv, depth=1, progress=False).similarities.astype(float).round(2).tolist()
+    [[0.8], [0.8], [0.6]]
     """
     keys = list(kv.index_to_key)
     n_keys = len(keys)
@@ -251,6 +302,29 @@ def neighbours_from_gensim(kv, words: Sequence[str] | None = None, depth: int = 
 
     Its similarities are bit-identical to the ones gensim's ``WordEmbeddingSimilarityIndex`` sees, so matrices built
     from it match gensim's even where a float32 rounding difference of the fast cache would flip a comparison.
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embeddings.
+    words : sequence of str, optional
+        The words (default: the vocabulary); words without an embedding are dropped.
+    depth : int
+        Neighbours per word; capped at ``len(kv) - 1``.
+
+    Returns
+    -------
+    Neighbours
+        The cache.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> neighbours_from_gensim(kv, depth=1).indices.tolist()
+    [[1], [0], [1]]
     """
     keys = list(kv.index_to_key)
     depth = min(int(depth), len(keys) - 1)
@@ -270,7 +344,26 @@ def neighbours_from_gensim(kv, words: Sequence[str] | None = None, depth: int = 
 # 2. the matrix builder
 # --------------------------------------------------------------------------------------------------------------
 def column_order(dictionary, tfidf=None) -> np.ndarray:
-    """Term ids in the order gensim processes the columns: ``sorted(ids, key=lambda i: (-idf[i], i))`` or id order."""
+    """Term ids in the order gensim processes the columns: ``sorted(ids, key=lambda i: (-idf[i], i))`` or id order.
+
+    Parameters
+    ----------
+    dictionary : gensim.corpora.Dictionary
+        The columns.
+    tfidf : gensim.models.TfidfModel, optional
+        Its idf orders the columns (None: by id).
+
+    Returns
+    -------
+    numpy.ndarray
+        Dictionary ids in processing order.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> column_order(Dictionary([["a", "b"], ["a"]]))
+    array([0, 1])
+    """
     n = len(dictionary)
     if tfidf is None:
         return np.arange(n, dtype=np.int64)

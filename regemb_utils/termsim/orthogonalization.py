@@ -33,7 +33,41 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, depth: int, k
     """The top-``depth`` neighbours of every dictionary word with an embedding, and the seconds it took to compute.
 
     ``key`` identifies the embeddings and the dictionary (the parameters that produced them). ``load=False`` only
-    makes sure the artifact exists (computing it if missing) and returns None: for callers whose workers load it."""
+    makes sure the artifact exists (computing it if missing) and returns None: for callers whose workers load it.
+
+    Parameters
+    ----------
+    vectors : gensim.models.KeyedVectors or None
+        The embeddings (None: the artifact must exist; ``key`` then needs ``bit_operations``).
+    dictionary : gensim.corpora.Dictionary
+        Whose words get neighbours.
+    depth : int
+        Neighbours per word.
+    key : dict
+        The parameters that produced the embeddings and the dictionary (:func:`neighbour_key`).
+    cache : ArtifactCache, optional
+        Where the artifact is kept.
+    load : bool
+        Return the cache (or only make sure it exists).
+
+    Returns
+    -------
+    (Neighbours, float) or None
+        The cache and the seconds its computation took.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     neighbours, seconds = neighbour_cache(kv, Dictionary([["a", "b", "c"]]), 2, {"model": "toy"},
+    ...                                           ArtifactCache(root))
+    >>> neighbours.depth
+    2
+    """
     def compute():
         start = time.perf_counter()
         neighbours = nearest_neighbours(vectors, list(dictionary.token2id), depth=depth)
@@ -85,7 +119,30 @@ def neighbour_depth(nonzero_limits) -> int:
 
 
 class MatrixGrid:
-    """Builds S' for any grid point over one dictionary, with and without idf ordering."""
+    """Builds S' for any grid point over one dictionary, with and without idf ordering.
+
+    Parameters
+    ----------
+    neighbours : Neighbours
+        The neighbour cache, at least as deep as the grid's largest C.
+    dictionary : gensim.corpora.Dictionary
+        The rows and columns of S'.
+    fill_rule : str
+        How a dominance violation is handled.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> from .matrix import nearest_neighbours
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> grid = MatrixGrid(nearest_neighbours(kv, depth=1, progress=False), Dictionary([["a", "b", "c"], ["a", "b"], ["a"]]))
+    >>> grid.build(symmetric=True, dominant=True, idf=True, nonzero_limit=1, threshold=0.0, exponent=1.0).toarray().round(2)
+    array([[1. , 0. , 0. ],
+           [0. , 1. , 0.6],
+           [0. , 0.6, 1. ]], dtype=float32)
+    """
 
     def __init__(self, neighbours: Neighbours, dictionary: Dictionary, fill_rule: str = "paper"):
         self.fill_rule = fill_rule
@@ -98,7 +155,26 @@ class MatrixGrid:
 
 
 def most_frequent(dictionary: Dictionary, n: int) -> Dictionary:
-    """The dictionary restricted to its ``n`` words of highest document frequency (ties by id)."""
+    """The dictionary restricted to its ``n`` words of highest document frequency (ties by id).
+
+    Parameters
+    ----------
+    dictionary : gensim.corpora.Dictionary
+        The whole dictionary (not changed).
+    n : int
+        Words kept.
+
+    Returns
+    -------
+    gensim.corpora.Dictionary
+        A copy with the ``n`` most frequent words.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> most_frequent(Dictionary([["a", "b", "c"], ["a", "b"], ["a"]]), 2).token2id
+    {'a': 0, 'b': 1}
+    """
     restricted = copy.deepcopy(dictionary)
     restricted.filter_extremes(no_below=1, no_above=1.0, keep_n=n)
     return restricted

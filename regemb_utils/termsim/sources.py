@@ -9,7 +9,7 @@ from typing import Any
 from scipy import sparse
 
 from ..study.cache import ArtifactCache, fingerprint
-from ..text.preprocessing import corpus_dictionary
+from ..text.corpus import corpus_dictionary
 from .orthogonalization import SPARSE_KEYS, MatrixGrid, neighbour_cache
 
 __all__ = ["InMemoryMatrices", "CachedMatrices", "restricted"]
@@ -17,7 +17,30 @@ __all__ = ["InMemoryMatrices", "CachedMatrices", "restricted"]
 
 class InMemoryMatrices:
     """S' for a grid point from neighbours and a dictionary held in memory (small cases); ``identity`` fingerprints
-    both by content (for the keys of results computed with them)."""
+    both by content (for the keys of results computed with them).
+
+    Parameters
+    ----------
+    neighbours : Neighbours
+        The neighbour cache.
+    dictionary : gensim.corpora.Dictionary
+        The rows and columns of S'.
+    fill_rule : str
+        How a dominance violation is handled.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> matrices = InMemoryMatrices(nearest_neighbours(kv, depth=1, progress=False), Dictionary([["a", "b", "c"]]))
+    >>> point = dict(symmetric=True, dominant=True, idf=True, nonzero_limit=1, threshold=0.0, exponent=1.0)
+    >>> matrices.build(point).shape
+    (3, 3)
+    """
 
     def __init__(self, neighbours, dictionary, fill_rule: str = "paper"):
         self.grid = MatrixGrid(neighbours, dictionary, fill_rule)
@@ -50,6 +73,27 @@ class CachedMatrices:
     Pickles to a few strings; each process (a joblib or dask worker) loads the cache and prepares its builders once
     and keeps only the last source in memory. The neighbour cache must already exist (chapter 3 makes it; call
     :func:`regemb_utils.termsim.orthogonalization.neighbour_cache` in the main process first).
+
+    Parameters
+    ----------
+    root : str
+        The artifact cache's directory.
+    corpus_articles : int or None
+        The corpus dictionary's articles (None: all).
+    tokenizer : str
+        The corpus dictionary's tokenizer.
+    neighbour_key : tuple of (str, object) pairs
+        The neighbour cache's key (:func:`regemb_utils.termsim.orthogonalization.neighbour_key`), sorted.
+    depth : int
+        Neighbours per word in the cache.
+    fill_rule : str
+        How a dominance violation is handled.
+
+    Examples
+    --------
+    >>> source = CachedMatrices("/tmp/cache", None, "paper", (("model", "32-bit"),), 800)
+    >>> source.identity == CachedMatrices("/elsewhere", None, "paper", (("model", "32-bit"),), 800).identity
+    True
     """
 
     root: str

@@ -19,7 +19,27 @@ __all__ = ["Documents", "prepare_documents", "QUERY_SEED", "query_rows", "strati
 
 @dataclass
 class Documents:
-    """One data set's splits as term counts over the common-dictionary words that occur in it."""
+    """One data set's splits as term counts over the common-dictionary words that occur in it.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name.
+    class_names : tuple of str
+        The labels' names.
+    terms : numpy.ndarray
+        Common-dictionary ids of the columns.
+    counts : dict of str to scipy.sparse.csr_matrix
+        Raw term counts per split.
+    labels : dict of str to numpy.ndarray
+        Integer labels per split.
+    char_lengths : dict of str to numpy.ndarray
+        Characters of every document's tokens, per split (the dtb weighting's document length).
+
+    Examples
+    --------
+    See :func:`prepare_documents`.
+    """
 
     name: str
     class_names: tuple[str, ...]
