@@ -266,7 +266,7 @@ _FIT_PROBE = r"""
 
 @pytest.mark.parametrize("width", [400, 1280])
 def test_pages_fit_the_screen_and_figures_keep_their_size(built_html, width):
-    from regemb_utils.browser import Chromium, serve
+    from regemb_utils.study.browser import Chromium, serve
 
     report = []
     with serve(built_html) as server, Chromium(width=width) as browser:
