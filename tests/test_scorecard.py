@@ -210,6 +210,8 @@ def test_wmd_quantization_rule(lower, upper, expected):
 def test_negative_cosine_rule(mean, n, expected):
     row = verdicts(cosines={"1-bit": {"mean": mean, "sd": 0.04, "n": n, "negative": 0.3}}).iloc[0]
     assert row["verdict"] == expected and f"{n:,} random word pairs" in row["ours"]
+    older = verdicts(cosines={"1-bit": {"mean": mean, "sd": 0.04}}).iloc[0]  # a record without the sample size
+    assert older["verdict"] == "not decided with these samples"
 
 
 def _ratio(ratio, lower, upper):

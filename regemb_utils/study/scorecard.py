@@ -371,14 +371,17 @@ def _wmd_quantization_row(found: Mapping[str, float]) -> dict:
 
 def _cosine_row(cosines: Mapping[str, Mapping[str, float]]) -> dict:
     one = cosines["1-bit"]
+    if "n" not in one:  # a chapter 2 record from before the sample size was recorded
+        one = {**one, "n": np.nan}
     half = 1.96 * one["sd"] / np.sqrt(one["n"])
     lower, upper = one["mean"] - half, one["mean"] + half
     negative = f"; {100 * one['negative']:.1f} % of the pairs negative" if "negative" in one else ""
     return {"claim": "With quantized embeddings, unrelated words have negative cosine similarity (§6.2, Figure 11)",
             "paper": (f"stated, shown by Figure 11's histogram (the paper's notebook: 1-bit mean "
                       f"{_paper.COSINES['1-bit', 'mean'].value:.4f})"),
-            "ours": (f"1-bit mean cosine {one['mean']:.4f} [{lower:.4f}, {upper:.4f}] over {int(one['n']):,} random "
-                     f"word pairs{negative}"),
+            "ours": (f"1-bit mean cosine {one['mean']:.4f} [{lower:.4f}, {upper:.4f}] over "
+                     + (f"{int(one['n']):,}" if np.isfinite(one["n"]) else "an unrecorded number of")
+                     + f" random word pairs{negative}"),
             "verdict": _interval_rule(-upper, -lower),
             "where": "02_training.html#fig-cosines"}
 
