@@ -41,7 +41,7 @@ rerun: setup
 test: setup
 	$(BIN)/python -m pytest
 
-setup: $(VENV)/.installed assets/plotly.min.js assets/mathjax/.trimmed
+setup: $(VENV)/.installed assets/plotly.min.js assets/mathjax/.node
 
 $(VENV)/.installed: $(LOCK) pyproject.toml scripts/system-packages.sh Makefile
 	bash scripts/system-packages.sh
@@ -73,21 +73,23 @@ lab: setup
 explore: setup
 	REGEMB_PROFILE=$(PROFILE) JUPYTER_PATH=$(CURDIR) $(BIN)/voila notebooks/explorer.ipynb --template=regemb $(EXPLORE_ARGS)
 
-# The book renders offline: plotly.js and MathJax are served from its own static files (assets/), never from a CDN.
+# The book renders offline: plotly.js is served from its own static files (assets/), never from a CDN; the formulas
+# are SVG in the pages.
 assets/plotly.min.js: $(VENV)/.installed
 	mkdir -p assets
 	cp "$$($(BIN)/python -c 'import plotly, pathlib; print(pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js")')" $@
 
-# Of MathJax's 24 MB es5/ folder only what the book loads: the tex-chtml component (TeX in, HTML-CSS out, menu), its
-# web fonts and the TeX extensions it autoloads (\boldsymbol, \color, ...). Not shipped: the other components and
-# the speech/explorer tools (a11y/, sre/), which the menu's accessibility options would load.
-assets/mathjax/.trimmed:
+# The book's formulas are typeset once, at build time, by MathJax 3 under node (_ext/static_math.py); no page loads
+# MathJax. Of its 24 MB es5/ folder only what that needs: the node entry point, the TeX input with the extensions it
+# autoloads (\boldsymbol, \color, ...) and the SVG output with its font data. The pages never fetch these files.
+MATHJAX_NODE := assets/mathjax/node/es5
+assets/mathjax/.node:
 	npm install --silent --no-audit --no-fund --prefix .build/npm mathjax@$(MATHJAX_VERSION)
 	rm -rf assets/mathjax
-	mkdir -p assets/mathjax/output/chtml/fonts assets/mathjax/input/tex
-	cp .build/npm/node_modules/mathjax/es5/tex-chtml.js assets/mathjax/
-	cp -r .build/npm/node_modules/mathjax/es5/output/chtml/fonts/woff-v2 assets/mathjax/output/chtml/fonts/
-	cp -r .build/npm/node_modules/mathjax/es5/input/tex/extensions assets/mathjax/input/tex/
+	mkdir -p $(MATHJAX_NODE)/input $(MATHJAX_NODE)/output
+	cp .build/npm/node_modules/mathjax/es5/node-main.js $(MATHJAX_NODE)/
+	cp -r .build/npm/node_modules/mathjax/es5/input/tex.js .build/npm/node_modules/mathjax/es5/input/tex $(MATHJAX_NODE)/input/
+	cp -r .build/npm/node_modules/mathjax/es5/output/svg.js .build/npm/node_modules/mathjax/es5/output/svg $(MATHJAX_NODE)/output/
 	touch $@
 
 clean:

@@ -10,8 +10,11 @@ For each load it measures, in the page's own clock (milliseconds from the start 
 * **ready**: the later of the two, when a reader has the whole page;
 
 and the bytes the server sent for the page until it was ready and the network had been quiet for half a second.
-The reference page (default: the introduction, which has a formula and no figure) is measured in the same run, and
-the RATIO line divides the page's median ready time by the reference's.
+By default every page of the book is measured (``--page`` picks one), each with its figure count, and whether it is
+text only (no figure: the budget is :data:`TEXT_ONLY_BYTES`); a last line gives the largest load time and the
+heaviest text-only page against the budgets (:data:`LOAD_SECONDS`). The reference page (default: the introduction,
+which has a formula and no figure) is measured in the same run, and the RATIO line divides each page's median ready
+time by the reference's.
 
 Run:  .venv/bin/python benchmarks/bench_page_load.py [--page notebooks/05_confusion_tsne.html] [--repeat 3]
       (build the book first: ``jupyter-book build .``; ``--book`` points elsewhere)
@@ -28,6 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from regemb_utils.study.browser import Chromium, serve  # noqa: E402
+
+TEXT_ONLY_BYTES = 1.5e6  # a page without figures should ship at most this much
+LOAD_SECONDS = 1.0  # every page's load event, cold cache
 
 # Installed before the page's own scripts: polls every 10 ms and records when all plotly figures have drawn.
 _PROBE = r"""
@@ -95,33 +101,51 @@ def measure(server, page: str, timeout: float) -> dict:
     return result
 
 
+def book_pages(html: Path) -> list[str]:
+    """The reader's pages of a built book (not the search page, the index or the redirect)."""
+    skip = {"search.html", "genindex.html", "index.html"}
+    return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html")
+                  if p.name not in skip and "_static" not in p.parts and "_sources" not in p.parts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--book", type=Path, default=ROOT / "_build" / "html", help="the built book's HTML folder")
-    parser.add_argument("--page", default="notebooks/05_confusion_tsne.html", help="page to measure, relative to --book")
+    parser.add_argument("--page", default=None, help="one page to measure, relative to --book (default: every page)")
     parser.add_argument("--reference", default="intro.html", help="reference page measured in the same run")
     parser.add_argument("--repeat", type=int, default=3, help="loads of each page (the median is reported)")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds allowed for one load")
     args = parser.parse_args()
-    for page in (args.page, args.reference):
+    pages = [args.page] if args.page else book_pages(args.book)
+    for page in (*pages, args.reference):
         if not (args.book / page).is_file():
             parser.error(f"{args.book / page} does not exist; build the book first (jupyter-book build .)")
 
     with serve(args.book) as server:
         medians = {}
-        for page in (args.reference, args.page):
+        for page in dict.fromkeys((args.reference, *pages)):
             runs = [measure(server, page, args.timeout) for _ in range(args.repeat)]
             for run in runs:
                 if run["webglMissing"]:
                     sys.exit(f"{page}: Chromium reports that WebGL is not supported; the 3-D figures cannot draw")
             median = {key: statistics.median(run[key] for run in runs) for key in ("load", "figures", "ready", "bytes")}
-            medians[page] = median
-            print(f"{page}: {runs[0]['count']} plotly figures; load event {median['load'] / 1000:.2f} s, "
-                  f"figures drawn {median['figures'] / 1000:.2f} s, ready {median['ready'] / 1000:.2f} s "
-                  f"(median of {args.repeat}: {', '.join(format(r['ready'] / 1000, '.2f') for r in runs)} s); "
+            text_only = "<img" not in (args.book / page).read_text() and runs[0]["count"] == 0
+            medians[page] = dict(median, text_only=text_only)
+            print(f"{page}: {runs[0]['count']} plotly figures{', text only' if text_only else ''}; load event "
+                  f"{median['load'] / 1000:.2f} s, figures drawn {median['figures'] / 1000:.2f} s, ready "
+                  f"{median['ready'] / 1000:.2f} s (median of {args.repeat}: "
+                  f"{', '.join(format(r['ready'] / 1000, '.2f') for r in runs)} s); "
                   f"{median['bytes'] / 1e6:.2f} MB in {runs[0]['requests']} requests")
-    ratio = medians[args.page]["ready"] / medians[args.reference]["ready"]
-    print(f"RATIO ready time {args.page} / {args.reference}: {ratio:.1f}x")
+    for page in pages:
+        ratio = medians[page]["ready"] / medians[args.reference]["ready"]
+        print(f"RATIO ready time {page} / {args.reference}: {ratio:.1f}x")
+    slowest = max(pages, key=lambda p: medians[p]["load"])
+    print(f"SLOWEST load event: {slowest} {medians[slowest]['load'] / 1000:.2f} s (budget {LOAD_SECONDS:.1f} s)")
+    text = [p for p in medians if medians[p]["text_only"]]
+    if text:
+        heaviest = max(text, key=lambda p: medians[p]["bytes"])
+        print(f"HEAVIEST text-only page: {heaviest} {medians[heaviest]['bytes'] / 1e6:.2f} MB "
+              f"(budget {TEXT_ONLY_BYTES / 1e6:.1f} MB)")
 
 
 if __name__ == "__main__":

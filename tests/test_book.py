@@ -418,3 +418,75 @@ def test_explorer_shows_bad_input_as_a_message(explorer_url, smoke_cache):
         shown = _until(browser, lambda s: "error" in s)
         assert shown["error"].startswith("the paper profile was never built in ")
         assert "Traceback" not in browser.evaluate("document.body.innerText")
+
+
+# A phone (400 px) and a desktop (1280 px): no page scrolls sideways, and no figure text is shown below 9 pt
+
+_FIT_PROBE = r"""
+(() => {
+  const width = document.documentElement.clientWidth;
+  const found = {sideways: document.documentElement.scrollWidth > width + 1 ? [document.documentElement.scrollWidth] : [],
+                 scaled: [], small: []};
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  for (const img of article.querySelectorAll('figure img')) {
+    // a matplotlib figure is drawn with no text under 9 pt at its natural size (tests/test_plotting.py and
+    // tests/test_document_maps.py assert it), so it must not be shown smaller
+    if (img.naturalWidth && img.clientWidth < img.naturalWidth - 1)
+      found.scaled.push(`${img.getAttribute('src')}: ${img.clientWidth} of ${img.naturalWidth} px`);
+  }
+  for (const text of article.querySelectorAll('.plotly-graph-div svg text')) {  // plotly: measured in the page
+    const size = parseFloat(getComputedStyle(text).fontSize);
+    if (text.textContent.trim() && size < 12) found.small.push(`"${text.textContent.trim().slice(0, 30)}": ${size} px`);
+  }
+  return found;
+})()
+"""
+
+
+@pytest.mark.parametrize("width", [400, 1280])
+def test_pages_fit_the_screen_and_figures_keep_their_size(built_html, width):
+    from regemb_utils.study.browser import Chromium, serve
+
+    report = []
+    with serve(built_html) as server, Chromium(width=width) as browser:
+        for page in book_pages(built_html):
+            browser.navigate(f"{server.url}/{page}")
+            # plotly.js arrives after the load event (_ext/plotly_pages.py): wait until every figure has drawn
+            browser.evaluate("""new Promise(resolve => { const t0 = Date.now(); const check = () => {
+                const figures = [...document.querySelectorAll('.plotly-graph-div')];
+                if (figures.every(f => f.querySelector('.main-svg')) || Date.now() - t0 > 60000) resolve(true);
+                else setTimeout(check, 100); }; check(); })""", await_promise=True, timeout=90)
+            found = browser.evaluate(_FIT_PROBE)
+            report += [f"{page}: the page scrolls sideways ({found['sideways'][0]} px wide)"] if found["sideways"] else []
+            if width == 1280:  # at 400 px a figure is scaled to the screen; the reader zooms
+                report += [f"{page}: figure shown smaller than drawn: {item}" for item in found["scaled"]]
+                report += [f"{page}: plotly text under 9 pt: {item}" for item in found["small"][:5]]
+    assert not report, "\n".join(report)
+
+
+def test_plotly_figures_wait_for_the_load_event(book):
+    """plotly.js (4.9 MB) is fetched after the load event, and the figures' scripts run after it."""
+    page = (book / "_build" / "html" / "notebooks" / "05_confusion_tsne.html").read_text()
+    assert 'src="../_static/plotly.min.js' not in page, "plotly.js is loaded before the load event"
+    deferred = '<script type="text/x-regemb-plotly">'
+    assert "addEventListener('load'" in page and deferred in page
+    assert "Plotly.newPlot" in page.split(deferred, 1)[1].split("</script>", 1)[0]
+
+
+def test_theme_fontawesome_script_is_not_shipped(book):
+    html = book / "_build" / "html"
+    assert not (html / "_static" / "scripts" / "fontawesome.js").exists()
+    assert not any("fontawesome.js" in page.read_text() for page in html.rglob("*.html"))
+    css = (html / "_static" / "styles" / "pydata-sphinx-theme.css").read_text()
+    assert "fa-solid-900.woff2" in css, "the theme's icons need Font Awesome's web fonts"
+
+
+def test_formulas_are_typeset_at_build_time(book):
+    html = book / "_build" / "html"
+    assert not (html / "_static" / "mathjax").exists(), "MathJax's files were shipped"
+    for page in html.rglob("*.html"):
+        text = page.read_text()
+        assert "_static/mathjax/" not in text and "window.MathJax" not in text, f"{page.name} loads MathJax"
+        assert not re.search(r'class="math notranslate nohighlight">\s*\\[(\[]', text), f"{page.name}: TeX left"
+    intro = (html / "intro.html").read_text()
+    assert intro.count("<mjx-container") >= 10 and 'display="true"' in intro and "<svg" in intro

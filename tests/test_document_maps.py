@@ -247,3 +247,36 @@ def test_summary_counts_the_data_sets_where_regularization_helps():
 def test_observations_say_when_regularization_leaves_a_confusion_unchanged():
     text = observations_markdown("amazon", BEFORE, BEFORE, NAMES, errors=(0.1, 0.1), ks=(1, 1))
     assert "Figure 5" in text and "leaves that confusion unchanged" in text
+
+
+@pytest.mark.parametrize("n, longest", [(4, "electronics"), (5, "athletics"), (10, "C10"), (20, "comp.sys.ibm.pc.hardware")])
+def test_confusion_counts_fit_their_cells_and_nothing_collides(n, longest):
+    """AMAZON and BBCSPORT (few classes, long counts, long names) and 20NEWS (20 classes): every count inside its
+    cell, no two tick labels overlapping, and the colour bar clear of every title and label."""
+    import matplotlib.pyplot as plt
+
+    names = [f"{longest[:-1]}{chr(97 + i)}" for i in range(n)]
+    before = np.full((n, n), 37)
+    np.fill_diagonal(before, 1888 if n < 10 else 388)  # four-digit counts where the cells are few
+    fig = confusion_figure(before, before, names, ("non-regularized SCM (k = 11): 21.82 %", "regularized SCM"))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes[:2]:
+        cell = ax.transData.transform([(0, 0), (1, 1)])
+        width, height = abs(cell[1] - cell[0])
+        counts = [t for t in ax.texts if t.get_text()]
+        assert len(counts) == n * n
+        for text in counts:
+            box = text.get_window_extent(renderer)
+            assert box.width < width and box.height < height, f"{text.get_text()} spills out of its cell"
+        for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+            boxes = [label.get_window_extent(renderer) for label in labels]
+            assert not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:])), "tick labels collide"
+    bar = fig.axes[-1] if n <= 10 else fig.axes[3]
+    assert bar.get_label() == "<colorbar>"
+    bar_box = bar.get_window_extent(renderer)
+    for ax in fig.axes[:2]:
+        for text in (ax.title, ax.xaxis.label, *ax.get_xticklabels()):
+            assert not bar_box.overlaps(text.get_window_extent(renderer)), "the colour bar covers a text"
+    assert fig.get_figwidth() * fig.dpi <= 660
+    plt.close(fig)

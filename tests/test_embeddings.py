@@ -26,7 +26,7 @@ def test_sampled_cosines_are_pairs_of_distinct_words(vectors):
 
 def test_cosine_summary():
     assert cosine_summary(np.array([0.0, 1.0, 2.0])) == {"mean": 1.0, "sd": pytest.approx(np.sqrt(2 / 3)),
-                                                         "min": 0.0, "median": 1.0, "max": 2.0}
+                                                         "min": 0.0, "median": 1.0, "max": 2.0, "n": 3}
 
 
 def test_word_pair_table_ranks(vectors):

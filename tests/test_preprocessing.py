@@ -98,7 +98,7 @@ def test_dataset_statistics_count_e_p_three_ways(dictionary):
 
 def test_e_p_gaps_leave_out_the_data_sets_whose_documents_differ():
     columns = pd.MultiIndex.from_tuples([("ours", "E[p]"), ("ours", "E[p] in corpus dictionary"), ("paper", "E[p]")])
-    table = pd.DataFrame([[10.0, 9.0, 8.0], [100.0, 100.0, 0.0]], index=["reuters", "amazon"], columns=columns)
+    table = pd.DataFrame([[10.0, 9.0, 8.0], [100.0, 100.0, 0.0]], index=["twitter", "amazon"], columns=columns)
     gaps = e_p_gaps(table)
     assert gaps["E[p]"] == 2.0 and gaps["E[p] in corpus dictionary"] == 1.0  # AMAZON's documents are not the paper's
 

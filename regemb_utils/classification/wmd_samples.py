@@ -36,7 +36,7 @@ from .methods import METHODS, Settings
 from .statistics import discordant_probabilities, mcnemar_power, mcnemar_sample_size
 
 __all__ = ["SCM", "POWER", "MINIMUM_QUERIES", "SMALL_TEST_SET", "paper_errors", "power_plan", "power_queries",
-           "query_limit", "WMD_BATCH", "costs_from_results", "costs_from_cache", "predict_wmd_time"]
+           "query_limit", "WMD_BATCH", "costs_from_results", "costs_from_cache", "predict_wmd_time", "cost_extremes"]
 
 SCM = "soft_vsm_quantized_ortho"  # the regularized SCM that every WMD method is compared with
 POWER = {"difference": 0.10, "power": 0.80, "alpha": 0.05, "correlation": 0.0}
@@ -261,3 +261,21 @@ def predict_wmd_time(costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str], i
         print(f"WMD part on {cores} core(s): {total / 60:,.1f} minutes wall time "
               f"({table['core seconds'].sum() / 3600 if len(table) else 0:,.2f} core-hours)")
     return table
+
+
+def cost_extremes(prediction: pd.DataFrame, method: str = "wmd") -> dict[str, tuple[str, float]]:
+    """The data sets on which one test query of ``method`` costs least and most on one core, from
+    :func:`predict_wmd_time`'s table: ``{"low": (NAME, seconds), "high": (NAME, seconds)}``, ``("—", nan)`` where the
+    table has no row of ``method``.
+
+    >>> table = pd.DataFrame({"dataset": ["twitter", "20news", "bbcsport"], "method": ["wmd", "wmd", "wmd_quantized"],
+    ...                       "seconds per query": [0.05, 31.0, 9.0]})
+    >>> cost_extremes(table)
+    {'low': ('TWITTER', 0.05), 'high': ('20NEWS', 31.0)}
+    """
+    rows = prediction[prediction["method"] == method] if len(prediction) else prediction
+    if not len(rows):
+        return {"low": ("—", math.nan), "high": ("—", math.nan)}
+    per_query = rows.set_index("dataset")["seconds per query"]
+    return {end: (str(name).upper(), float(per_query[name])) for end, name in
+            (("low", per_query.idxmin()), ("high", per_query.idxmax()))}

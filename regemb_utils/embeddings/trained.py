@@ -180,7 +180,7 @@ def cosine_summary(cosines: np.ndarray) -> dict[str, float]:
     0.5
     """
     return {"mean": float(cosines.mean()), "sd": float(cosines.std()), "min": float(cosines.min()),
-            "median": float(np.median(cosines)), "max": float(cosines.max())}
+            "median": float(np.median(cosines)), "max": float(cosines.max()), "n": int(cosines.size)}
 
 
 def cosine_signs(cosines: np.ndarray, step: float | None = None) -> dict[str, float]:

@@ -110,6 +110,9 @@ def _named_format(name: str) -> Callable[[object], str] | None:
         return lambda v: f"{100 * float(v):,.1f}{_NBSP}%"
     if name == "number":  # a column of mixed values: yes/no, integers, floats to 4 significant digits
         return _number
+    if name.startswith("number:"):  # number:2 -> like "number", but every real with two decimals (whole from 1,000)
+        digits = int(name.split(":", 1)[1])
+        return _shown_with(lambda v: f"{v:,.0f}" if abs(v) >= 1000 else f"{v:,.{digits}f}")
     if name.startswith("percent:"):  # percent:2 -> two decimals
         digits = int(name.split(":", 1)[1])
         return lambda v: f"{100 * float(v):,.{digits}f}{_NBSP}%"

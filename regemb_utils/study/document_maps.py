@@ -431,43 +431,69 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
 # The chapter's figures
 
 
-def _heatmap(counts: np.ndarray, class_names: Sequence[str], ax, *, annotate: bool, title: str):
+def _heatmap(counts: np.ndarray, class_names: Sequence[str], ax, *, numbered: bool, rotate: bool, title: str):
     import seaborn as sns
 
     shares = pd.DataFrame(row_normalized(counts), index=list(class_names), columns=list(class_names))
-    sns.heatmap(shares, ax=ax, cmap="Blues", vmin=0, vmax=1, square=True, cbar=False,
-                annot=np.asarray(counts) if annotate else False, fmt="d",
+    shown = np.where(np.asarray(counts) > 0, np.asarray(counts).astype(str), "")  # a 0 stays blank
+    sns.heatmap(shares, ax=ax, cmap="Blues", vmin=0, vmax=1, cbar=False, annot=shown, fmt="",
                 annot_kws={"fontsize": MIN_FONT_PT}, linewidths=0.5, linecolor="white")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=MIN_FONT_PT + 1)
     ax.set_xlabel("predicted class", fontsize=MIN_FONT_PT + 1)
     ax.set_ylabel("true class", fontsize=MIN_FONT_PT + 1)
+    positions = np.arange(len(class_names)) + 0.5
+    names = [str(i + 1) for i in range(len(class_names))] if numbered else list(class_names)
+    ax.set_yticks(positions, names, rotation=0)
+    if rotate:
+        ax.set_xticks(positions, names, rotation=45, ha="right", rotation_mode="anchor")
+    else:
+        ax.set_xticks(positions, names, rotation=0)
     ax.tick_params(labelsize=MIN_FONT_PT)
     return ax
 
 
+_CHARACTER_IN = 0.08  # the width of one character of a MIN_FONT_PT label, in inches (generous)
+_KEY_COLUMNS = 3
+
+
 def confusion_figure(before, after, class_names: Sequence[str], titles: tuple[str, str]):
-    """Both methods' confusion matrices: colour is the share of the true class (each row sums to 1), the numbers in
-    the cells are counts (for up to 10 classes; 20NEWS shows colour only). Side by side for up to 5 classes, one above
-    the other for more; every text at least :data:`MIN_FONT_PT` points at the figure's natural size."""
+    """Both methods' confusion matrices, one above the other: colour is the share of the true class (each row sums
+    to 1), the numbers in the cells are counts (a 0 is left blank). Every cell is wide enough for its count, every
+    text at least :data:`MIN_FONT_PT` points at the figure's natural size (:data:`FIGURE_WIDTH_IN` wide), and the
+    colour bar sits below both matrices. With more than 10 classes (20NEWS) the rows and columns are numbered and a
+    key below the figure names the classes, so that the cells get the width."""
     import matplotlib.pyplot as plt
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
 
     before, after = _check_pair(before, after, class_names)
     n = len(class_names)
-    longest = max((len(c) for c in class_names), default=1)
-    if n <= 5:
-        fig, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 3.4 + 0.06 * longest), dpi=FIGURE_DPI,
-                                 layout="constrained")
-    else:
-        side = min(5.0, max(3.0, 0.3 * n))
-        fig, axes = plt.subplots(2, 1, figsize=(FIGURE_WIDTH_IN, 2 * (side + 0.09 * longest) + 0.6), dpi=FIGURE_DPI,
-                                 layout="constrained")
-    for ax, counts, title in zip(axes, (before, after), titles):
-        _heatmap(counts, class_names, ax, annotate=n <= 10, title=title)
-    bar = fig.colorbar(ScalarMappable(Normalize(0, 1), "Blues"), ax=list(axes), shrink=0.6)
+    numbered = n > 10
+    longest = len(str(n)) if numbered else max((len(c) for c in class_names), default=1)
+    names_in = _CHARACTER_IN * longest + 0.45  # the row labels and the axis label
+    cell = min((FIGURE_WIDTH_IN - names_in - 0.15) / n, 0.9)
+    rotate = _CHARACTER_IN * longest > 0.9 * cell
+    below_in = (0.75 * _CHARACTER_IN * longest if rotate else 0.2) + 0.35  # column labels and axis label
+    panel = n * min(cell, 0.45) + below_in + 0.3  # cells no taller than they need, the title
+    key_rows = -(-n // _KEY_COLUMNS) if numbered else 0
+    key_in = 0.2 * key_rows + 0.1 if numbered else 0.0
+    fig, axes = plt.subplots(3 if numbered else 2, 1, figsize=(FIGURE_WIDTH_IN, 2 * panel + 0.75 + key_in),
+                             dpi=FIGURE_DPI, layout="constrained",
+                             height_ratios=[panel, panel, key_in] if numbered else None)
+    matrices = axes[:2]
+    for ax, counts, title in zip(matrices, (before, after), titles):
+        _heatmap(counts, class_names, ax, numbered=numbered, rotate=rotate, title=title)
+    bar = fig.colorbar(ScalarMappable(Normalize(0, 1), "Blues"), ax=list(matrices), location="bottom", shrink=0.5,
+                       aspect=30)
     bar.set_label("share of the true class", fontsize=MIN_FONT_PT)
     bar.ax.tick_params(labelsize=MIN_FONT_PT)
+    if numbered:  # the key: number -> class name, in columns
+        key = axes[2]
+        key.set_axis_off()
+        for i, name in enumerate(class_names):
+            column, row = divmod(i, key_rows)
+            key.text(column / _KEY_COLUMNS, 1 - (row + 0.5) / key_rows, f"{i + 1}  {name}", fontsize=MIN_FONT_PT,
+                     va="center", ha="left", transform=key.transAxes)
     return fig
 
 

@@ -2,9 +2,11 @@
 
 * Chapter 3: the sparsity of S' over the grid (:func:`sparsity_figure`) and the paper's Figure 1 (t-SNE maps of E
   and E', :func:`figure_1_tsne`, and S beside S' for the most frequent words, :func:`figure_1_matrices`).
-* Chapter 4: the test errors beside the paper's (its Figure 8, :func:`figure_8`), the significance of every
+* Chapter 4: the test errors beside the paper's (its Figure 8, :func:`figure_8`), the average relative to BoW
+  (Figure 10, :func:`relative_figure`), the speeds (Figure 9, :func:`speed_figure`), the significance of every
   pairwise difference (:func:`significance_figure`) and the paired WMD-versus-SCM differences
   (:func:`paired_figure`).
+* Chapter 6: the paper's test errors against ours (:func:`paper_vs_ours_figure`).
 """
 from __future__ import annotations
 
@@ -15,13 +17,15 @@ import numpy as np
 import pandas as pd
 import plotly.express as px
 import seaborn as sns
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from sklearn.manifold import TSNE
 
 from .document_maps import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT
 from .plotting import place_labels
 
 __all__ = ["SPARSITY_PANELS", "sparsity_figure", "figure_1_tsne", "figure_1_matrices", "figure_8",
-           "significance_figure", "paired_figure"]
+           "significance_figure", "paired_figure", "relative_figure", "speed_figure", "paper_vs_ours_figure"]
 
 SPARSITY_PANELS = {(True, True): "Sym, Dom", (True, False): "Sym only", (False, True): "Dom only",
                    (False, False): "neither"}
@@ -146,9 +150,15 @@ def figure_1_matrices(words: Sequence[str], S_dense: np.ndarray, S_prime: np.nda
     return images
 
 
+def _method_colour(label: str) -> str:
+    return "tab:orange" if "ortho" in label else "tab:blue" if "WMD" in label else "tab:gray"
+
+
 def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
     """Every method's test error with its 95 % interval beside the paper's, one panel per data set (the paper's
-    Figure 8); every WMD bar names the queries it rests on.
+    Figure 8; two columns, the methods named once per row of panels): bars coloured by kind (orange: orthogonalized
+    SCM, blue: WMD, grey: the rest; the legend shows the same colours), the paper's value as a black diamond, and the
+    number of test queries beside every WMD bar. Drawn at the column's width, every text at least 9 pt.
 
     Parameters
     ----------
@@ -167,35 +177,145 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
     >>> errors = pd.DataFrame({"dataset": "bbcsport", "label": ["BoW", "WMD"], "error": [5.0, 4.0],
     ...                        "lower": [3.0, 2.5], "upper": [7.0, 6.0], "paper": [4.6, 4.3],
     ...                        "test documents": [220, 220]})
-    >>> [t.get_text() for t in figure_8(errors, ["BoW", "WMD"]).axes[0].get_yticklabels()]
-    ['BoW', 'WMD (n = 220)']
+    >>> figure = figure_8(errors, ["BoW", "WMD"])
+    >>> [t.get_text() for t in figure.axes[0].get_yticklabels()], [t.get_text() for t in figure.axes[0].texts]
+    (['BoW', 'WMD'], ['n = 220'])
     """
-    names = list(dict.fromkeys(errors.dataset))
+    names = list(dict.fromkeys(errors["dataset"]))
     columns = min(2, len(names))
-    fig, axes = plt.subplots(int(np.ceil(len(names) / columns)), columns,
-                             figsize=(7.5, 2.9 * np.ceil(len(names) / columns)), squeeze=False, sharex=True)
+    rows_n = -(-len(names) // columns)
+    fig, axes = plt.subplots(rows_n, columns, figsize=(FIGURE_WIDTH_IN, rows_n * (0.24 * len(labels) + 0.55) + 0.9),
+                             dpi=FIGURE_DPI, squeeze=False, sharex=True, sharey=True, layout="constrained")
+    y = np.arange(len(labels))
     for ax, name in zip(axes.flat, names):
-        rows = errors[errors.dataset == name].set_index("label").reindex(labels)
-        y = np.arange(len(rows))
+        rows = errors[errors["dataset"] == name].set_index("label").reindex(labels)
         ax.barh(y, rows["error"], xerr=[rows["error"] - rows["lower"], rows["upper"] - rows["error"]],
-                color=["tab:orange" if "ortho" in label else "tab:blue" if "WMD" in label else "tab:gray"
-                       for label in rows.index],
-                alpha=0.8, capsize=2, label="ours (95 % interval)")
-        ax.plot(rows["paper"], y, "kD", markersize=4, label="paper")
-        # every WMD bar states the queries it rests on
-        ticks = [f"{label} (n = {n:,.0f})" if "WMD" in label else label
-                 for label, n in zip(rows.index, rows["test documents"])]
-        ax.set_yticks(y, ticks, fontsize=9)
-        ax.set_title(name.upper(), fontsize=10)
+                color=[_method_colour(label) for label in labels], alpha=0.8, capsize=2)
+        ax.plot(rows["paper"], y, "kD", markersize=4)
+        for position, label, n, upper in zip(y, labels, rows["test documents"], rows["upper"]):
+            if "WMD" in label and np.isfinite(n):  # a WMD method answers a sample of the test queries
+                ax.text(min(upper + 2, 72), position, f"n = {n:,.0f}", va="center", fontsize=MIN_FONT_PT)
+        ax.set_title(name.upper(), fontsize=MIN_FONT_PT + 1)
         ax.set_xlim(0, 100)
-        ax.invert_yaxis()
+        ax.tick_params(labelsize=MIN_FONT_PT)
+    axes[0, 0].set_yticks(y, labels)
+    axes[0, 0].invert_yaxis()
     for ax in axes[-1]:
-        ax.set_xlabel("test error (%)")
+        ax.set_xlabel("test error (%)", fontsize=MIN_FONT_PT + 1)
     for ax in list(axes.flat)[len(names):]:
-        ax.axis("off")
-    handles, names_ = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, names_, loc="lower center", ncol=2, fontsize=9, frameon=False)
-    fig.tight_layout(rect=(0, 0.035, 1, 1))
+        ax.set_axis_off()
+    handles = [Patch(color=_method_colour(kind), alpha=0.8, label=text) for kind, text in
+               (("ortho", "ours: orthogonalized SCM"), ("WMD", "ours: WMD"), ("", "ours: the other methods"))]
+    handles.append(Line2D([], [], marker="D", color="k", linestyle="", markersize=4, label="the paper"))
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=MIN_FONT_PT, frameon=False)
+    plt.close(fig)
+    return fig
+
+
+def relative_figure(relative: pd.DataFrame):
+    """Each method's mean test error relative to BoW's, ours beside the paper's (its Figure 10).
+
+    Parameters
+    ----------
+    relative : pandas.DataFrame
+        :func:`regemb_utils.study.results.relative_error_table`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> relative = pd.DataFrame({"label": ["BoW", "WMD"], "relative error": [100.0, 73.5], "paper": [100.0, 70.18]})
+    >>> [t.get_text() for t in relative_figure(relative).legends[0].get_texts()]
+    ['ours', 'paper']
+    """
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.4 * len(relative) + 1.6), dpi=FIGURE_DPI, layout="constrained")
+    y = np.arange(len(relative))
+    ax.barh(y - 0.2, relative["relative error"], height=0.4, label="ours")
+    ax.barh(y + 0.2, relative["paper"], height=0.4, label="paper", color="tab:gray")
+    ax.set(yticks=y, yticklabels=relative["label"], xlabel="mean test error relative to BoW (%)")
+    ax.invert_yaxis()
+    fig.legend(fontsize=MIN_FONT_PT, loc="outside lower center", ncol=2, frameon=False)
+    plt.close(fig)
+    return fig
+
+
+def speed_figure(speeds: pd.DataFrame):
+    """Document pairs per second per core (log scale): ours by exact evaluations and by the kNN search rate, and the
+    paper's (its Figure 9).
+
+    Parameters
+    ----------
+    speeds : pandas.DataFrame
+        :func:`regemb_utils.study.results.speed_table`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> speeds = pd.DataFrame({"label": ["BoW"], "exact evaluations per second per core": [1e7],
+    ...                        "pairs per second per core": [1e7], "paper": [3.4e6]})
+    >>> len(speed_figure(speeds).legends[0].get_texts())
+    3
+    """
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(speeds) + 1.6), dpi=FIGURE_DPI, layout="constrained")
+    y = np.arange(len(speeds))
+    ax.barh(y - 0.27, speeds["exact evaluations per second per core"], height=0.27,
+            label="ours: exact evaluations (the paper's measure)")
+    ax.barh(y, speeds["pairs per second per core"], height=0.27, label="ours: kNN search rate", color="tab:green")
+    ax.barh(y + 0.27, speeds["paper"], height=0.27, label="paper (one Xeon X7560 core)", color="tab:gray")
+    ax.set(xscale="log", yticks=y, yticklabels=speeds["label"], xlabel="document pairs per second per core")
+    ax.invert_yaxis()
+    fig.legend(fontsize=MIN_FONT_PT, loc="outside lower center", ncol=2, frameon=False)
+    plt.close(fig)
+    return fig
+
+
+def paper_vs_ours_figure(rows: pd.DataFrame):
+    """Each method's test error on each data set, the paper's (horizontal) against ours with its interval
+    (vertical): colour tells the method, the marker the data set, with a legend for each (chapter 6).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The scorecard's Figure 8 rows (:func:`regemb_utils.study.scorecard.scorecard`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"dataset": ["bbcsport", "twitter"], "method": "BoW", "paper": [23.0, 32.0],
+    ...                      "ours": [24.1, 31.0], "lower": [18.9, 28.0], "upper": [30.2, 34.1]})
+    >>> [t.get_text() for t in paper_vs_ours_figure(rows).axes[0].get_legend().get_texts()]
+    ['BBCSPORT', 'TWITTER']
+    """
+    markers = dict(zip(dict.fromkeys(rows["dataset"]), "osD^vP*X"))
+    colours = {method: f"C{i}" for i, method in enumerate(dict.fromkeys(rows["method"]))}
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 6.2), dpi=FIGURE_DPI, layout="constrained")
+    for r in rows.itertuples(index=False):
+        ax.errorbar(r.paper, r.ours, yerr=[[r.ours - r.lower], [r.upper - r.ours]], fmt=markers[r.dataset],
+                    color=colours[r.method], markersize=6, capsize=2, alpha=0.85)
+    top = 5 + max(rows["paper"].max(), rows["upper"].max()) if len(rows) else 100
+    ax.plot([0, top], [0, top], color="0.5", lw=0.8, ls="--")
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel("the paper's test error (%)", fontsize=MIN_FONT_PT + 1)
+    ax.set_ylabel("our test error (%), 95 % interval", fontsize=MIN_FONT_PT + 1)
+    ax.tick_params(labelsize=MIN_FONT_PT)
+    methods = [Line2D([], [], marker="o", linestyle="", color=c, label=m) for m, c in colours.items()]
+    datasets = [Line2D([], [], marker=m, linestyle="", color="0.3", label=d.upper()) for d, m in markers.items()]
+    ax.add_artist(ax.legend(handles=methods, title="method", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT,
+                            loc="upper left"))
+    ax.legend(handles=datasets, title="data set", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT,
+              loc="lower right")
     plt.close(fig)
     return fig
 
@@ -228,7 +348,7 @@ def significance_figure(chosen: pd.DataFrame, test: str):
             .pivot(index="pair", columns="dataset", values="signed")
             .reindex(index=list(dict.fromkeys(chosen["a"] + " vs " + chosen["b"])),
                      columns=list(dict.fromkeys(chosen["dataset"]))))
-    fig, ax = plt.subplots(figsize=(7.5, 0.24 * len(grid) + 1.6))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.24 * len(grid) + 1.6), dpi=FIGURE_DPI, layout="constrained")
     sns.heatmap(grid, cmap="RdBu", center=0, vmin=-12, vmax=12, ax=ax, linewidths=0.5, linecolor="white",
                 cbar_kws={"label": "±log₁₀ q  (+: the first method errs less)", "shrink": 0.6})
     dots = grid.abs() < -np.log10(0.05 if test == "mcnemar" else 0.025)
@@ -238,7 +358,6 @@ def significance_figure(chosen: pd.DataFrame, test: str):
     ax.set(xlabel="", ylabel="")
     ax.set_xticklabels([t.get_text().upper() for t in ax.get_xticklabels()], fontsize=9, rotation=30, ha="right")
     ax.set_yticklabels(ax.get_yticklabels(), fontsize=9)
-    fig.tight_layout()
     plt.close(fig)
     return fig
 
@@ -264,7 +383,7 @@ def paired_figure(paired: pd.DataFrame):
     >>> [t.get_text() for t in paired_figure(paired).axes[0].get_yticklabels()]
     ['BBCSPORT: WMD (n = 220)']
     """
-    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(paired) + 1.4))
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.32 * len(paired) + 1.6), dpi=FIGURE_DPI, layout="constrained")
     colours = {"SCM better": "tab:orange", "WMD better": "tab:blue", "not decided": "tab:gray"}
     y = np.arange(len(paired))
     ax.errorbar(paired["difference"], y, xerr=[paired["difference"] - paired["difference lower"],
@@ -274,11 +393,10 @@ def paired_figure(paired: pd.DataFrame):
     ax.axvline(0, color="k", lw=0.8)
     ax.set(yticks=y, yticklabels=[f"{d.upper()}: {l} (n = {n:,d})" for d, l, n in
                                    zip(paired["dataset"], paired["label"], paired["queries"])],
-           xlabel="test error of the WMD − test error of the regularized SCM (points)")
+           xlabel="WMD's test error − regularized SCM's (points)")
     ax.invert_yaxis()
     for verdict, colour in colours.items():
         ax.scatter([], [], c=colour, label=verdict)
-    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, frameon=False)
-    fig.tight_layout()
+    fig.legend(fontsize=9, loc="outside lower center", ncol=3, frameon=False)
     plt.close(fig)
     return fig

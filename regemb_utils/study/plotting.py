@@ -67,3 +67,4 @@ def place_labels(ax, xy, labels, fontsize: float, pad: float = 1.0) -> list:
             ax.plot([x0, x1], [y0, y1], color="0.6", linewidth=0.6, zorder=1)
         texts.append(placed)
     return texts
+

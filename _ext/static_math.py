@@ -1,0 +1,71 @@
+"""Sphinx extension: the book's formulas typeset once, at build time, as SVG; no page loads MathJax.
+
+MathJax's browser component (``tex-chtml.js``, 1.2 MB, and its web fonts) made up a third of every page with a
+formula. When the HTML build finishes, this collects every formula Sphinx wrote for MathJax
+(``<span class="math">\\(...\\)</span>`` and ``<div class="math">\\[...\\]</div>``), typesets them all in one run of
+MathJax 3 under node (``_ext/tex2svg.js``, with the MathJax files that ``make setup`` puts into
+``assets/mathjax/node``), writes each SVG in place with MathJax's own style sheet, and removes the MathJax script
+tags and ``_static/mathjax`` (the build output only; ``assets/`` keeps its files). A formula MathJax cannot typeset
+fails the build. Registered in ``_config.yml`` (``sphinx: local_extensions``).
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from sphinx.errors import ExtensionError
+
+NODE_MAIN = Path("assets") / "mathjax" / "node" / "es5" / "node-main.js"
+_FORMULA = re.compile(r'(<(span|div) class="math notranslate nohighlight">)\s*\\[(\[](.*?)\\[)\]]\s*(</\2>)', re.S)
+_SCRIPTS = re.compile(r'\s*<script>window\.MathJax = .*?</script>|\s*<script[^>]*src="[^"]*_static/mathjax/[^"]*"'
+                      r'[^>]*></script>', re.S)
+_STYLE = "regemb-static-math"
+
+
+def typeset(formulas: list[tuple[str, bool]], node_main: Path) -> tuple[str, list[str]]:
+    """(style sheet, one SVG per formula) for ``formulas`` [(TeX, display), ...], typeset by MathJax in node."""
+    script = Path(__file__).with_name("tex2svg.js")
+    done = subprocess.run(["node", str(script), str(node_main.resolve())], input=json.dumps(formulas),
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise ExtensionError(f"MathJax could not typeset the book's formulas: {done.stderr.strip()}")
+    result = json.loads(done.stdout)
+    return result["css"], result["svg"]
+
+
+def static_math(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    node_main = Path(app.srcdir) / NODE_MAIN
+    if not node_main.is_file():
+        raise ExtensionError(f"{node_main} is missing: run `make setup` (it copies MathJax's node files there)")
+    pages = {page: page.read_text(encoding="utf-8") for page in out.rglob("*.html")}
+    found = {}
+    for text in pages.values():
+        for match in _FORMULA.finditer(text):
+            found.setdefault((html.unescape(match.group(3)).strip(), match.group(2) == "div"), len(found))
+    css, svgs = typeset(list(found), node_main) if found else ("", [])
+    style = f'<style id="{_STYLE}">{css}</style>'
+
+    def replace(match):
+        svg = svgs[found[html.unescape(match.group(3)).strip(), match.group(2) == "div"]]
+        return f"{match.group(1)}{svg}{match.group(4)}"
+
+    for page, text in pages.items():
+        typeset_text, formulas = _FORMULA.subn(replace, text)
+        typeset_text = _SCRIPTS.sub("", typeset_text)
+        if formulas:
+            typeset_text = typeset_text.replace("</head>", f"{style}\n</head>", 1)
+        if typeset_text != text:
+            page.write_text(typeset_text, encoding="utf-8")
+    shutil.rmtree(out / "_static" / "mathjax", ignore_errors=True)
+
+
+def setup(app):
+    app.connect("build-finished", static_math)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
