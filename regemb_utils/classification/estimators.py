@@ -275,7 +275,7 @@ class WeightedBagOfWords(_Documents, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X) -> sparse.csr_matrix:
-        """Weighted term matrix [n_documents, len(dictionary_)] (float64 CSR)."""
+        """Weighted term matrix ``[n_documents, len(dictionary_)]`` (float64 CSR)."""
         return _weights(self.weighting, self._checked(self._counts(X)), self.reference_counts_)
 
     def _checked(self, counts):

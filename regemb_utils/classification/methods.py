@@ -12,6 +12,7 @@ from ..measures.representations import represent
 from ..termsim.orthogonalization import SPARSE_KEYS, neighbour_depth
 from ..text.documents import Documents
 from .selection import parameter_grid
+from .wmd_store import default_folder
 
 __all__ = ["Method", "METHODS", "Settings", "represent_pair"]
 
@@ -61,8 +62,6 @@ METHODS: dict[str, Method] = {
 
 
 def _paper_store() -> str | None:
-    from .wmd_store import default_folder
-
     folder = default_folder()
     return None if folder is None else str(folder)
 

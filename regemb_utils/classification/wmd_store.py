@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from ..measures import wmd
+
 __all__ = ["CHECKED", "StoredWmdMismatch", "WmdStore", "default_folder", "search_version", "query_fingerprints"]
 
 CHECKED = 5  # stored queries recomputed per file on every run that uses them
@@ -42,8 +44,6 @@ def search_version() -> str:
     """A hash of the source of every function that decides the WMD neighbours and distances (the exact solve, the
     document preparation, the bounds that prune and the search loop): any change to them makes stored results
     stale."""
-    from ..measures import wmd
-
     parts = []
     for name in ("_weights", "_locations", "_merge", "_prepare", "_reduce", "_pair_costs", "_emd", "_pyemd", "_exact",
                  "_Collection", "_QueryCosts", "_lower_distances", "_c_transforms", "_document_sums", "_potential_bounds", "_certified_value", "_column_minima", "_row_minima", "_largest", "_stabilised_kernel",
