@@ -47,6 +47,7 @@ from .selection import evaluate_grid, select_grid
 from .similarity import cosine_similarity, dense_scm, l1_distance, sparse_scm
 
 __all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context", "WMD_BATCH"]
+ARTIFACTS = ("knn", "wmd-batch")  # the artifact kinds computed here (their keys hash this code: regemb_utils.cache)
 
 
 @dataclass(frozen=True)

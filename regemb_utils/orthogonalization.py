@@ -16,6 +16,8 @@ from .cholesky import orthogonalized_embeddings, stored_inner_product_errors, th
 from .progress import progress_bar
 from .termsim import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
+ARTIFACTS = ("neighbours",)  # the artifact kinds computed here (their keys hash this code: regemb_utils.cache)
+
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:
     """The paper's ``TfidfModel(dictionary=common_dictionary, smartirs='dtn')``: used only to order S' by idf."""

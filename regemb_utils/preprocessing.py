@@ -14,6 +14,8 @@ from .data import Dataset, Split
 from .paper import DIFFERENT_DATA, TEST_ERRORS, table_1
 from .text import tokenize
 
+ARTIFACTS = ("corpus-dictionary",)  # the artifact kinds computed here (their keys hash this code: regemb_utils.cache)
+
 def head(dataset: Dataset, n: int | None) -> Dataset:
     """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices."""
     if n is None:

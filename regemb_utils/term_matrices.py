@@ -8,7 +8,7 @@ from typing import Any
 
 from scipy import sparse
 
-from .cache import ArtifactCache, fingerprint
+from .cache import ArtifactCache, code_hash, fingerprint
 from .methods import SPARSE_KEYS
 
 __all__ = ["InMemoryMatrices", "CachedMatrices"]
@@ -16,7 +16,7 @@ __all__ = ["InMemoryMatrices", "CachedMatrices"]
 
 class InMemoryMatrices:
     """S' for a grid point from neighbours and a dictionary held in memory (small cases); ``identity`` fingerprints
-    both by content (for the keys of results computed with them)."""
+    both by content, and the code that builds S' from them (for the keys of results computed with them)."""
 
     def __init__(self, neighbours, dictionary, fill_rule: str = "paper"):
         from .orthogonalization import MatrixGrid
@@ -24,7 +24,7 @@ class InMemoryMatrices:
         self.grid = MatrixGrid(neighbours, dictionary, fill_rule)
         self.identity = fingerprint(neighbours.keys, neighbours.words, neighbours.indices, neighbours.similarities,
                                     sorted(dictionary.token2id.items()), sorted(dictionary.dfs.items()),
-                                    dictionary.num_docs, fill_rule)
+                                    dictionary.num_docs, fill_rule, code_hash(__name__))
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
         return self.grid.build(**{key: point[key] for key in SPARSE_KEYS})
@@ -76,8 +76,9 @@ class CachedMatrices:
     @property
     def identity(self) -> str:
         """The S' source by content: the neighbour cache's key fingerprints the embeddings and names the dictionary;
-        where the cache lives does not matter."""
-        return fingerprint(self.corpus_articles, self.tokenizer, dict(self.neighbour_key), self.depth, self.fill_rule)
+        with the code that builds S' from them; where the cache lives does not matter."""
+        return fingerprint(self.corpus_articles, self.tokenizer, dict(self.neighbour_key), self.depth, self.fill_rule,
+                           code_hash(__name__))
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
         return self.grid().build(**{key: point[key] for key in SPARSE_KEYS})
