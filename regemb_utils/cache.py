@@ -66,14 +66,33 @@ class CacheError(RuntimeError):
     """The artifact cache cannot be used (not writable, damaged beyond repair, badly configured)."""
 
 
+def directory_from_environment(variable: str) -> Path | None:
+    """``$variable`` as an absolute path, or None when it is unset; one rule for ``REGEMB_CACHE`` and ``REGEMB_DATA``.
+
+    An empty value is refused (:class:`ValueError`). A relative path is taken relative to the directory where the user
+    ran the command: ``$PWD``, which a kernel started by papermill or JupyterLab inherits, while its working
+    directory is ``notebooks/``."""
+    value = os.environ.get(variable)
+    if value is None:
+        return None
+    if not value.strip():
+        raise ValueError(f"{variable} is set but empty; unset it (to use the default location) or set it to a "
+                         "directory")
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        invoked = os.environ.get("PWD", "")
+        path = (Path(invoked) if os.path.isabs(invoked) and os.path.isdir(invoked) else Path.cwd()) / path
+    return path.resolve()
+
+
 def default_root() -> Path:
     """``$REGEMB_CACHE``; else ``artifacts/`` in a source checkout; else the user's cache directory."""
-    configured = os.environ.get("REGEMB_CACHE")
+    try:
+        configured = directory_from_environment("REGEMB_CACHE")
+    except ValueError as error:
+        raise CacheError(str(error)) from None
     if configured is not None:
-        if not configured.strip():
-            raise CacheError("REGEMB_CACHE is set but empty; unset it (to use the default location) or set it to a "
-                             "directory")
-        return Path(configured).expanduser().resolve()
+        return configured
     if (REPOSITORY / "pyproject.toml").is_file() and (REPOSITORY / "regemb_utils").is_dir():
         return REPOSITORY / "artifacts"
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "regemb"
@@ -312,6 +331,15 @@ def _group_readable(path: Path) -> None:
     os.chmod(path, (0o777 & ~umask) | 0o750)
 
 
+def write_error(root: Path, target: Path, error: OSError) -> CacheError:
+    """A :class:`CacheError` for a failed write of ``target`` into the cache ``root``, naming both and
+    ``REGEMB_CACHE``."""
+    reason = "the disk is full" if error.errno in (errno.ENOSPC, errno.EDQUOT) else (error.strerror or str(error))
+    return CacheError(f"{target} could not be written into {_describe_root(root)}: {reason}. Free some space, or set "
+                      "REGEMB_CACHE to a directory with free space, and rerun the chapter (finished artifacts are "
+                      "kept).")
+
+
 def _warn(message: str) -> None:
     print(f"regemb cache: {message}", file=sys.stderr, flush=True)
 
@@ -343,6 +371,15 @@ class ArtifactCache:
             raise CacheError(f"{_describe_root(self.root)} cannot be written: {reason}. Set REGEMB_CACHE to a "
                              "writable directory with free space.") from None
         self.remove_stale_staging()
+
+    def check_free_space(self, needed: int, what: str) -> None:
+        """Raise :class:`CacheError` naming the cache and ``REGEMB_CACHE`` when its disk has less than ``needed``
+        bytes free (``what`` says what needs them)."""
+        free = shutil.disk_usage(self.root).free
+        if free < needed:
+            raise CacheError(f"{_describe_root(self.root)} has {free / 2**20:,.0f} MiB free; {what} needs about "
+                             f"{needed / 2**20:,.0f} MiB. Free some space, or set REGEMB_CACHE to a directory on a disk "
+                             "with more.")
 
     def remove_stale_staging(self) -> list[Path]:
         """Remove the staging directories that processes of this host left behind when they were killed."""
@@ -421,6 +458,8 @@ class ArtifactCache:
                 if not target.is_dir():
                     raise
         except OSError as error:
+            if error.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise write_error(self.root, target, error) from None
             _warn(f"the {name} artifact could not be written to {target} ({error.strerror or error}); it is used "
                   "now but not kept")
         finally:

@@ -491,14 +491,15 @@ def maps_figure_2d(coordinates: tuple[np.ndarray, np.ndarray], labels, class_nam
     return fig
 
 
-def absent_figure(name: str):
-    """A small placeholder for a data set this run leaves out (the page keeps its numbered figures)."""
+def absent_figure(name: str, reason: str | None = None):
+    """A small placeholder for a figure this run leaves out (the page keeps its numbered figures): data set ``name``
+    is not among the run's, or ``reason`` says why it is left out."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.6), dpi=FIGURE_DPI)  # an axes: IPython draws no empty figure
     ax.set_axis_off()
-    ax.text(0.5, 0.5, f"{name.upper()} is not among this run's data sets", ha="center", va="center", fontsize=11,
-            color="0.35", transform=ax.transAxes)
+    text = f"{name.upper()}: {reason}" if name and reason else reason or f"{name.upper()} is not among this run's data sets"
+    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=11, color="0.35", transform=ax.transAxes)
     return fig
 
 

@@ -402,5 +402,22 @@ def parallel_context(scheduler: str = "local", n_jobs: int = 1):
         return
     if not scheduler.startswith("tcp://"):
         raise ValueError(f"unknown scheduler {scheduler!r}; allowed: local, dask-local, tcp://host:port")
-    with Client(scheduler), joblib.parallel_backend("dask"):
+    with connect_scheduler(scheduler), joblib.parallel_backend("dask"):
         yield
+
+
+SCHEDULER_TIMEOUT = 10  # seconds to reach a dask scheduler
+
+
+def connect_scheduler(address: str, timeout: float | None = None):
+    """A dask ``Client`` of the scheduler at ``address``; a scheduler that does not answer within ``timeout`` seconds
+    (default :data:`SCHEDULER_TIMEOUT`) raises :class:`ConnectionError` naming the address and what to do."""
+    from dask.distributed import Client
+
+    timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
+    try:
+        return Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as error:
+        raise ConnectionError(f"the dask scheduler {address} did not answer within {timeout:g} s "
+                              f"({type(error).__name__}: {error}): start it (`dask scheduler`, then `dask worker "
+                              f"{address}`), or give scheduler='local' or 'dask-local'") from None

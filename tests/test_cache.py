@@ -149,9 +149,15 @@ def test_a_damaged_artifact_is_reported_and_recomputed(tmp_path, capfd, damage):
 def test_root_from_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("REGEMB_CACHE", str(tmp_path / "elsewhere"))
     assert ArtifactCache().root == tmp_path / "elsewhere"
-    monkeypatch.chdir(tmp_path)
+    # relative: from the directory where the user ran the command ($PWD), not the process's working directory
+    # (a kernel started by papermill or JupyterLab works in notebooks/ but inherits $PWD)
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")
+    monkeypatch.setenv("PWD", str(tmp_path))
     monkeypatch.setenv("REGEMB_CACHE", "relative")
-    assert ArtifactCache().root == tmp_path / "relative"  # made absolute where it is read
+    assert ArtifactCache().root == tmp_path / "relative"
+    monkeypatch.delenv("PWD")
+    assert ArtifactCache().root == tmp_path / "notebooks" / "relative"  # no $PWD: the working directory
 
 
 def test_empty_environment_variable_is_refused(monkeypatch):
