@@ -26,10 +26,13 @@ without building S' and without the document representation, so Σ pairs / Σ se
 """
 from __future__ import annotations
 
+import ctypes
 import math
+import os
+import signal
 import time
 from collections.abc import Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -384,12 +387,25 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
             for name in documents}
 
 
+def end_with_parent(parent: int) -> None:
+    """A worker process's initializer: the kernel asks Linux to kill it when the process that started it (``parent``)
+    dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so that no worker outlives a chapter whose kernel was killed (by the
+    out-of-memory killer, or by hand). Elsewhere than on Linux it does nothing."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the request was in place
+        os._exit(1)
+
+
 @contextmanager
 def parallel_context(scheduler: str = "local", n_jobs: int = 1):
     """Where joblib runs the grid points and WMD batches: ``local`` (joblib's processes), ``dask-local`` (a dask
     ``LocalCluster`` with ``n_jobs`` single-threaded workers) or a ``tcp://`` address of a dask scheduler."""
-    if scheduler == "local":
-        with nullcontext():
+    if scheduler == "local":  # joblib's loky workers, each ended when this process dies (see end_with_parent)
+        with joblib.parallel_config(backend="loky", initializer=end_with_parent, initargs=(os.getpid(),)):
             yield
         return
     from dask.distributed import Client, LocalCluster
