@@ -18,7 +18,8 @@ import pandas as pd
 from . import paper as _paper
 from .methods import METHODS
 
-__all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "verdicts", "VERDICTS", "footnoted"]
+__all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "speed_ratios", "verdicts", "VERDICTS",
+           "footnoted", "SPEED_MARGIN"]
 
 CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's fil8"
 EXACT_RATE = "exact evaluations per second per core"
@@ -164,6 +165,19 @@ def speed_ratio(speeds: pd.DataFrame, rate: str = EXACT_RATE, scm: str = "soft_v
     return float(table.loc[scm, rate] / table.loc[wmd, rate])
 
 
+# Timings on a shared machine vary between two runs by up to about 2x (other processes, CPU frequency): a speed
+# verdict allows this factor either way, so that two runs of the same profile reach the same verdict.
+SPEED_MARGIN = 3.0
+
+
+def speed_ratios(speeds: pd.DataFrame, scm: str = "soft_vsm_quantized_ortho", wmd: str = "wmd") -> dict[str, float]:
+    """The regularized SCM's exact-evaluation rate over the WMD's on each data set both ran (the spread of
+    :func:`speed_ratio`)."""
+    table = speeds.set_index("method")
+    a, b = table.loc[scm, "exact rate by data set"], table.loc[wmd, "exact rate by data set"]
+    return {d: a[d] / b[d] for d in a if d in b and b[d] > 0}
+
+
 # The four verdicts, from strongest to weakest support of the paper's claim.
 VERDICTS = ("holds", "holds within the interval", "not decided with these samples", "does not hold")
 THEOREM_TOLERANCE = 1e-4  # float32 rounding of S' and E' is about 1e-7; anything above 1e-4 is a real difference
@@ -187,7 +201,10 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
       method the paper ran: *holds* when the comparison is decided for the SCM on more data sets than it is decided
       for the WMD or left open, *does not hold* when it is decided for the WMD on at least one data set and on at
       least as many as for the SCM, otherwise *not decided*.
-    * Over 10,000× faster (``speeds``): our ratio of exact evaluations per second, the paper's measure.
+    * Over 10,000× faster (``speeds``): our ratio of exact evaluations per second, the paper's measure (with its
+      spread over the data sets). Timings from a shared machine vary between runs, so the rule has a margin of
+      :data:`SPEED_MARGIN` either way: *holds* above 10,000 × the margin, *does not hold* below 10,000 / the margin,
+      otherwise *not decided*; a verdict then changes only if the machine's speed changes by more than that factor.
     * Theorem 1 (``theorem_1``: chapter 3's check, model -> {"max |⟨e'_i, e'_j⟩ - s'_ij|", "words"}): holds when
       every stored entry of S' equals the inner product of the Cholesky rows up to :data:`THEOREM_TOLERANCE`.
     * The optimal parameters (``card``: the Table 2 rows of :func:`scorecard`): holds when every selected value
@@ -227,13 +244,20 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
     if speeds is not None and {"wmd", "soft_vsm_quantized_ortho"} <= set(speeds["method"]):
         ratio, search = speed_ratio(speeds), speed_ratio(speeds, SEARCH_RATE)
         wmd = speeds.set_index("method").loc["wmd"]
+        spread = speed_ratios(speeds) if "exact rate by data set" in speeds else {}
+        threshold = _paper.FASTER_THAN.value
         rows.append({"claim": "The regularized SCM is over 10,000× faster than the WMD (abstract)",
-                     "paper": (f"over {_paper.FASTER_THAN.value:,.0f}× (abstract); {_paper.SPEED_RATIO.value:,.0f}× "
+                     "paper": (f"over {threshold:,.0f}× (abstract); {_paper.SPEED_RATIO.value:,.0f}× "
                                f"on average ({_paper.SPEED_RATIO.source})"),
                      "ours": (f"{ratio:,.0f}× by pairs evaluated exactly per second, the paper's measure "
-                              f"({int(wmd['exact evaluations']):,} exact WMD evaluations); {search:,.0f}× by the "
-                              "kNN search rate"),
-                     "verdict": VERDICTS[0] if ratio > _paper.FASTER_THAN.value else VERDICTS[3],
+                              + (f"({min(spread.values()):,.0f}× to {max(spread.values()):,.0f}× over "
+                                 f"{len(spread)} data sets; " if spread else "(")
+                              + f"{int(wmd['exact evaluations']):,} exact WMD evaluations); {search:,.0f}× by the "
+                              f"kNN search rate. Timings vary between runs, so the verdict allows a factor of "
+                              f"{SPEED_MARGIN:g} either way: it holds above {threshold * SPEED_MARGIN:,.0f}×, does "
+                              f"not hold below {threshold / SPEED_MARGIN:,.0f}×"),
+                     "verdict": (VERDICTS[0] if ratio > threshold * SPEED_MARGIN else
+                                 VERDICTS[3] if ratio < threshold / SPEED_MARGIN else VERDICTS[2]),
                      "where": "04_scm_vs_wmd.html#fig-speed"})
     if theorem_1:
         errors = {model: float(v["max |⟨e'_i, e'_j⟩ - s'_ij|"]) for model, v in theorem_1.items()}
