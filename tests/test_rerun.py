@@ -136,9 +136,24 @@ def test_bad_parameters_are_refused_before_anything_runs(first, tmp_path):
         (["--only", "01", "-p", "corpus_articles", "1"], "corpus_articles must be an integer of at least 200"),
         (["--only", "04", "-p", "methods", '["wmd"]'], "that includes 'bow'"),
         (["--only", "05", "-p", "perplexity", "0.5"], "perplexity must be a number in [1, 100]"),
+        (["--only", "04", "-y", "ks: [1, 3, 1]"], "ks=[1, 3, 1] is not allowed (1 given more than once)"),
+        (["--only", "04", "-y", "thresholds: [0, 0.0]"], "thresholds=[0, 0.0] is not allowed (0 given more than once)"),
+        (["--only", "01", "-y", "datasets: {bbcsport: 1}"], "datasets={'bbcsport': 1} is not allowed (a mapping is "
+                                                            "not a list)"),
+        (["--only", "04", "-y", "ks: [1"], "-y 'ks: [1' is not valid YAML"),
+        (["--only", "03", "-p", "tsne_words", "100000"], "tsne_words=100000 is not allowed; Figure 1 shows words "
+                                                          "among the factor_words=300 most frequent ones"),
     ):
         done = run_chapters(cache, tmp_path, *args)
         assert done.returncode != 0 and message in done.stderr, (args, done.stderr[-2000:])
+        assert "Traceback" not in done.stderr, (args, done.stderr[-2000:])
+    # refused by the chapter itself, against chapter 4's record: the chapter's message, no traceback, no record
+    before = len(list((cache / "records" / "smoke" / "05_confusion_tsne").iterdir()))
+    done = run_chapters(cache, tmp_path, "--only", "05", "-p", "perplexity", "99")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "05_confusion_tsne stopped at cell" in done.stderr and "ParameterError: perplexity=99.0 is not allowed" \
+        in done.stderr and "no record of the chapter was written" in done.stderr, done.stderr[-2000:]
+    assert len(list((cache / "records" / "smoke" / "05_confusion_tsne").iterdir())) == before
     env = dict(os.environ, REGEMB_CACHE=str(cache))  # papermill itself: the chapter stops at its first cell
     done = subprocess.run([BIN / "papermill", ROOT / "notebooks" / "05_confusion_tsne.ipynb", tmp_path / "05.ipynb",
                            "-p", "profile", "smoke", "-p", "perplexity", "99"], env=env, capture_output=True, text=True,
