@@ -1,0 +1,58 @@
+"""Fixtures that several test modules share: every chapter run once with the smoke profile, for all the tests that
+read the executed chapters (the book's build and checks, the reruns)."""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_chapters(cache: Path, output: Path, *args: str) -> subprocess.CompletedProcess:
+    """``scripts/run_chapters.py --profile smoke`` into ``output`` with the artifact cache ``cache``."""
+    env = dict(os.environ, REGEMB_CACHE=str(cache))
+    return subprocess.run([sys.executable, ROOT / "scripts" / "run_chapters.py", "--profile", "smoke", "--output",
+                           output, *args], env=env, capture_output=True, text=True)
+
+
+def _digest(paths):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+
+@pytest.fixture(scope="session")
+def smoke_chapters(tmp_path_factory) -> tuple[Path, Path]:
+    """(artifact cache, executed notebooks): every chapter run once with the smoke profile from an empty cache.
+
+    Run once per test session, also when pytest-xdist's workers share the session: the first worker that asks runs
+    the chapters, the others wait for it (a lock file in the session's temporary directory). Read-only: a test that
+    runs chapters again works on a copy of the cache (:func:`smoke_cache`)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    where = shared / "smoke-chapters"
+    with open(shared / "smoke-chapters.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (where / "finished").exists():
+            shutil.rmtree(where, ignore_errors=True)
+            (where / "cache").mkdir(parents=True)
+            committed = sorted((ROOT / "notebooks").glob("*.ipynb"))
+            before = _digest(committed)
+            done = run_chapters(where / "cache", where / "notebooks")
+            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+            assert _digest(committed) == before, "running the chapters changed the committed notebooks"
+            (where / "finished").touch()
+    return where / "cache", where / "notebooks"
+
+
+@pytest.fixture
+def smoke_cache(smoke_chapters, tmp_path) -> Path:
+    """A copy of the smoke chapters' artifact cache (records and artifacts) that a test may run chapters on."""
+    copy = tmp_path / "smoke-cache"
+    shutil.copytree(smoke_chapters[0], copy)
+    return copy
