@@ -164,8 +164,9 @@ def _module_name(package: str, root: Path, path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imported(tree: ast.AST, module: str, is_package: bool) -> set[str]:
-    """Every absolute module name that ``module``'s source imports, anywhere in it (and each such name's parents)."""
+def _imported(tree: ast.AST, module: str, is_package: bool, modules: set[str]) -> set[str]:
+    """The package modules (of ``modules``) that ``module``'s source imports, anywhere in it: ``from .a import b``
+    is module ``a.b`` when that is a module, else (``b`` a name defined in ``a``) module ``a``."""
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -177,9 +178,9 @@ def _imported(tree: ast.AST, module: str, is_package: bool) -> set[str]:
                 stem = ".".join(base + ([node.module] if node.module else []))
             else:
                 stem = node.module or ""
-            names.add(stem)
-            names |= {f"{stem}.{alias.name}" for alias in node.names}  # `from . import paper`: a module
-    return {".".join(name.split(".")[:i]) for name in names for i in range(1, name.count(".") + 2)}
+            for alias in node.names:
+                names.add(f"{stem}.{alias.name}" if f"{stem}.{alias.name}" in modules else stem)
+    return names & modules
 
 
 class _Stripped(ast.NodeTransformer):
@@ -212,7 +213,7 @@ def _package_modules() -> dict[str, tuple[frozenset[str], str, tuple[str, ...]]]
             if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ARTIFACTS"
                                                      for t in node.targets)):
                 declared = tuple(ast.literal_eval(node.value))
-        imports = frozenset(_imported(tree, name, is_package) & set(sources)) - {name}
+        imports = frozenset(_imported(tree, name, is_package, set(sources))) - {name}
         code = hashlib.sha256(ast.dump(_Stripped().visit(tree)).encode()).hexdigest()
         modules[name] = imports, code, declared
     return modules
