@@ -1,5 +1,8 @@
 """Fixtures that several test modules share: every chapter run once with the smoke profile, for all the tests that
-read the executed chapters (the book's build and checks, the reruns)."""
+read the executed chapters (the book's build and checks, the reruns).
+
+`make test` runs the suite on every core with pytest-xdist (``-n auto --dist worksteal``); the end-to-end tests
+(marked ``book``) come first, so that the chapter runs start at once and the unit tests fill the other core."""
 from __future__ import annotations
 
 import fcntl
@@ -13,6 +16,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slow end-to-end tests first (stable otherwise): with several workers, the longest work starts first."""
+    items.sort(key=lambda item: item.get_closest_marker("book") is None)
 
 
 def run_chapters(cache: Path, output: Path, *args: str) -> subprocess.CompletedProcess:
