@@ -191,7 +191,8 @@ def _numbers_in(low, high, positive=False):
             raise ValueError
         numbers = [float(v) for v in values]
         if len(set(numbers)) != len(numbers):
-            raise ValueError(f"{', '.join(f'{v:g}' for v in numbers if numbers.count(v) > 1)} given more than once")
+            repeated = dict.fromkeys(v for v in numbers if numbers.count(v) > 1)
+            raise ValueError(f"{', '.join(f'{v:g}' for v in repeated)} given more than once")
         return tuple(sorted(numbers))
 
     return check

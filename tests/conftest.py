@@ -34,27 +34,38 @@ def _digest(paths):
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
 
 
+def once(tmp_path_factory, name: str, make) -> Path:
+    """The directory ``name`` in the session's temporary directory, filled by ``make(directory)`` once per test
+    session, also when pytest-xdist's workers share the session: the first worker that asks makes it, the others wait
+    for it (a lock file) and reuse it."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    where, finished = shared / name, shared / f"{name}.finished"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not finished.exists():
+            shutil.rmtree(where, ignore_errors=True)
+            where.mkdir(parents=True)
+            make(where)
+            finished.touch()
+    return where
+
+
 @pytest.fixture(scope="session")
 def smoke_chapters(tmp_path_factory) -> tuple[Path, Path]:
     """(artifact cache, executed notebooks): every chapter run once with the smoke profile from an empty cache.
 
-    Run once per test session, also when pytest-xdist's workers share the session: the first worker that asks runs
-    the chapters, the others wait for it (a lock file in the session's temporary directory). Read-only: a test that
-    runs chapters again works on a copy of the cache (:func:`smoke_cache`)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    where = shared / "smoke-chapters"
-    with open(shared / "smoke-chapters.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (where / "finished").exists():
-            shutil.rmtree(where, ignore_errors=True)
-            (where / "cache").mkdir(parents=True)
-            committed = sorted((ROOT / "notebooks").glob("*.ipynb"))
-            before = _digest(committed)
-            done = run_chapters(where / "cache", where / "notebooks")
-            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-            assert _digest(committed) == before, "running the chapters changed the committed notebooks"
-            (where / "finished").touch()
+    Made once per test session (:func:`once`). Read-only: a test that runs chapters again works on a copy of the
+    cache (:func:`smoke_cache`)."""
+    def make(where):
+        (where / "cache").mkdir()
+        committed = sorted((ROOT / "notebooks").glob("*.ipynb"))
+        before = _digest(committed)
+        done = run_chapters(where / "cache", where / "notebooks")
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert _digest(committed) == before, "running the chapters changed the committed notebooks"
+
+    where = once(tmp_path_factory, "smoke-chapters", make)
     return where / "cache", where / "notebooks"
 
 

@@ -20,22 +20,25 @@ from pathlib import Path
 
 import pytest
 from book_sources import copy_book_sources
+from conftest import once
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.book
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def book(smoke_chapters, tmp_path_factory):
-    """The book built with warnings as errors from the smoke chapters (run once for the session: conftest.py)."""
+    """The book built with warnings as errors from the smoke chapters (both made once per session: conftest.py)."""
     cache, notebooks = smoke_chapters
-    book = tmp_path_factory.mktemp("book")
-    copy_book_sources(book)
-    shutil.copytree(notebooks, book / "notebooks")
-    env = dict(os.environ, REGEMB_CACHE=str(cache))
-    subprocess.run([BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", book], check=True, env=env)
-    return book
+
+    def build(where):
+        copy_book_sources(where)
+        shutil.copytree(notebooks, where / "notebooks")
+        subprocess.run([BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", where], check=True,
+                       env=dict(os.environ, REGEMB_CACHE=str(cache)))
+
+    return once(tmp_path_factory, "smoke-book", build)
 
 
 def test_chapters_ran_without_errors(book):

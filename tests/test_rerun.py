@@ -19,7 +19,8 @@ BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.book
 
 # Glue keys that hold timings (or a figure of them): the only numbers allowed to differ between two runs.
-TIMINGS = re.compile(r"seconds|minutes|wps|time_ratio|speed|scm_over_wmd|^figure_10$")
+# The verdict tables show the measured speed ratio too; the verdicts themselves are compared (claim_verdicts).
+TIMINGS = re.compile(r"seconds|minutes|wps|time_ratio|speed|scm_over_wmd|^figure_10$|^verdicts")
 
 
 def build_book(notebooks: Path, where: Path) -> Path:
@@ -69,6 +70,8 @@ def test_two_runs_from_empty_caches_give_the_same_results(request, tmp_path_fact
                 assert a[key] == b[key], f"{notebook.name}: {key} differs between two runs ({a[key]} vs {b[key]})"
                 compared += 1
     assert compared > 100
+    verdicts = glued(first[1] / "06_scorecard.ipynb")["claim_verdicts"]
+    assert "faster than the WMD" in verdicts  # the speed claim's verdict is among those the two runs agree on
     import numpy as np
 
     from regemb_utils.cache import ArtifactCache
