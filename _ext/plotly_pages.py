@@ -1,6 +1,6 @@
 """Sphinx extension: load plotly.js only on the pages that show a plotly figure.
 
-plotly.js is 4.9 MB. The chapters' figures are written without it (``regemb_utils.book.OfflinePlotly``), so a page
+plotly.js is 4.9 MB. The chapters' figures are written without it (``regemb_utils.study.book.OfflinePlotly``), so a page
 needs it exactly when its body holds a ``plotly-graph-div``; this adds ``plotly.min.js`` (served from the book's own
 ``_static``, copied there from ``assets/``) to those pages only. Registered in ``_config.yml``
 (``sphinx: local_extensions``).

@@ -1,4 +1,4 @@
-"""Benchmark: all-pairs sparse SCM (regemb_utils.similarity.sparse_scm) against gensim, and the dense soft VSM.
+"""Benchmark: all-pairs sparse SCM (regemb_utils.measures.similarity.sparse_scm) against gensim, and the dense soft VSM.
 
 A 20NEWS-sized synthetic problem: ``--queries`` × ``--collection`` documents of ``--unique`` unique words drawn
 without replacement from a Zipfian distribution over a ``--terms`` dictionary, with positive ``dtb``-like weights,
@@ -83,7 +83,7 @@ def main():
     import numba
     from gensim.similarities import SparseTermSimilarityMatrix
 
-    from regemb_utils.similarity import dense_scm, sparse_scm, unit_rows
+    from regemb_utils.measures.similarity import dense_scm, sparse_scm, unit_rows
 
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
@@ -142,8 +142,8 @@ def main():
         # --- L1 distance of TF-IDF L1 rows (Sato et al.'s baseline) against scikit-learn, one core
         from sklearn.metrics.pairwise import manhattan_distances
 
-        from regemb_utils.representations import l1_normalize
-        from regemb_utils.similarity import l1_distance
+        from regemb_utils.measures.representations import l1_normalize
+        from regemb_utils.measures.similarity import l1_distance
 
         lx, ly = l1_normalize(X), l1_normalize(Y)
         l1_distance(lx[:5], ly[:5], n_threads=1)

@@ -1,8 +1,8 @@
-"""Benchmark of the term-similarity-matrix builder (regemb_utils.termsim) against gensim 4.
+"""Benchmark of the term-similarity-matrix builder (regemb_utils.termsim.matrix) against gensim 4.
 
 Part A: gensim's SparseTermSimilarityMatrix at one grid point (C=100, symmetric, dominant, tf-idf, threshold 0,
 exponent 2, rule "gensim") vs ours (cache once, then the matrix), on --compare-words words.
-Part B: the neighbour cache for --words words at --dims dimensions (k = --k), 1-bit quantized by default as the
+Part B: the neighbour cache for --words words at --dims dimensions (depth = --depth), 1-bit quantized by default as the
 paper's 1000-d vectors (bit operations; BLAS on a slice of rows for the ratio), then the per-grid-point time for
 C in {100, 200, 400, 800} and every (symmetric, dominant) combination, both rules.
 
@@ -41,7 +41,7 @@ def make_setting(n_words: int, dims: int, seed: int = 0, n_docs: int = 20000, do
 def part_a(args):
     from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
 
-    from regemb_utils.termsim import TermSimilarityBuilder, nearest_neighbours
+    from regemb_utils.termsim.matrix import TermSimilarityBuilder, nearest_neighbours
 
     print(f"== A. gensim vs ours: {args.compare_words} words, {args.compare_dims} dims, C=100, symmetric, dominant, "
           f"tf-idf, threshold 0, exponent 2, rule gensim")
@@ -54,7 +54,7 @@ def part_a(args):
     print(f"gensim SparseTermSimilarityMatrix:          {t_gensim:8.2f} s   nnz={reference.nnz}")
 
     start = time.perf_counter()
-    neighbours = nearest_neighbours(kv, list(dictionary.token2id), k=args.k, progress=False)
+    neighbours = nearest_neighbours(kv, list(dictionary.token2id), depth=args.depth, progress=False)
     t_cache = time.perf_counter() - start
     start = time.perf_counter()
     builder = TermSimilarityBuilder(neighbours, dictionary, tfidf)
@@ -64,7 +64,7 @@ def part_a(args):
     ours = builder.build(100, 0.0, 2.0, symmetric=True, dominant=True, fill_rule="gensim")
     t_build = time.perf_counter() - start
     differing = (abs(ours - reference) > 1e-6).nnz
-    print(f"ours: neighbour cache (k={args.k}, once):      {t_cache:8.2f} s")
+    print(f"ours: neighbour cache (depth={args.depth}, once):      {t_cache:8.2f} s")
     print(f"ours: per-dictionary preparation (once):    {t_prep:8.2f} s")
     print(f"ours: matrix at this grid point:            {t_build:8.3f} s   nnz={ours.nnz}   "
           f"entries differing from gensim: {differing} ({differing / reference.nnz:.4%})")
@@ -73,9 +73,9 @@ def part_a(args):
 
 
 def part_b(args):
-    from regemb_utils.termsim import TermSimilarityBuilder, nearest_neighbours
+    from regemb_utils.termsim.matrix import TermSimilarityBuilder, nearest_neighbours
 
-    print(f"\n== B. scale: {args.words} words, {args.dims} dims, bit level {args.bitlevel}, k={args.k}")
+    print(f"\n== B. scale: {args.words} words, {args.dims} dims, bit level {args.bitlevel}, depth={args.depth}")
     start = time.perf_counter()
     kv, dictionary, tfidf = make_setting(args.words, args.dims)
     if args.bitlevel == 1:  # Word2Bits' 1-bit quantization: sign(x) / 3
@@ -83,13 +83,13 @@ def part_b(args):
     print(f"setting (random vectors, Zipf corpus):      {time.perf_counter() - start:8.2f} s")
     words = list(dictionary.token2id)
     start = time.perf_counter()
-    neighbours = nearest_neighbours(kv, words, k=args.k, progress=not args.quiet)
+    neighbours = nearest_neighbours(kv, words, depth=args.depth, progress=not args.quiet)
     t_cache = time.perf_counter() - start
     print(f"neighbour cache:                            {t_cache:8.2f} s   (target <= 120 s)")
     if args.bitlevel == 1:  # the same cache with BLAS, on a slice of the rows
         rows = min(args.blas_rows, len(words))
         start = time.perf_counter()
-        nearest_neighbours(kv, words[:rows], k=args.k, progress=False, bits=False)
+        nearest_neighbours(kv, words[:rows], depth=args.depth, progress=False, bits=False)
         t_blas = (time.perf_counter() - start) * len(words) / rows
         print(f"the same with BLAS (from {rows} rows):      {t_blas:8.2f} s   bit operations are {t_blas / t_cache:.1f}x "
               f"faster")
@@ -126,7 +126,7 @@ def main():
     parser.add_argument("--bitlevel", type=int, choices=(0, 1), default=1, help="B: 1 = the paper's 1000-d vectors")
     parser.add_argument("--blas-rows", type=int, default=3000)
     parser.add_argument("--dims", type=int, default=1000)
-    parser.add_argument("--k", type=int, default=800)
+    parser.add_argument("--depth", type=int, default=800)
     parser.add_argument("--skip-a", action="store_true", help="skip the gensim comparison")
     parser.add_argument("--skip-b", action="store_true", help="skip the scale run")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

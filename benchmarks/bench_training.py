@@ -23,9 +23,9 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY))
 
-from regemb_utils.corpus import WikipediaCorpus  # noqa: E402
-from regemb_utils.embeddings import word_benchmarks  # noqa: E402
-from regemb_utils.word2bits import train_word2bits  # noqa: E402
+from regemb_utils.text.corpus import WikipediaCorpus  # noqa: E402
+from regemb_utils.embeddings.trained import word_benchmarks  # noqa: E402
+from regemb_utils.embeddings.word2bits import train_word2bits  # noqa: E402
 
 PIECE = 1000
 

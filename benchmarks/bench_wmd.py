@@ -15,7 +15,7 @@ Run:  .venv/bin/python benchmarks/bench_wmd.py --dataset 20news [--queries 3] [-
       .venv/bin/python benchmarks/bench_wmd.py --dataset ohsumed --real --paper-embeddings --cache $REGEMB_CACHE
       (any data set's first queries in chapter 4's stratified order, with the paper profile's 32-bit embeddings)
 
-Default (``--dataset bbcsport``): BBCSPORT (``regemb_utils.data.load_dataset("bbcsport")``, the paper's tokenizer): the first ``--queries``
+Default (``--dataset bbcsport``): BBCSPORT (``regemb_utils.text.datasets.load_dataset("bbcsport")``, the paper's tokenizer): the first ``--queries``
 test documents against the whole training split (413 documents), nBOW weights over a dictionary of the dataset's
 own tokens, and embeddings quickly trained with gensim's Word2Vec (CBOW, ``--dim`` dimensions, min_count 3) on the
 dataset's own texts. The dictionary keeps words that occur in at least two documents; those seen fewer than 3 times
@@ -40,8 +40,8 @@ def bbcsport_problem(dim: int, seed: int):
     from gensim.corpora import Dictionary
     from gensim.models import Word2Vec
 
-    from regemb_utils.data import load_dataset
-    from regemb_utils.text import tokenize
+    from regemb_utils.text.datasets import load_dataset
+    from regemb_utils.text.tokenization import tokenize
 
     dataset = load_dataset("bbcsport")
     train = [tokenize(text) for text in dataset.train.texts]
@@ -80,13 +80,13 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
     """A data set's test queries (in chapter 4's stratified order) and its train+validation reference set, counted over
     the common dictionary as the chapters do, with 32-bit embeddings: the paper profile's (``paper_embeddings``, read
     from the cache, never trained here) or 200-d ones trained on ``corpus_articles`` for ``epochs``."""
-    from regemb_utils.cache import ArtifactCache
-    from regemb_utils.data import load_dataset
-    from regemb_utils.documents import prepare_documents, stratified_order
-    from regemb_utils.embeddings import embedding_settings, trained_embeddings
-    from regemb_utils.params import chapter_parameters
-    from regemb_utils.preprocessing import corpus_dictionary
-    from regemb_utils.similarity import embedding_matrix
+    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.text.datasets import load_dataset
+    from regemb_utils.text.documents import prepare_documents, stratified_order
+    from regemb_utils.embeddings.trained import embedding_settings, trained_embeddings
+    from regemb_utils.study.params import chapter_parameters
+    from regemb_utils.text.preprocessing import corpus_dictionary
+    from regemb_utils.measures.similarity import embedding_matrix
 
     cache = ArtifactCache(cache_dir)
     if paper_embeddings:
@@ -112,7 +112,7 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
 
 
 def baseline_module(ref: str):
-    """``regemb_utils/wmd.py`` as of git ``ref`` (today's implementation), imported under another name."""
+    """``regemb_utils/measures/wmd.py`` as of git ``ref`` (today's implementation), imported under another name."""
     import importlib.util
     import pathlib
     import subprocess
@@ -120,7 +120,7 @@ def baseline_module(ref: str):
     import tempfile
 
     root = pathlib.Path(__file__).resolve().parents[1]
-    source = subprocess.run(["git", "-C", str(root), "show", f"{ref}:regemb_utils/wmd.py"], capture_output=True,
+    source = subprocess.run(["git", "-C", str(root), "show", f"{ref}:regemb_utils/measures/wmd.py"], capture_output=True,
                             text=True, check=True).stdout
     path = pathlib.Path(tempfile.mkdtemp()) / "baseline_wmd.py"
     path.write_text(source)
@@ -135,8 +135,8 @@ def real_documents(args) -> None:
     import numba
     from threadpoolctl import threadpool_limits
 
-    from regemb_utils.knn import top_k
-    from regemb_utils.wmd import wmd_distances, wmd_knn
+    from regemb_utils.classification.knn import top_k
+    from regemb_utils.measures.wmd import wmd_distances, wmd_knn
 
     t0 = time.perf_counter()
     Q, T, E, dictionary_size, summary = real_problem(args.dataset, args.corpus_articles, args.epochs, args.cache,
@@ -232,10 +232,10 @@ def main():
         parser.error(f"--dataset {args.dataset} needs --real (real documents with Wikipedia embeddings)")
     args.queries = args.queries or 220
 
-    from regemb_utils.knn import top_k
-    from regemb_utils.representations import nbow_matrix
-    from regemb_utils.similarity import embedding_matrix
-    from regemb_utils.wmd import wmd_distances, wmd_knn
+    from regemb_utils.classification.knn import top_k
+    from regemb_utils.measures.representations import nbow_matrix
+    from regemb_utils.measures.similarity import embedding_matrix
+    from regemb_utils.measures.wmd import wmd_distances, wmd_knn
 
     t0 = time.perf_counter()
     if args.synthetic:

@@ -9,12 +9,12 @@ package looks beside its repository. Results go to the artifact cache (``REGEMB_
 """
 import random
 
-from regemb_utils.cache import ArtifactCache
-from regemb_utils.data import dataset_from_texts
-from regemb_utils.embeddings import trained_embeddings
-from regemb_utils.experiment import run_methods
-from regemb_utils.methods import Settings
-from regemb_utils.results import error_table
+from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.text.datasets import dataset_from_texts
+from regemb_utils.embeddings.trained import trained_embeddings
+from regemb_utils.classification.experiment import run_methods
+from regemb_utils.classification.methods import Settings
+from regemb_utils.study.results import error_table
 
 # Short "documents" about three topics, drawn from a few words each (seeded): a data set the package does not ship.
 TOPICS = {

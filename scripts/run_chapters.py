@@ -6,7 +6,7 @@
 
 Parameters given with ``-p NAME VALUE`` (VALUE read as papermill does, and as JSON when it is a list or mapping) or
 ``-y YAML`` go to the first chapter run (``--from``, or ``--only``'s single chapter); every later chapter runs with
-its defaults and takes its inputs from the records of the chapters before it (regemb_utils.pipeline), so a rerun
+its defaults and takes its inputs from the records of the chapters before it (regemb_utils.study.pipeline), so a rerun
 flows into the rest of the book. Unknown parameter names are refused before anything runs.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import papermill
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-BATCH = {"REGEMB_PROGRESS": "text"}  # text bars, not widgets, in the saved notebooks (regemb_utils.progress)
+BATCH = {"REGEMB_PROGRESS": "text"}  # text bars, not widgets, in the saved notebooks (regemb_utils.study.progress)
 
 
 def chapters() -> list[Path]:
@@ -102,8 +102,8 @@ def main(argv=None) -> int:
     parser.add_argument("-y", "--yaml", action="append", default=[], help="parameters as YAML, e.g. 'ks: [1, 3]'")
     args = parser.parse_args(argv)
 
-    from regemb_utils.cache import ArtifactCache, CacheError, directory_from_environment
-    from regemb_utils.params import ParameterError, chapter_parameters
+    from regemb_utils.study.cache import ArtifactCache, CacheError, directory_from_environment
+    from regemb_utils.study.params import ParameterError, chapter_parameters
 
     notebooks = chapters()
     names = [p.stem for p in notebooks]

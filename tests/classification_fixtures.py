@@ -6,7 +6,7 @@ from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors
 from scipy import sparse
 
-from regemb_utils.data import Dataset, Split
+from regemb_utils.text.datasets import Dataset, Split
 
 
 def random_documents(rng, n_docs, vocabulary, min_len=1, max_len=30, zipf=1.1):

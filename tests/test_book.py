@@ -79,7 +79,7 @@ def served(book):
 
 def rendered_dom(url: str, tmp_path: Path) -> str:
     """The page's DOM after its scripts ran, from headless Chromium."""
-    from regemb_utils.browser import CHROMIUM_FLAGS, chromium_path
+    from regemb_utils.study.browser import CHROMIUM_FLAGS, chromium_path
 
     result = subprocess.run(
         [
@@ -223,7 +223,7 @@ def built_html(request):
 
 
 def test_every_page_is_readable(built_html):
-    from regemb_utils.browser import Chromium, serve
+    from regemb_utils.study.browser import Chromium, serve
 
     report = []
     with serve(built_html) as server, Chromium() as browser:

@@ -1,6 +1,7 @@
 import errno
 import importlib
 import os
+import pickle
 import stat
 import subprocess
 import sys
@@ -10,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from regemb_utils import cache as cache_module
-from regemb_utils.cache import ArtifactCache, CacheError, artifact_key, fingerprint
+from regemb_utils.study import cache as cache_module
+from regemb_utils.study.cache import ArtifactCache, CacheError, artifact_key, fingerprint
 
 
 def test_key_depends_on_parameters_and_the_kind_version(monkeypatch):
@@ -27,7 +28,7 @@ def test_key_depends_on_parameters_and_the_kind_version(monkeypatch):
 
 _CACHED_RUN = """
 import sys
-from regemb_utils.cache import ACCESSED, ArtifactCache
+from regemb_utils.study.cache import ACCESSED, ArtifactCache
 value = ArtifactCache(sys.argv[1]).get("knn", {"n": 1}, lambda: sys.argv[2])
 print(value, ACCESSED[-1]["computed"])
 """
@@ -43,7 +44,7 @@ def test_a_code_change_recomputes_and_a_change_elsewhere_reuses(tmp_path):
     or to a docstring."""
     import shutil
 
-    from regemb_utils.cache import computing_module, dependencies
+    from regemb_utils.study.cache import computing_module, dependencies
 
     _, source = cache_module._package_root()
     copy = tmp_path / "src"
@@ -201,3 +202,23 @@ def test_staging_of_a_killed_run_is_removed_and_artifacts_are_group_readable(tmp
     cache.get("knn", {"n": 1}, lambda: 1)
     mode = cache.path("knn", {"n": 1}).stat().st_mode
     assert mode & stat.S_IRGRP and mode & stat.S_IXGRP
+
+
+def test_artifacts_pickled_before_the_subpackages_load(tmp_path):
+    """An artifact stored when the package was flat (``regemb_utils.knn_runs``, ...) keeps its key and loads."""
+    from regemb_utils.classification.methods import Settings
+    from regemb_utils.text.datasets import Split
+
+    value = {"split": Split(["a b", "c"], np.array([0, 1])), "settings": Settings(ks=(1, 3))}
+    text = pickle.dumps(value, protocol=0)  # the module of each class is a line of its own
+    assert b"regemb_utils.text.datasets\n" in text and b"regemb_utils.classification.methods\n" in text
+    old = text.replace(b"regemb_utils.text.datasets\n", b"regemb_utils.data\n").replace(
+        b"regemb_utils.classification.methods\n", b"regemb_utils.methods\n")
+    cache = ArtifactCache(tmp_path)
+    cache.get("knn", {"n": 1}, lambda: None, save=lambda value, d: (d / "artifact.pkl").write_bytes(old))
+    loaded = cache.get("knn", {"n": 1}, lambda: pytest.fail("recomputed"))
+    assert loaded["split"].texts == ["a b", "c"] and list(loaded["split"].labels) == [0, 1]
+    assert loaded["settings"] == value["settings"]
+    modules = {f"regemb_utils.{p.parent.name}.{p.stem}" for p in (cache_module.REPOSITORY / "regemb_utils").glob("*/*.py")
+               if p.stem != "__init__"}
+    assert set(cache_module._MOVED_MODULES.values()) <= modules  # every old module maps onto one that exists

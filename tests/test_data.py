@@ -12,9 +12,9 @@ import tarfile
 import numpy as np
 import pytest
 
-from regemb_utils import data
-from regemb_utils.corpus import WIKIPEDIA_ARTICLES, WikipediaCorpus, wikipedia_articles
-from regemb_utils.data import DATASETS, FILES, DataChecksumError, data_file, load_dataset
+from regemb_utils.text import datasets as datasets_module
+from regemb_utils.text.corpus import WIKIPEDIA_ARTICLES, WikipediaCorpus, wikipedia_articles
+from regemb_utils.text.datasets import DATASETS, FILES, DataChecksumError, data_file, load_dataset
 
 # The reference split of this project, measured once and pinned: sizes and per-class counts of each split.
 EXPECTED_COUNTS = {
@@ -100,13 +100,13 @@ def datasets():
 
 
 def test_sha256sums_lists_the_vendored_files_with_their_published_checksums():
-    sums = dict(reversed(line.split()) for line in (data.DATA_DIR / "SHA256SUMS").read_text().splitlines())
+    sums = dict(reversed(line.split()) for line in (datasets_module.DATA_DIR / "SHA256SUMS").read_text().splitlines())
     assert sorted(sums) == sorted(FILES.values())
     assert sums["20news/20news-bydate.tar.xz"] == "83eb10e1dace8778bf4c517c4baee3705eb79e4d49b6b11b66b7e387ef820619"
     assert sums["wikipedia/enwiki-2015-wikiextractor-AA.tar.xz"] == (
         "a7abe4706f668898a94f2401f673843b4d38ad53a4cb81b80ab7674705aac98e"
     )
-    readme = (data.DATA_DIR / "README.md").read_text()
+    readme = (datasets_module.DATA_DIR / "README.md").read_text()
     for name, digest in sums.items():
         assert f"{digest}  {name}" in readme
 
@@ -114,7 +114,7 @@ def test_sha256sums_lists_the_vendored_files_with_their_published_checksums():
 @pytest.mark.parametrize("relative", sorted(FILES.values()))
 def test_every_vendored_file_verifies(relative):
     path = data_file(relative)
-    assert path == data.DATA_DIR / relative
+    assert path == datasets_module.DATA_DIR / relative
     assert path.is_file()
 
 
@@ -124,7 +124,7 @@ def bbcsport_copy(tmp_path):
     relative = FILES["bbcsport"]
     target = tmp_path / relative
     target.parent.mkdir(parents=True)
-    shutil.copyfile(data.DATA_DIR / relative, target)
+    shutil.copyfile(datasets_module.DATA_DIR / relative, target)
     return tmp_path, relative, target
 
 
@@ -139,7 +139,7 @@ def _flip_a_byte(path, offset=1000):
 
 def test_damaged_file_raises_a_checksum_error_naming_the_file_and_the_fix(bbcsport_copy, monkeypatch):
     folder, relative, target = bbcsport_copy
-    expected = data._expected_checksums()[relative]
+    expected = datasets_module._expected_checksums()[relative]
     monkeypatch.setenv("REGEMB_DATA", str(folder))
     assert data_file(relative) == target  # the intact copy verifies, and its hash is memoised
     _flip_a_byte(target)
@@ -167,7 +167,7 @@ def test_missing_file_raises_file_not_found_naming_the_file_and_the_fix(tmp_path
         load_dataset("twitter")
     message = str(error.value)
     assert str(tmp_path / relative) in message
-    assert data._expected_checksums()[relative] in message
+    assert datasets_module._expected_checksums()[relative] in message
     assert f"git checkout -- data/{relative}" in message
     with pytest.raises(FileNotFoundError):
         wikipedia_articles(1).__next__()
@@ -223,7 +223,7 @@ def test_labels_index_class_names_and_texts_are_nonempty_strings(datasets, name)
 
 @pytest.mark.parametrize("name", DATASETS)
 def test_two_loads_give_identical_splits(datasets, name):
-    data._load_cached.cache_clear()  # parse the file again, not just the memoised result
+    datasets_module._load_cached.cache_clear()  # parse the file again, not just the memoised result
     again = load_dataset(name)
     first = datasets[name]
     assert again.class_names == first.class_names
@@ -243,7 +243,7 @@ def test_returned_splits_are_independent_copies():
 
 def test_split_rejects_mismatched_lengths():
     with pytest.raises(ValueError):
-        data.Split(["a", "b"], np.array([0]))
+        datasets_module.Split(["a", "b"], np.array([0]))
 
 
 def test_document_content_examples(datasets):
@@ -293,7 +293,7 @@ def sklearn_20newsgroups(tmp_path_factory):
 
 def test_20news_reader_equals_sklearn(sklearn_20newsgroups):
     extracted, expected = sklearn_20newsgroups
-    ours = data.load_20newsgroups_bydate(data_file(FILES["20news"]))
+    ours = datasets_module.load_20newsgroups_bydate(data_file(FILES["20news"]))
     for subset in ("train", "test"):
         texts, target, target_names, filenames = ours[subset]
         reference = expected[subset]
@@ -365,7 +365,7 @@ def test_wikipedia_corpus_rejects_unknown_tokenizer():
 
 
 def test_a_data_set_of_ones_own_is_split_by_the_papers_rule():
-    from regemb_utils.data import _make_dataset, _split, dataset_from_texts
+    from regemb_utils.text.datasets import _make_dataset, _split, dataset_from_texts
 
     texts = [f"document {i} about {'cats' if i % 3 else 'dogs'}" for i in range(50)]
     labels = ["cats" if i % 3 else "dogs" for i in range(50)]
@@ -391,7 +391,7 @@ def test_a_data_set_of_ones_own_is_split_by_the_papers_rule():
     (dict(class_names=["a"]), "labels ['b'] are not among class_names ['a']"),
 ])
 def test_a_data_set_of_ones_own_refuses_bad_input(kwargs, message):
-    from regemb_utils.data import dataset_from_texts
+    from regemb_utils.text.datasets import dataset_from_texts
 
     arguments = dict(texts=[f"text {i}" for i in range(10)], labels=["a", "b"] * 5, test_size=2) | kwargs
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -400,9 +400,9 @@ def test_a_data_set_of_ones_own_refuses_bad_input(kwargs, message):
 
 def test_outside_the_repository_the_data_folder_is_named(monkeypatch, tmp_path):
     monkeypatch.delenv("REGEMB_DATA", raising=False)
-    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "nowhere")
+    monkeypatch.setattr(datasets_module, "DATA_DIR", tmp_path / "nowhere")
     with pytest.raises(FileNotFoundError, match="set REGEMB_DATA to the repository's data/ folder"):
-        data.data_dir()
+        datasets_module.data_dir()
 
 
 def test_regemb_data_follows_regemb_caches_rule(bbcsport_copy, monkeypatch):
@@ -438,7 +438,7 @@ def test_a_data_file_that_cannot_be_read_is_named_at_once(bbcsport_copy, monkeyp
         target.symlink_to("/dev/null")
         said = "is a character device, not a regular file"
     else:
-        shutil.copyfile(data.DATA_DIR / relative, target)
+        shutil.copyfile(datasets_module.DATA_DIR / relative, target)
         target.chmod(0)
         if os.access(target, os.R_OK):  # root reads every file: refuse the read as the kernel would for others
             def refused(path):
@@ -447,7 +447,7 @@ def test_a_data_file_that_cannot_be_read_is_named_at_once(bbcsport_copy, monkeyp
             monkeypatch.setattr(data, "file_sha256", refused)
         said = "cannot be read (Permission denied): make it readable"
     start = time.perf_counter()
-    with pytest.raises(data.DataFileError) as error:
+    with pytest.raises(datasets_module.DataFileError) as error:
         load_dataset("bbcsport")
     assert time.perf_counter() - start < 10
     assert f"data file {target} {said}" in str(error.value) and "git checkout -- data/" in str(error.value)

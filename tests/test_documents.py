@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from classification_fixtures import separable_dataset
 
-from regemb_utils.documents import prepare_documents, query_rows, represent_pair
+from regemb_utils.classification.methods import represent_pair
+from regemb_utils.text.documents import prepare_documents, query_rows
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from gensim.models import KeyedVectors
 
-from regemb_utils.embeddings import cosine_summary, sample_cosines, trained_embeddings, word_pair_table
+from regemb_utils.embeddings.trained import cosine_summary, sample_cosines, trained_embeddings, word_pair_table
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_unknown_model():
 # ---------------------------------------------------------------------------------------------------------------------
 # the 1-bit cosine lattice (chapter 2's histogram) and the signs of the cosines
 
-from regemb_utils.embeddings import (  # noqa: E402
+from regemb_utils.embeddings.trained import (  # noqa: E402
     cosine_histogram_bins, cosine_lattice_step, cosine_signs, lattice_bins, neighbour_table,
 )
 

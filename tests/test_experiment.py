@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from classification_fixtures import separable_dataset
 
-from regemb_utils.cache import ArtifactCache
-from regemb_utils.documents import prepare_documents
-from regemb_utils.experiment import run_methods
-from regemb_utils.knn_runs import classify
-from regemb_utils.methods import Settings
-from regemb_utils.similarity import embedding_matrix
+from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.text.documents import prepare_documents
+from regemb_utils.classification.experiment import run_methods
+from regemb_utils.classification.knn_runs import classify
+from regemb_utils.classification.methods import Settings
+from regemb_utils.measures.similarity import embedding_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from regemb_utils.knn import K_VALUES, knn_errors, knn_predict, knn_votes, top_k
+from regemb_utils.classification.knn import K_VALUES, knn_votes, top_k
 
 
 def test_top_k_ties_prefer_lower_training_index():
@@ -30,13 +30,11 @@ def test_votes_and_tie_to_lowest_label():
     assert knn_votes(np.array([[3, 0]]), ks=(2,)).tolist() == [[0]]
 
 
-def test_predict_and_errors_for_all_k():
+def test_predictions_for_all_k_from_one_search():
     sims = np.array([[0.9, 0.8, 0.7, 0.1], [0.1, 0.2, 0.3, 0.4]])
     train_labels = np.array([0, 1, 1, 0])
-    predictions = knn_predict(sims, train_labels, ks=(1, 3))
-    assert predictions[1].tolist() == [0, 0] and predictions[3].tolist() == [1, 1]
-    errors = knn_errors(sims, train_labels, np.array([1, 1]), ks=(1, 3))
-    assert errors == {1: 1.0, 3: 0.0}
+    predictions = knn_votes(train_labels[top_k(sims, 3)], ks=(1, 3))
+    assert predictions[0].tolist() == [0, 0] and predictions[1].tolist() == [1, 1]
     assert K_VALUES == (1, 3, 5, 7, 9, 11, 13, 15, 17, 19)
-    with pytest.raises(ValueError):
-        knn_predict(sims, np.array([0, 1]), ks=(1,))
+    with pytest.raises(ValueError, match=r"every k must lie in \[1, 3\]"):
+        knn_votes(train_labels[top_k(sims, 3)], ks=(5,))

@@ -10,15 +10,16 @@ import pandas as pd
 import pytest
 from classification_fixtures import separable_dataset
 
-from regemb_utils import knn_runs
-from regemb_utils.cache import ArtifactCache
-from regemb_utils.documents import prepare_documents, represent_pair, stratified_order
-from regemb_utils.knn_runs import MethodResult, classify, nearest, parallel_context
-from regemb_utils.methods import METHODS, Settings
-from regemb_utils.results import significance_table, speed_table
-from regemb_utils.similarity import embedding_matrix
-from regemb_utils.term_matrices import InMemoryMatrices
-from regemb_utils.termsim import nearest_neighbours
+from regemb_utils.classification import knn_runs
+from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.text.documents import prepare_documents, stratified_order
+from regemb_utils.classification.knn_runs import MethodResult, classify, nearest, parallel_context
+from regemb_utils.classification.methods import METHODS, Settings, represent_pair
+from regemb_utils.classification.wmd_samples import query_limit
+from regemb_utils.study.results import significance_table, speed_table
+from regemb_utils.measures.similarity import embedding_matrix
+from regemb_utils.termsim.sources import InMemoryMatrices
+from regemb_utils.termsim.matrix import nearest_neighbours
 
 SPARSE_GRID = (("symmetric", (True, False)), ("dominant", (True,)), ("idf", (True,)), ("nonzero_limit", (2, 4)),
                ("threshold", (-1.0,)), ("exponent", (1.0,)))
@@ -33,7 +34,7 @@ def toy(tmp_path_factory):
     dataset, dictionary, kv = separable_dataset()
     documents = {"toy": prepare_documents(dataset, dictionary)}
     embeddings = {"toy": embedding_matrix(kv, dictionary, terms=documents["toy"].terms)}
-    neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], k=4)
+    neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], depth=4)
     matrices = InMemoryMatrices(neighbours, dictionary, "paper")
     settings = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, n_jobs=1)
     cache = ArtifactCache(tmp_path_factory.mktemp("artifacts"))
@@ -105,7 +106,7 @@ def test_changed_labels_or_documents_under_the_same_name_are_not_served_from_the
 
 def test_wmd_answers_a_seeded_subsample_of_queries_paired_with_the_full_run(toy):
     limited = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, wmd_queries=(("toy", 5),))
-    assert limited.query_limit("wmd", "toy") == 5 and limited.query_limit("soft_vsm", "toy") is None
+    assert query_limit(limited, "wmd", "toy") == 5 and query_limit(limited, "soft_vsm", "toy") is None
     sub = classify("wmd", toy["documents"], limited, embeddings=toy["embeddings"],
                    cache=toy["cache"])["toy"]  # another limit is another artifact: computed, not the full one
     full = toy["results"]["toy", "wmd"]
@@ -161,7 +162,7 @@ def test_dask_cluster_gives_the_local_results(toy):
 _KERNEL = """
 import os, sys, time
 import joblib
-from regemb_utils.knn_runs import parallel_context
+from regemb_utils.classification.knn_runs import parallel_context
 
 def worker(_):
     time.sleep(0.3)

@@ -1,8 +1,8 @@
 """The method table and the grid points of a run's settings."""
 from __future__ import annotations
 
-from regemb_utils.methods import METHODS, Settings
-from regemb_utils.params import _METHOD_NAMES
+from regemb_utils.classification.methods import METHODS, Settings
+from regemb_utils.study.params import _METHOD_NAMES
 
 SPARSE_GRID = (("symmetric", (True, False)), ("dominant", (True,)), ("idf", (True,)), ("nonzero_limit", (2, 4)),
                ("threshold", (-1.0,)), ("exponent", (1.0,)))

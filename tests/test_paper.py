@@ -5,13 +5,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from regemb_utils import paper
-from regemb_utils.data import DATASETS
-from regemb_utils.knn_runs import MethodResult, Run
-from regemb_utils.methods import METHODS
-from regemb_utils.paper import KINDS, PaperValue
-from regemb_utils.results import error_table, optimal_parameters, relative_error_table, speed_table
-from regemb_utils.scorecard import headline, scorecard, verdicts
+from regemb_utils.study import paper
+from regemb_utils.text.datasets import DATASETS
+from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.classification.methods import METHODS
+from regemb_utils.study.paper import KINDS, PaperValue
+from regemb_utils.study.results import error_table, optimal_parameters, relative_error_table, speed_table
+from regemb_utils.study.scorecard import headline, scorecard, verdicts
 
 
 def test_every_value_has_a_source_and_a_kind():
@@ -98,7 +98,7 @@ def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
 
 
 def test_the_paper_profile_trains_with_the_settings_paper_py_attributes_to_the_paper():
-    from regemb_utils.params import chapter_parameters
+    from regemb_utils.study.params import chapter_parameters
 
     training = chapter_parameters("02_training", "paper")
     for name in ("window", "negative", "sample", "min_count", "epochs"):
@@ -113,7 +113,7 @@ def test_the_paper_profile_trains_with_the_settings_paper_py_attributes_to_the_p
 def test_word2bits_learns_at_the_rate_paper_py_attributes_to_the_papers_code():
     import inspect
 
-    from regemb_utils import word2bits
+    from regemb_utils.embeddings import word2bits
 
     defaults = [p.default for name, f in inspect.getmembers(word2bits, inspect.isfunction)
                 for p in inspect.signature(f).parameters.values() if p.name == "alpha" and p.default is not p.empty]

@@ -1,6 +1,6 @@
 import pytest
 
-from regemb_utils.params import CHAPTERS, DATASETS, ParameterError, chapter_parameters
+from regemb_utils.study.params import CHAPTERS, DATASETS, ParameterError, chapter_parameters
 
 
 def test_profile_defaults():

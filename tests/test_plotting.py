@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from regemb_utils.plotting import place_labels  # noqa: E402
+from regemb_utils.study.plotting import place_labels  # noqa: E402
 
 
 def test_crowded_labels_do_not_overlap():

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from gensim.corpora import Dictionary
 
-from regemb_utils import paper
-from regemb_utils.data import Dataset, Split
-from regemb_utils.preprocessing import (
+from regemb_utils.study import paper
+from regemb_utils.text.datasets import Dataset, Split
+from regemb_utils.text.preprocessing import (
     class_distribution, class_distribution_figure, dataset_statistics, e_p_gaps, frequent_words,
     majority_class_error, majority_class_table, table_1_comparison,
 )

@@ -6,10 +6,10 @@ from gensim.corpora import Dictionary
 from scipy import sparse
 
 from classification_fixtures import make_problem, random_term_matrix
-from regemb_utils.representations import (
+from regemb_utils.measures.representations import (
     DtbWeighting, bow_matrix, l1_normalize, mean_character_length, nbow_matrix, represent, tfidf_l1_matrix,
 )
-from regemb_utils.similarity import slope_effect_on_scm
+from regemb_utils.measures.similarity import slope_effect_on_scm
 
 
 def test_bow_counts_and_unknown_words():

@@ -74,8 +74,8 @@ def test_two_runs_from_empty_caches_give_the_same_results(request, tmp_path_fact
     assert "faster than the WMD" in verdicts  # the speed claim's verdict is among those the two runs agree on
     import numpy as np
 
-    from regemb_utils.cache import ArtifactCache
-    from regemb_utils.embeddings import train_models
+    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.embeddings.trained import train_models
 
     training = latest(cache, "02_training")["parameters"]
     a = train_models(training, 200, "paper", ArtifactCache(first[0]))
@@ -174,7 +174,7 @@ def test_chapters_4_to_6_finish_with_bow_alone_and_say_what_they_leave_out(smoke
     assert "This run leaves this out: it needs a method besides BoW" in shown["04_scm_vs_wmd"]
     assert "did not run Soft VSM and Soft VSM (quan., ortho.), so this run leaves out the confusion matrices" \
         in shown["05_confusion_tsne"]
-    assert "This run has no numbers for Table 2: chapter 4 ran only bow." in shown["06_scorecard"]
+    assert "This run has no numbers for Table 2: chapter 4 did not run the methods behind them." in shown["06_scorecard"]
     for notebook in smoke_chapters[1].glob("*.ipynb"):
         if not (tmp_path / "notebooks" / notebook.name).exists():
             shutil.copy(notebook, tmp_path / "notebooks")

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from regemb_utils.knn_runs import MethodResult
-from regemb_utils.results import error_table, optimal_parameters, relative_error_table, significance_table
-from regemb_utils.statistics import mcnemar_exact
+from regemb_utils.classification.knn_runs import MethodResult
+from regemb_utils.study.results import error_table, optimal_parameters, relative_error_table, significance_table
+from regemb_utils.classification.statistics import mcnemar_exact
 
 
 def _result(dataset, method, truth, predicted, k=1, runs=()):

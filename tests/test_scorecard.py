@@ -2,11 +2,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from regemb_utils.knn_runs import MethodResult, Run
-from regemb_utils import paper
-from regemb_utils.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
+from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.study import paper
+from regemb_utils.study.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
                                   relative_error_table, speed_table)
-from regemb_utils.scorecard import (CORPUS_DIFFERS, SEARCH_RATE, VERDICTS, footnoted, headline, scorecard,
+from regemb_utils.study.scorecard import (CORPUS_DIFFERS, SEARCH_RATE, VERDICTS, footnoted, headline, scorecard,
                                     speed_ratio, verdicts)
 
 
@@ -120,7 +120,7 @@ def test_error_reduction_has_a_paired_bootstrap_interval():
 def test_the_speed_verdict_survives_a_machine_twice_as_fast_or_slow(synthetic, scm_seconds, verdict):
     """Two runs on a shared machine: one of the two methods timed up to twice as fast or as slow as in the other run.
     The ratio moves, the verdict does not."""
-    from regemb_utils.scorecard import SPEED_MARGIN
+    from regemb_utils.study.scorecard import SPEED_MARGIN
 
     assert SPEED_MARGIN > 2
     found = set()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import joblib
 import pytest
 
-from regemb_utils.selection import grid_search, parameter_grid, select_best, select_grid
+from regemb_utils.classification.selection import evaluate_grid, parameter_grid, select_best, select_grid
 
 
 def test_selection_ties_go_to_the_earliest_point_then_the_smallest_k():
@@ -33,16 +33,16 @@ def _validation_error(params):
     return {1: abs(params["a"] - 2) / 10 + params["b"], 3: 0.3}
 
 
-def test_grid_search_local_and_on_dask():
+def test_grid_evaluated_locally_and_on_dask_selects_the_same():
     from dask.distributed import Client, LocalCluster
 
     grid = parameter_grid({"a": [1, 2, 3, 2], "b": [0.0, 0.0]})
-    local = grid_search(_validation_error, grid)
+    local = select_grid(grid, evaluate_grid(_validation_error, grid, n_jobs=2))
     assert local.best_params == {"a": 2, "b": 0.0, "k": 1} and local.best_error == 0.0
     assert len(local.table) == 16
     with LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None) as cluster:
         with Client(cluster), joblib.parallel_backend("dask"):
-            distributed = grid_search(_validation_error, grid)
+            distributed = select_grid(grid, evaluate_grid(_validation_error, grid))
     assert distributed == local
-    with pytest.raises(ValueError):
-        grid_search(_validation_error, [])
+    with pytest.raises(ValueError, match="the grid is empty"):
+        select_grid([], evaluate_grid(_validation_error, []))

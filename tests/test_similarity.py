@@ -4,8 +4,8 @@ from gensim.similarities import SparseTermSimilarityMatrix
 from scipy import sparse
 
 from classification_fixtures import make_problem, random_term_matrix
-from regemb_utils.representations import bow_matrix
-from regemb_utils.similarity import (
+from regemb_utils.measures.representations import bow_matrix
+from regemb_utils.measures.similarity import (
     cosine_similarity, dense_scm, embedding_matrix, l1_distance, similarity_matrix, sparse_scm, unit_rows,
 )
 
@@ -144,6 +144,17 @@ def test_l1_distance_and_dispatch():
     assert np.allclose(similarity_matrix("l1", X, Y), [[-1.0], [-1.0]])
     with pytest.raises(ValueError, match="unknown measure"):
         similarity_matrix("jaccard", X, Y)
+    E = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
+    np.testing.assert_allclose(similarity_matrix("dense_scm", X, Y, embeddings=E), dense_scm(X, Y, E))
+    S = sparse.csc_matrix(E @ E.T)
+    sims, info = similarity_matrix("sparse_scm", X, Y, term_similarity=S, return_info=True)
+    np.testing.assert_allclose(sims, sparse_scm(X, Y, S), atol=1e-12)
+    assert info.n_nonpositive == 1  # the empty query
+    assert similarity_matrix("cosine", X, Y, return_info=True)[1] is None
+    with pytest.raises(ValueError, match="needs embeddings"):
+        similarity_matrix("dense_scm", X, Y)
+    with pytest.raises(ValueError, match="needs term_similarity"):
+        similarity_matrix("sparse_scm", X, Y)
     with pytest.raises(ValueError, match="columns"):
         cosine_similarity(X, sparse.csr_matrix((1, 4)))
 
@@ -155,7 +166,7 @@ def test_l1_distance_and_dispatch():
 def test_scm_contributions_sum_to_dense_scm_and_gensim():
     from gensim.similarities import SoftCosineSimilarity
 
-    from regemb_utils.similarity import cosine_term_similarity, scm_contributions
+    from regemb_utils.measures.similarity import cosine_term_similarity, scm_contributions
 
     documents, dictionary, kv = make_problem(seed=7, n_words=50, dim=6, missing=5)
     X = bow_matrix([documents[0] + ["w47"], documents[1]], dictionary)  # w47 has no embedding
@@ -180,7 +191,7 @@ def test_scm_contributions_sum_to_dense_scm_and_gensim():
 
 @pytest.mark.parametrize("symmetric", [True, False])
 def test_scm_contributions_sum_to_sparse_scm_and_gensim(symmetric):
-    from regemb_utils.similarity import scm_contributions
+    from regemb_utils.measures.similarity import scm_contributions
 
     documents, dictionary, _ = make_problem(seed=8, n_words=60)
     rng = np.random.default_rng(9)
@@ -198,7 +209,7 @@ def test_scm_contributions_sum_to_sparse_scm_and_gensim(symmetric):
 
 
 def test_scm_contributions_refuse_bad_input():
-    from regemb_utils.similarity import cosine_term_similarity, scm_contributions
+    from regemb_utils.measures.similarity import cosine_term_similarity, scm_contributions
 
     documents, dictionary, kv = make_problem(seed=7, n_words=50, dim=6, missing=5)
     X = bow_matrix([documents[0], documents[1], ["w46", "w48"], []], dictionary)  # w45-w49: no embedding

@@ -1,4 +1,4 @@
-"""Tests of regemb_utils.termsim (neighbour cache + fast matrix builder) and regemb_utils.cholesky."""
+"""Tests of regemb_utils.termsim.matrix (neighbour cache + fast matrix builder) and regemb_utils.termsim.cholesky."""
 from __future__ import annotations
 
 import itertools
@@ -10,9 +10,8 @@ from gensim.models import KeyedVectors, TfidfModel
 from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
 from scipy import sparse
 
-from regemb_utils.cholesky import (dense_fidelity, dense_orthogonalized, orthogonalized_embeddings,
-                                   theorem_check)
-from regemb_utils.termsim import (TermSimilarityBuilder, column_order, nearest_neighbours, neighbours_from_gensim,
+from regemb_utils.termsim.cholesky import dense_orthogonalized, inner_product_errors, orthogonalized_embeddings
+from regemb_utils.termsim.matrix import (TermSimilarityBuilder, column_order, nearest_neighbours, neighbours_from_gensim,
                                   term_similarity_matrix)
 
 K = 60
@@ -38,8 +37,8 @@ def setting():
     docs.append(vocab)
     dictionary = Dictionary(docs)
     tfidf = TfidfModel(dictionary=dictionary)
-    fast = nearest_neighbours(kv, list(dictionary.token2id), k=K, progress=False)
-    exact = neighbours_from_gensim(kv, list(dictionary.token2id), k=K)
+    fast = nearest_neighbours(kv, list(dictionary.token2id), depth=K, progress=False)
+    exact = neighbours_from_gensim(kv, list(dictionary.token2id), depth=K)
 
     # gensim's reference matrices, memoising kv.most_similar (its results are unchanged, only computed once)
     calls = {}
@@ -96,7 +95,7 @@ def test_cache_ties_by_index():
     kv = KeyedVectors(2)
     vectors = np.array([[1, 0], [1, 0], [1, 0], [0, 1], [1, 1], [-1, 0]], dtype=np.float32)
     kv.add_vectors([f"t{i}" for i in range(6)], vectors)
-    nb = nearest_neighbours(kv, None, k=3, progress=False, block_size=2)
+    nb = nearest_neighbours(kv, None, depth=3, progress=False, block_size=2)
     assert nb.indices[0].tolist() == [1, 2, 4]
     assert nb.indices[1].tolist() == [0, 2, 4]
     assert nb.indices[3].tolist() == [4, 0, 1]
@@ -289,7 +288,7 @@ def test_bad_parameters(setting, kwargs, message):
 
 
 def test_cache_must_cover_dictionary(setting):
-    partial = nearest_neighbours(setting["kv"], ["w1", "w2"], k=5, progress=False)
+    partial = nearest_neighbours(setting["kv"], ["w1", "w2"], depth=5, progress=False)
     with pytest.raises(ValueError, match="no row in the neighbour cache"):
         term_similarity_matrix(partial, setting["dictionary"], setting["tfidf"], nonzero_limit=5)
 
@@ -313,7 +312,7 @@ def test_theorem_1(setting, theorem_matrix):
     """t=-1, o=1, Sym, Dom: ⟨e'_i, e'_j⟩ = s'_ij = ⟨e_i, e_j⟩ (unit embeddings) for every stored entry."""
     S = theorem_matrix
     E, info = orthogonalized_embeddings(S)
-    assert theorem_check(S, E) < 1e-6
+    assert inner_product_errors(S, E)["max"] < 1e-6
     kv, d = setting["kv"], setting["dictionary"]
     unit = kv.vectors / np.linalg.norm(kv.vectors, axis=1, keepdims=True)
     coo = sparse.triu(S, k=1).tocoo()
@@ -340,9 +339,9 @@ def test_dense_orthogonalized(theorem_matrix):
     for dims in (50, 400):
         X = dense_orthogonalized(E, dims)
         assert X.shape == (S.shape[0], dims)
-        errors[dims] = dense_fidelity(S, X)
-        assert 0 <= errors[dims]["mean_abs_error"] <= errors[dims]["max_abs_error"]
-    assert errors[400]["mean_abs_error"] < errors[50]["mean_abs_error"]
+        errors[dims] = inner_product_errors(S, X)
+        assert 0 <= errors[dims]["mean"] <= errors[dims]["max"]
+    assert errors[400]["mean"] < errors[50]["mean"]
 
 
 def test_neighbour_ties_of_quantized_vectors_take_the_smallest_indices():
@@ -350,14 +349,14 @@ def test_neighbour_ties_of_quantized_vectors_take_the_smallest_indices():
     cosine is exact in float32, so the cache must equal a stable brute-force sort (similarity, then index)."""
     from gensim.models import KeyedVectors
 
-    from regemb_utils.termsim import nearest_neighbours
+    from regemb_utils.termsim.matrix import nearest_neighbours
 
     rng = np.random.default_rng(0)
     n, d, k = 3000, 64, 25
     vectors = np.where(rng.standard_normal((n, d)) >= 0, 1 / 3, -1 / 3).astype(np.float32)
     kv = KeyedVectors(d)
     kv.add_vectors([f"w{i}" for i in range(n)], vectors)
-    cache = nearest_neighbours(kv, k=k, block_size=512, progress=False)
+    cache = nearest_neighbours(kv, depth=k, block_size=512, progress=False)
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     for i in range(0, n, 7):
         similarities = unit[i] @ unit.T
@@ -372,7 +371,7 @@ def test_bit_operations_give_the_exact_neighbours_of_1bit_vectors(dimensions):
     at 64 dimensions, where every float32 cosine is exact, it also equals the BLAS path."""
     from gensim.models import KeyedVectors
 
-    from regemb_utils.termsim import nearest_neighbours
+    from regemb_utils.termsim.matrix import nearest_neighbours
 
     rng = np.random.default_rng(dimensions)
     n, k = 700, 40
@@ -380,7 +379,7 @@ def test_bit_operations_give_the_exact_neighbours_of_1bit_vectors(dimensions):
     kv = KeyedVectors(dimensions)
     kv.add_vectors([f"w{i}" for i in range(n)], vectors)
     words = [f"w{i}" for i in range(0, n, 3)]
-    cache = nearest_neighbours(kv, words, k=k, block_size=100, progress=False)
+    cache = nearest_neighbours(kv, words, depth=k, block_size=100, progress=False)
     signs = (vectors >= 0).astype(np.int64)
     query = np.arange(0, n, 3)
     hamming = signs[query] @ (1 - signs).T + (1 - signs[query]) @ signs.T
@@ -390,13 +389,13 @@ def test_bit_operations_give_the_exact_neighbours_of_1bit_vectors(dimensions):
     exact = (dimensions - 2 * np.take_along_axis(hamming, expected, 1)) / dimensions
     np.testing.assert_array_equal(cache.similarities, exact.astype(np.float32))
     if dimensions == 64:
-        blas = nearest_neighbours(kv, words, k=k, progress=False, bits=False)
+        blas = nearest_neighbours(kv, words, depth=k, progress=False, bits=False)
         np.testing.assert_array_equal(blas.indices, cache.indices)
         np.testing.assert_array_equal(blas.similarities, cache.similarities)
 
 
 def test_bit_operations_need_1bit_vectors(setting):
-    from regemb_utils.termsim import nearest_neighbours
+    from regemb_utils.termsim.matrix import nearest_neighbours
 
     with pytest.raises(ValueError, match="same magnitude"):
-        nearest_neighbours(setting["kv"], k=5, progress=False, bits=True)
+        nearest_neighbours(setting["kv"], depth=5, progress=False, bits=True)

@@ -1,6 +1,6 @@
 import pytest
 
-from regemb_utils.text import tokenize
+from regemb_utils.text.tokenization import tokenize
 
 
 @pytest.mark.parametrize(

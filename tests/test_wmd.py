@@ -5,10 +5,10 @@ from scipy import sparse
 from scipy.spatial.distance import cdist
 
 from classification_fixtures import make_problem
-from regemb_utils.knn import top_k
-from regemb_utils.representations import nbow_matrix
-from regemb_utils.similarity import embedding_matrix
-from regemb_utils.wmd import (
+from regemb_utils.classification.knn import top_k
+from regemb_utils.measures.representations import nbow_matrix
+from regemb_utils.measures.similarity import embedding_matrix
+from regemb_utils.measures.wmd import (
     dual_bounds, ict_bounds, relaxed_wmd, wmd, wmd_distances, wmd_knn, word_centroid_distances,
 )
 
@@ -190,8 +190,8 @@ def _real_problem(name, n_queries, n_train, seed=0):
     queries are copies of training documents, so exact ties and zero distances occur."""
     from gensim.corpora import Dictionary
 
-    from regemb_utils.data import load_dataset
-    from regemb_utils.text import tokenize
+    from regemb_utils.text.datasets import load_dataset
+    from regemb_utils.text.tokenization import tokenize
 
     dataset = load_dataset(name)
     texts = dataset.train.texts[:n_train] + dataset.test.texts[:n_queries]
@@ -242,7 +242,7 @@ def _nbow_pair(seed=11):
 
 
 def test_flows_cost_equals_wmd_and_gensim_with_exact_marginals():
-    from regemb_utils.wmd import wmd_flows
+    from regemb_utils.measures.wmd import wmd_flows
 
     first, second, x, y, E, kv = _nbow_pair()
     plan = wmd_flows(x, y, E)
@@ -258,7 +258,7 @@ def test_flows_cost_equals_wmd_and_gensim_with_exact_marginals():
 
 
 def test_flows_hand_computed_with_word_at_origin():
-    from regemb_utils.wmd import wmd_flows
+    from regemb_utils.measures.wmd import wmd_flows
 
     E = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])  # word 0 has no embedding: origin
     plan = wmd_flows(np.array([2.0, 0.0, 0.0]), np.array([0.0, 1.0, 1.0]), E)  # raw counts are L1-normalised
@@ -268,7 +268,7 @@ def test_flows_hand_computed_with_word_at_origin():
 
 
 def test_flows_refuse_bad_input():
-    from regemb_utils.wmd import wmd_flows
+    from regemb_utils.measures.wmd import wmd_flows
 
     _, _, x, y, E, _ = _nbow_pair()
     with pytest.raises(ValueError, match="no word with a weight"):

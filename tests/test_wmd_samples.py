@@ -10,18 +10,18 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from regemb_utils import cache as cache_module
-from regemb_utils import knn_runs
-from regemb_utils.cache import ArtifactCache
-from regemb_utils.documents import prepare_documents, stratified_order
-from regemb_utils.similarity import embedding_matrix
-from regemb_utils.knn_runs import MethodResult, classify
-from regemb_utils.methods import Settings
-from regemb_utils.results import decided_counts, paired_wmd_table
-from regemb_utils.scorecard import scorecard
-from regemb_utils.statistics import (discordant_probabilities, mcnemar_power, mcnemar_sample_size,
+from regemb_utils.study import cache as cache_module
+from regemb_utils.classification import knn_runs
+from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.text.documents import prepare_documents, stratified_order
+from regemb_utils.measures.similarity import embedding_matrix
+from regemb_utils.classification.knn_runs import MethodResult, classify
+from regemb_utils.classification.methods import Settings
+from regemb_utils.study.results import decided_counts, paired_wmd_table
+from regemb_utils.study.scorecard import scorecard
+from regemb_utils.classification.statistics import (discordant_probabilities, mcnemar_power, mcnemar_sample_size,
                                      paired_difference_interval)
-from regemb_utils.wmd_samples import (MINIMUM_QUERIES, SMALL_TEST_SET, costs_from_cache, costs_from_results,
+from regemb_utils.classification.wmd_samples import (MINIMUM_QUERIES, SMALL_TEST_SET, costs_from_cache, costs_from_results,
                                       power_plan, power_queries, predict_wmd_time)
 
 # ------------------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Tests of the Word2Bits CBOW trainer (regemb_utils.word2bits)."""
+"""Tests of the Word2Bits CBOW trainer (regemb_utils.embeddings.word2bits)."""
 from __future__ import annotations
 
 import lzma
@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from regemb_utils.word2bits import (
+from regemb_utils.embeddings.word2bits import (
     ONE_THIRD,
     build_vocabulary,
     cbow_update,
@@ -24,7 +24,7 @@ N_ARTICLES = 800  # about 2 million words of the project's Wikipedia corpus
 def _wikipedia_articles(n_articles: int) -> list[list[str]]:
     """Real text: the project's Wikipedia corpus; else the text8-style enwik8 cut into 1,000-word pseudo-articles."""
     try:
-        from regemb_utils.corpus import WikipediaCorpus
+        from regemb_utils.text.corpus import WikipediaCorpus
 
         return list(WikipediaCorpus(max_articles=n_articles))
     except (ImportError, FileNotFoundError):
@@ -154,7 +154,7 @@ def test_vocabulary_order_counts_and_offsets():
 
 
 def test_negative_sampling_distribution():
-    from regemb_utils.word2bits import _draw_negatives, _negative_table
+    from regemb_utils.embeddings.word2bits import _draw_negatives, _negative_table
 
     counts = np.array([1000, 500, 200, 50, 50, 7, 5, 1], dtype=np.int64)
     threshold, alias = _negative_table(counts)

@@ -1,4 +1,4 @@
-"""Chapter 4's opening example (regemb_utils.worked_example) on small embeddings with the example's words."""
+"""Chapter 4's opening example (regemb_utils.study.worked_example) on small embeddings with the example's words."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,9 +6,9 @@ import pytest
 from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors
 
-from regemb_utils.similarity import dense_scm, embedding_matrix
-from regemb_utils.termsim import nearest_neighbours
-from regemb_utils.worked_example import (
+from regemb_utils.measures.similarity import dense_scm, embedding_matrix
+from regemb_utils.termsim.matrix import nearest_neighbours
+from regemb_utils.study.worked_example import (
     SENTENCES, FONT_PX, compare_sentences, example_figure, setting_markdown, table_2_matrix,
 )
 
@@ -31,7 +31,7 @@ def _setting(without=(), outside=()):
     kept = [i for i, w in enumerate(words) if w not in without]
     kv.add_vectors([words[i] for i in kept], np.asarray(rows, dtype=np.float32)[kept])
     dictionary = Dictionary([[w for w in words if w not in outside], ["the", "in", "band"], ["river", "goal"]])
-    neighbours = nearest_neighbours(kv, list(dictionary.token2id), k=6, progress=False)
+    neighbours = nearest_neighbours(kv, list(dictionary.token2id), depth=6, progress=False)
     return dictionary, kv, neighbours
 
 

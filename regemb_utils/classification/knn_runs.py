@@ -1,0 +1,510 @@
+"""Chapter 4's timed kNN runs: one method on every data set, with model selection (paper §5.4–§6; notes §6–§9).
+
+For each data set and method:
+
+1. **model selection** on the validation split: every grid point of the method (the dtb slope for the soft VSMs, the
+   whole orthogonalization grid for the sparse SCM, nothing else for BoW, TF-IDF L1 and the WMDs) is evaluated with
+   the training split as the reference set, for every k at once (one top-max(k) search); the row with the highest
+   validation accuracy wins, ties going to the earliest grid point, then to the smallest k (notes §8,
+   :func:`regemb_utils.classification.selection.select_grid`);
+2. the **test run** at the chosen grid point, with the training split as the reference set (the paper's choice,
+   notes §6) or, with ``reference="train+validation"``, the training and validation splits;
+3. the result (:class:`MethodResult`: the validation table, the chosen parameters, the test predictions for every k,
+   the timings and the documents with xᵀS'x ≤ 0) is stored in the artifact cache, one artifact per data set and
+   method.
+
+Grid points run through :func:`regemb_utils.classification.selection.evaluate_grid` (joblib: every local core, or a dask cluster
+under ``joblib.parallel_backend("dask")``); each grid point of the sparse SCM builds S' **once** and evaluates it on
+every data set, because the matrices depend on the embedding and the common dictionary only (as in the paper's code).
+The worker processes load the neighbour cache and the dictionary from the artifact cache themselves
+(:class:`regemb_utils.termsim.sources.CachedMatrices`), so a task carries only its grid point and the documents. WMD
+queries run in batches through joblib too.
+
+Timing: every similarity computation runs on **one core** (BLAS and numba limited to one thread) and is timed
+without building S' and without the document representation, so Σ pairs / Σ seconds is pairs per second per core
+(the paper's Figure 9; it pooled the validation grid runs and the test runs of all data sets, and so do we).
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import signal
+import time
+from collections.abc import Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import joblib
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from ..measures.similarity import similarity_matrix, sparse_scm
+from ..measures.wmd import dual_bounds, wmd_knn
+from ..study.cache import ArtifactCache, fingerprint
+from ..study.progress import progress_bar
+from ..termsim.sources import restricted
+from ..text.documents import Documents, query_rows, stratified_order
+from .knn import knn_votes, top_k
+from .methods import METHODS, Settings, represent_pair
+from .selection import evaluate_grid, select_grid
+from .wmd_samples import WMD_BATCH, query_limit
+
+__all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context"]
+ARTIFACTS = ("knn", "wmd-batch")  # the artifact kinds computed here (their keys hash this code: study.cache)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One similarity computation: its split, size and time, and what went wrong or was saved."""
+
+    split: str  # "validation" or "test"
+    pairs: int
+    seconds: float
+    nonpositive: int = 0  # documents (queries + reference) with xᵀS'x ≤ 0 (similarity 0 to all)
+    negative: int = 0  # of those, xᵀS'x < 0
+    solved: int | None = None  # WMD: exact EMD problems solved
+    queries: int | None = None  # WMD: queries answered (None where not recorded)
+
+
+@contextmanager
+def _one_core():
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield
+
+
+def _wmd_batch(Q, R, embeddings, k, solver):
+    _warm_up()
+    start = time.perf_counter()
+    with _one_core():
+        result = wmd_knn(Q, R, embeddings, k, solver=solver, n_jobs=1)
+    return result.indices, result.n_solved, time.perf_counter() - start
+
+
+def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int | None = 1, progress: bool = False,
+                   batch_size: int | None = None, description: str = "WMD", cache: ArtifactCache | None = None,
+                   key: Mapping[str, Any] | None = None):
+    """Exact WMD k nearest neighbours, queries in batches through joblib; (indices, Σ seconds, EMD solves).
+
+    With a ``cache``, the rows of ``Q`` are positions 0, 1, ... of a fixed query order and every batch is an artifact
+    "wmd-batch" (see :func:`_wmd_batches`): a killed run resumes with the batches it finished, and a larger prefix of
+    the same order reuses the batches of a smaller one. ``key`` adds labels to the batches' keys (data set, method,
+    split)."""
+    Q = sparse.csr_matrix(Q)
+    if cache is not None:
+        return _wmd_batches(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs, progress=progress,
+                            batch_size=batch_size or WMD_BATCH, description=description, cache=cache, key=key or {})
+    n = Q.shape[0]
+    if batch_size is None:
+        workers = joblib.effective_n_jobs(n_jobs)
+        batch_size = int(min(64, max(1, math.ceil(n / (4 * workers)))))
+    batches = [np.arange(start, min(start + batch_size, n)) for start in range(0, n, batch_size)]
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+    outcomes = parallel(joblib.delayed(_wmd_batch)(Q[rows], R, embeddings, k, solver) for rows in batches)
+
+    outcomes = list(progress_bar(outcomes, total=len(batches), disable=not progress, desc=description, unit="batch"))
+    if not outcomes:
+        return np.empty((0, k), dtype=np.int64), 0.0, 0
+    return (np.concatenate([o[0] for o in outcomes]), float(sum(o[2] for o in outcomes)),
+            int(sum(o[1] for o in outcomes)))
+
+
+def _positioned_batch(start, stop, Q, R, embeddings, k, solver):
+    indices, solved, seconds = _wmd_batch(Q, R, embeddings, k, solver)
+    return start, stop, {"indices": np.asarray(indices, dtype=np.int64), "solved": int(solved),
+                         "seconds": float(seconds)}
+
+
+def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, description, cache, key):
+    """The cached path of :func:`wmd_neighbours`.
+
+    A batch covers positions [start, stop) of the query order; batches end at multiples of ``batch_size`` (or at the
+    sample's end). Its key holds the content of its query rows, of the reference set and of the embedding rows, k,
+    the solver and its positions. Before computing the batch [p, end), the largest cached batch [p, s) with
+    s ≤ end is taken instead (a smaller sample's last, partial batch), and the rest is computed from s. Computed
+    batches are stored by this process as they arrive (in any order), so an interrupted run keeps every finished
+    batch. Loaded batches bring the one-core seconds measured when they were computed."""
+    n = Q.shape[0]
+    base = dict(key, reference=fingerprint(sparse.csr_matrix(R)), embeddings=fingerprint(embeddings), k=int(k),
+                solver=solver)
+
+    def params(start, stop):
+        return dict(base, start=int(start), stop=int(stop), queries=fingerprint(Q[start:stop]))
+
+    found: dict[int, tuple[int, dict]] = {}
+    todo: list[tuple[int, int]] = []
+    position = 0
+    while position < n:
+        end = min((position // batch_size + 1) * batch_size, n)
+        for stop in range(end, position, -1):
+            if cache.has("wmd-batch", params(position, stop)):
+                value = cache.get("wmd-batch", params(position, stop), _absent)
+                found[position] = (stop, value)
+                position = stop
+                break
+        else:
+            todo.append((position, end))
+            position = end
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    outcomes = parallel(joblib.delayed(_positioned_batch)(start, stop, Q[start:stop], R, embeddings, k, solver)
+                        for start, stop in todo)
+
+    for start, stop, value in progress_bar(outcomes, total=len(todo), disable=not progress or not todo, desc=description,
+                                   unit="batch"):
+        cache.get("wmd-batch", params(start, stop), lambda v=value: v)
+        found[start] = (stop, value)
+    batches = [found[start][1] for start in sorted(found)]
+    if not batches:
+        return np.empty((0, k), dtype=np.int64), 0.0, 0
+    return (np.concatenate([b["indices"] for b in batches]), float(sum(b["seconds"] for b in batches)),
+            int(sum(b["solved"] for b in batches)))
+
+
+def _absent():  # pragma: no cover
+    raise RuntimeError("a cached WMD batch vanished")
+
+
+_WARM = []
+
+
+def _warm_up() -> None:
+    """Compile (or load) the numba kernels and import the EMD solvers once per process, outside the timings."""
+    if _WARM:
+        return
+
+    X = sparse.csr_matrix(np.array([[1.0, 0.0], [0.5, 0.5]]))
+    sparse_scm(X, X, sparse.identity(2, format="csc"), n_threads=1)
+    for solver in ("pot", "pyemd"):
+        wmd_knn(X, X, np.eye(2), 1, solver=solver, n_jobs=1)
+    T = sparse.csr_matrix(np.eye(3))  # distinct documents at distinct distances: the entropic bound's kernels run
+    dual_bounds(sparse.csr_matrix([[0.5, 0.5, 0.0]]), T, np.diag([1.0, 2.0, 4.0]), epsilon=0.1)
+    _WARM.append(True)
+
+
+def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_similarity=None, solver: str = "pot",
+            n_jobs: int | None = 1, progress: bool = False, description: str = "", cache: ArtifactCache | None = None,
+            batch_key: Mapping[str, Any] | None = None) -> tuple[np.ndarray, Run]:
+    """Indices [n_queries, k] of the k most similar reference documents (ties: lower index) and the timed run.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`regemb_utils.classification.methods.METHODS`.
+    Q, R : scipy.sparse matrix
+        Weighted queries and reference documents (:func:`regemb_utils.classification.methods.represent_pair`).
+    k : int
+        Neighbours per query.
+    split : str
+        The queries' split (recorded in the run).
+    embeddings, term_similarity
+        What the method's measure needs (:func:`regemb_utils.measures.similarity.similarity_matrix`).
+    solver, n_jobs, progress, description, cache, batch_key
+        The WMD's solver, workers, progress bar and batch cache.
+
+    Returns
+    -------
+    (numpy.ndarray, Run)
+        ``[n_queries, k]`` indices into ``R`` and the timed run.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> Q = sparse.csr_matrix([[1.0, 0.0]])
+    >>> R = sparse.csr_matrix([[0.0, 1.0], [2.0, 0.0]])
+    >>> nearest("bow", Q, R, 1, "test")[0].tolist()
+    [[1]]
+    """
+    measure = METHODS[method].measure
+    _warm_up()
+    pairs = Q.shape[0] * R.shape[0]
+    if not 1 <= k <= R.shape[0]:
+        raise ValueError(f"k = {k} needs at least {k} reference documents, there are {R.shape[0]}")
+    if measure == "wmd":
+        indices, seconds, solved = wmd_neighbours(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs,
+                                                  progress=progress, description=description or f"{method} {split}",
+                                                  cache=cache, key=batch_key)
+        return indices, Run(split, pairs, seconds, solved=solved, queries=Q.shape[0])
+    with _one_core():
+        start = time.perf_counter()
+        similarities, info = similarity_matrix(measure, Q, R, embeddings=embeddings, term_similarity=term_similarity,
+                                               n_threads=1, return_info=True)
+        seconds = time.perf_counter() - start
+    nonpositive, negative = (info.n_nonpositive, info.x_negative + info.y_negative) if info else (0, 0)
+    return top_k(similarities, k), Run(split, pairs, seconds, nonpositive, negative)
+
+
+@dataclass
+class _Task:
+    """Everything a grid point needs; picklable (joblib and dask ship it to their workers)."""
+
+    method: str
+    documents: dict[str, Documents]
+    embeddings: dict[str, np.ndarray] | None
+    matrices: Any  # InMemoryMatrices | CachedMatrices | None
+    ks: tuple[int, ...]
+    solver: str = "pot"
+    n_jobs: int | None = 1  # inside a run (WMD batches); 1 inside grid-point workers
+    progress: bool = False
+    query_limits: dict[str, Any] = field(default_factory=dict)  # data set -> {split: at most this many queries}
+    cache: ArtifactCache | None = None  # where the WMD batches are kept (None: not kept)
+
+    def _limit(self, name: str, split: str) -> int | None:
+        limit = self.query_limits.get(name)
+        return limit.get(split) if isinstance(limit, Mapping) else limit
+
+    def run(self, name: str, point: Mapping[str, Any], queries: str, reference: str, S=None):
+        """kNN votes for every k, the timed run, and the rows of the query split that were answered (sorted)."""
+        documents = self.documents[name]
+        Q, R = represent_pair(self.method, documents, queries, reference, point.get("slope", 0.0))
+        limit = self._limit(name, queries)
+        wmd = METHODS[self.method].measure == "wmd"
+        if wmd:  # a prefix of the fixed, class-stratified order; answered in that order, then sorted back
+            order = stratified_order(documents.split(queries)[1])
+            chosen = order if limit is None else order[:limit]
+            Q = Q[chosen]
+        else:
+            rows = query_rows(Q.shape[0], limit)
+            if len(rows) < Q.shape[0]:
+                Q = Q[rows]
+        if S is not None:
+            S = restricted(S, documents.terms)
+        indices, run = nearest(self.method, Q, R, max(self.ks), queries, term_similarity=S,
+                               embeddings=None if self.embeddings is None else self.embeddings[name],
+                               solver=self.solver, n_jobs=self.n_jobs, progress=self.progress,
+                               description=f"{self.method} {name} {queries}", cache=self.cache if wmd else None,
+                               batch_key={"dataset": name, "method": self.method, "split": queries,
+                                          "reference_split": reference})
+        if wmd:
+            sort = np.argsort(chosen, kind="stable")
+            rows, indices = chosen[sort], indices[sort]
+        reference_labels = documents.split(reference)[1]
+        votes = knn_votes(reference_labels[indices], self.ks, n_labels=documents.n_labels)
+        return dict(zip(self.ks, votes)), run, rows
+
+
+def _validation_point(task: _Task, point: dict[str, Any]) -> dict[str, tuple[dict[int, float], Run]]:
+    """Error rates per k on the validation split of every data set at one grid point (S' built once for all)."""
+    S = task.matrices.build(point) if METHODS[task.method].measure == "sparse_scm" else None
+    outcome = {}
+    for name, documents in task.documents.items():
+        votes, run, rows = task.run(name, point, "validation", "train", S)
+        truth = documents.labels["validation"][rows]
+        outcome[name] = ({k: int(np.sum(v != truth)) / len(truth) for k, v in votes.items()}, run)
+    return outcome
+
+
+@dataclass
+class MethodResult:
+    """One method on one data set: model selection, the test run, and their cost.
+
+    Parameters
+    ----------
+    dataset, method : str
+        Which.
+    params : dict
+        The chosen grid point and k.
+    validation : pandas.DataFrame
+        One row per (grid point, k).
+    truth : numpy.ndarray
+        Test labels of the answered queries.
+    predictions : dict of int to numpy.ndarray
+        Test predictions for every k.
+    runs : list of Run
+        Every validation grid run, then the test run.
+    test_rows : numpy.ndarray or None
+        The answered rows of the test split (None: all).
+
+    Examples
+    --------
+    See :func:`classify`.
+    """
+
+    dataset: str
+    method: str
+    params: dict[str, Any]  # the chosen grid point and k
+    validation: pd.DataFrame  # one row per (grid point, k): its parameters, errors, error
+    truth: np.ndarray  # test labels of the answered queries
+    predictions: dict[int, np.ndarray]  # test predictions for every k at the chosen grid point
+    runs: list[Run] = field(default_factory=list)  # every validation grid run, then the test run
+    test_rows: np.ndarray | None = None  # the answered rows of the test split (None: all of them)
+
+    def rows(self) -> np.ndarray:
+        return np.arange(len(self.truth)) if self.test_rows is None else self.test_rows
+
+    @property
+    def k(self) -> int:
+        return int(self.params["k"])
+
+    @property
+    def test_errors(self) -> int:
+        return int(np.sum(self.predictions[self.k] != self.truth))
+
+    @property
+    def test_error(self) -> float:
+        return self.test_errors / len(self.truth)
+
+
+def _limits(method: str, documents: dict[str, Documents], settings: Settings) -> dict[str, dict[str, int | None]]:
+    return {name: {split: query_limit(settings, method, name, split, len(d.labels[split]))
+                   for split in ("validation", "test")} for name, d in documents.items()}
+
+
+def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices, limits,
+             cache=None):
+    points = settings.points(method)
+    cache = cache if METHODS[method].measure == "wmd" else None
+
+    def task(n_jobs, progress):
+        return _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, n_jobs, progress,
+                     limits, cache)
+
+    if len(points) == 1:  # no grid: one run per data set (WMD parallel over query batches)
+        outcomes = [_validation_point(task(settings.n_jobs, settings.progress), points[0])]
+    else:
+        outcomes = evaluate_grid(partial(_validation_point, task(1, False)), points, n_jobs=settings.n_jobs,
+                                 progress=settings.progress, description=f"{method} grid")
+    results = {}
+    for name in documents:
+        best = select_grid(points, [outcome[name][0] for outcome in outcomes])
+        chosen, table, runs = best.best_params, pd.DataFrame(best.table), [outcome[name][1] for outcome in outcomes]
+        point = {key: value for key, value in chosen.items() if key != "k"}
+        S = matrices.build(point) if METHODS[method].measure == "sparse_scm" else None
+        predictions, run, rows = task(settings.n_jobs, settings.progress).run(name, point, "test",
+                                                                              settings.reference, S)
+        all_rows = len(rows) == len(documents[name].labels["test"])
+        results[name] = MethodResult(name, method, chosen, table, documents[name].labels["test"][rows], predictions,
+                                     runs + [run], None if all_rows else rows)
+    return results
+
+
+def classify(method: str, documents: dict[str, Documents], settings: Settings, *,
+             embeddings: dict[str, np.ndarray] | None = None, matrices=None,
+             cache: ArtifactCache | None = None) -> dict[str, MethodResult]:
+    """``method`` on every data set of ``documents``: from the artifact cache, or computed (jointly) and stored.
+
+    ``embeddings`` maps each data set to the :func:`regemb_utils.measures.similarity.embedding_matrix` rows of its
+    ``Documents.terms`` (dense SCM and WMD);
+    ``matrices`` builds S' for a grid point (sparse SCM: :mod:`regemb_utils.termsim.sources`). A result's key holds its
+    inputs by content (the documents with their labels, the embedding rows, the S' source) and the settings that
+    change it, so changed documents or labels are never answered from the cache.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`regemb_utils.classification.methods.METHODS`.
+    documents : dict of str to Documents
+        The data sets.
+    settings : Settings
+        The grid, the ks and the options.
+    embeddings : dict of str to numpy.ndarray, optional
+        Needed by the dense SCM and the WMD.
+    matrices : InMemoryMatrices or CachedMatrices, optional
+        Needed by the sparse SCM.
+    cache : ArtifactCache, optional
+        Where results are kept (default: the package's cache location).
+
+    Returns
+    -------
+    dict of str to MethodResult
+        One result per data set.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from gensim.corpora import Dictionary
+    >>> from regemb_utils.classification.methods import Settings
+    >>> from regemb_utils.study.cache import ArtifactCache
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> from regemb_utils.text.documents import prepare_documents
+    >>> texts = ["ball goal", "goal match", "vote party", "party law"] * 5
+    >>> data = dataset_from_texts("toy", texts, ["sport", "sport", "politics", "politics"] * 5, test_size=4)
+    >>> documents = {"toy": prepare_documents(data, Dictionary(t.split() for t in texts))}
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     result = classify("bow", documents, Settings(ks=(1, 3)), cache=ArtifactCache(root))["toy"]
+    >>> result.test_error
+    0.0
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
+    m = METHODS[method]
+    if m.measure in ("dense_scm", "wmd") and embeddings is None:
+        raise ValueError(f"method {method!r} needs embeddings")
+    if m.measure == "sparse_scm" and matrices is None:
+        raise ValueError(f"method {method!r} needs matrices")
+    if embeddings is not None and set(documents) - set(embeddings):
+        raise ValueError(f"no embedding rows for data set(s) {', '.join(sorted(set(documents) - set(embeddings)))}")
+    cache = cache or ArtifactCache()
+    keys = {}
+    limits = _limits(method, documents, settings)  # None everywhere but for the WMD methods
+    for name, d in documents.items():
+        keys[name] = dict(settings.key(method), method=method, dataset=name, documents=fingerprint(d),
+                          embeddings=fingerprint(embeddings[name]) if m.measure in ("dense_scm", "wmd") else None,
+                          matrices=matrices.identity if m.measure == "sparse_scm" else None)
+        if any(limit is not None for limit in limits[name].values()):  # a prefix of the stratified order
+            keys[name].update(query_limit=limits[name]["test"], validation_query_limit=limits[name]["validation"],
+                              query_order="stratified")
+    missing = {name: documents[name] for name in documents if not cache.has("knn", keys[name])}
+    computed = _compute(method, missing, settings, embeddings, matrices, limits, cache) if missing else {}
+
+    def never():
+        raise RuntimeError("artifact vanished")  # pragma: no cover
+
+    return {name: cache.get("knn", keys[name], (lambda n=name: computed[n]) if name in computed else never)
+            for name in documents}
+
+
+def end_with_parent(parent: int) -> None:
+    """A worker process's initializer: the kernel asks Linux to kill it when the process that started it (``parent``)
+    dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so that no worker outlives a chapter whose kernel was killed (by the
+    out-of-memory killer, or by hand). Elsewhere than on Linux it does nothing."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the request was in place
+        os._exit(1)
+
+
+@contextmanager
+def parallel_context(scheduler: str = "local", n_jobs: int = 1):
+    """Where joblib runs the grid points and WMD batches: ``local`` (joblib's processes), ``dask-local`` (a dask
+    ``LocalCluster`` with ``n_jobs`` single-threaded workers) or a ``tcp://`` address of a dask scheduler."""
+    if scheduler == "local":  # joblib's loky workers, each ended when this process dies (see end_with_parent)
+        with joblib.parallel_config(backend="loky", initializer=end_with_parent, initargs=(os.getpid(),)):
+            yield
+        return
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler == "dask-local":
+        workers = joblib.effective_n_jobs(n_jobs)
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster), joblib.parallel_backend("dask"):
+            yield
+        return
+    if not scheduler.startswith("tcp://"):
+        raise ValueError(f"unknown scheduler {scheduler!r}; allowed: local, dask-local, tcp://host:port")
+    with connect_scheduler(scheduler), joblib.parallel_backend("dask"):
+        yield
+
+
+SCHEDULER_TIMEOUT = 10  # seconds to reach a dask scheduler
+
+
+def connect_scheduler(address: str, timeout: float | None = None):
+    """A dask ``Client`` of the scheduler at ``address``; a scheduler that does not answer within ``timeout`` seconds
+    (default :data:`SCHEDULER_TIMEOUT`) raises :class:`ConnectionError` naming the address and what to do."""
+    from dask.distributed import Client
+
+    timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
+    try:
+        return Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as error:
+        raise ConnectionError(f"the dask scheduler {address} did not answer within {timeout:g} s "
+                              f"({type(error).__name__}: {error}): start it (`dask scheduler`, then `dask worker "
+                              f"{address}`), or give scheduler='local' or 'dask-local'") from None

@@ -1,0 +1,198 @@
+"""Chapter 2's computations: the paper's two Word2Bits embeddings, cached, and how good they are."""
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from gensim.models import KeyedVectors
+from gensim.test.utils import datapath
+
+from ..study.cache import ArtifactCache
+from ..text.corpus import WikipediaCorpus
+from .word2bits import load_vectors, save_vectors, train_word2bits
+
+ARTIFACTS = ("word2bits",)  # the artifact kinds computed here (their keys hash this code: regemb_utils.cache)
+
+# The paper's two models: full precision ("32-bit") and 1-bit quantized.
+BITLEVELS = {"32-bit": 0, "1-bit": 1}
+
+
+@dataclass(frozen=True)
+class TrainingSummary:
+    vocabulary: int
+    training_words: int
+    seconds: float
+    words_per_second: float
+    loss_per_epoch: list[float]
+
+
+def trained_embeddings(
+    model: str, *, size: int, corpus_articles: int | None, tokenizer: str, epochs: int, window: int, negative: int,
+    sample: float, min_count: int, workers: int, seed: int = 1, cache: ArtifactCache | None = None,
+) -> tuple[KeyedVectors, TrainingSummary]:
+    """Model ``model`` ("32-bit" or "1-bit") trained on the Wikipedia corpus, or loaded from the artifact cache.
+
+    ``workers`` is part of the artifact's key: one thread gives the same vectors on every run, several threads
+    update without locks in a varying order and so give other vectors each time.
+    """
+    if model not in BITLEVELS:
+        raise ValueError(f"unknown model {model!r}; allowed: {', '.join(BITLEVELS)}")
+    bitlevel = BITLEVELS[model]
+    settings = dict(size=size, bitlevel=bitlevel, window=window, negative=negative, sample=sample, epochs=epochs,
+                    min_count=min_count, seed=seed)
+    params = dict(settings, corpus_articles=corpus_articles, tokenizer=tokenizer, workers=workers)
+
+    def compute():
+        result = train_word2bits(WikipediaCorpus(corpus_articles, tokenizer), workers=workers, **settings)
+        summary = TrainingSummary(len(result.vectors), result.training_words, result.seconds,
+                                  result.words_per_second, result.loss_per_epoch)
+        return result.vectors, summary
+
+    def save(value, directory: Path):
+        vectors, summary = value
+        save_vectors(vectors, directory / "vectors", bitlevel)
+        (directory / "training.json").write_text(json.dumps(asdict(summary)))
+
+    def load(directory: Path):
+        summary = TrainingSummary(**json.loads((directory / "training.json").read_text()))
+        return load_vectors(directory / "vectors"), summary
+
+    return (cache or ArtifactCache()).get("word2bits", params, compute, save, load)
+
+
+def word_benchmarks(vectors: KeyedVectors, restrict_vocab: int = 30_000) -> dict[str, float]:
+    """Analogy accuracy (gensim's questions-words.txt over the ``restrict_vocab`` most frequent words) and Spearman
+    correlations with human judgements (WordSim353, SimLex-999; pairs with an unknown word are left out)."""
+    analogy, _ = vectors.evaluate_word_analogies(datapath("questions-words.txt"), restrict_vocab=restrict_vocab)
+    result = {"analogy accuracy": float(analogy)}
+    for name, file in (("WordSim353", "wordsim353.tsv"), ("SimLex-999", "simlex999.txt")):
+        _, spearman, oov = vectors.evaluate_word_pairs(datapath(file), restrict_vocab=len(vectors))
+        result[f"{name} Spearman"] = float(spearman.statistic)
+        result[f"{name} pairs left out (%)"] = float(oov)
+    return result
+
+
+def sample_cosines(vectors: KeyedVectors, pairs: int, seed: int = 0, batch: int = 100_000) -> np.ndarray:
+    """Cosine similarities of ``pairs`` word pairs drawn uniformly from all pairs of distinct words."""
+    unit = vectors.get_normed_vectors()
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, len(unit), pairs)
+    second = rng.integers(0, len(unit) - 1, pairs)
+    second += second >= first  # uniform over the other words
+    out = np.empty(pairs, dtype=np.float32)
+    for start in range(0, pairs, batch):  # bounded memory: batch x dimensions floats at a time
+        i, j = first[start:start + batch], second[start:start + batch]
+        out[start:start + batch] = np.einsum("ij,ij->i", unit[i], unit[j])
+    return out
+
+
+def cosine_summary(cosines: np.ndarray) -> dict[str, float]:
+    return {"mean": float(cosines.mean()), "sd": float(cosines.std()), "min": float(cosines.min()),
+            "median": float(np.median(cosines)), "max": float(cosines.max())}
+
+
+def cosine_signs(cosines: np.ndarray, step: float | None = None) -> dict[str, float]:
+    """The shares of word pairs whose cosine is negative, zero and positive (fractions that sum to 1).
+
+    ``step``: the lattice step of quantized embeddings (:func:`cosine_lattice_step`); a cosine within a quarter step
+    of 0 is then the lattice value 0 computed with rounding error, and counts as zero. Without it, only an exact 0
+    does."""
+    cosines = np.asarray(cosines)
+    n = max(cosines.size, 1)
+    tolerance = step / 4 if step else 0.0
+    return {"negative": float(np.count_nonzero(cosines < -tolerance)) / n,
+            "zero": float(np.count_nonzero(np.abs(cosines) <= tolerance)) / n,
+            "positive": float(np.count_nonzero(cosines > tolerance)) / n}
+
+
+def cosine_lattice_step(vectors: KeyedVectors) -> float | None:
+    """The spacing of the values that the cosine of two words can take, for quantized embeddings: when every
+    coordinate of every vector is ±c (1-bit embeddings, c = 1/3), the cosine of two words is (d - 2h) / d for the
+    Hamming distance h of their signs, a multiple of 2/d away from 1, so the step is 2/d. ``None`` for embeddings
+    whose coordinates are not all ±c (full-precision ones), whose cosines take any value."""
+    matrix = vectors.vectors
+    if matrix.size == 0:
+        return None
+    magnitude = np.abs(matrix)
+    c = magnitude.flat[0]
+    if c == 0 or not np.all(magnitude == c):
+        return None
+    return 2.0 / matrix.shape[1]
+
+
+def lattice_bins(low: float, high: float, step: float, group: int = 1, origin: float = 1.0) -> np.ndarray:
+    """Histogram bin edges, ascending, that cover [low, high] and are aligned to the lattice ``origin - h * step``
+    (h = 0, 1, 2, ...): every bin is ``group * step`` wide and holds exactly ``group`` lattice points, none of them on
+    an edge (edges lie half a step between lattice points). Bins of any other width alias with the lattice: some
+    catch one lattice point more than their neighbours, which draws a comb over the histogram."""
+    if step <= 0 or group < 1:
+        raise ValueError("step must be positive and group at least 1")
+    width = group * step
+    top = origin + step / 2  # the edge above the lattice point at origin
+    first = int(np.floor((top - high) / width))  # bins counted down from top; bin j spans [top-(j+1)w, top-jw]
+    last = int(np.ceil((top - low) / width))
+    return top - np.arange(last, first - 1, -1) * width
+
+
+def cosine_histogram_bins(cosines: dict[str, np.ndarray], steps: dict[str, float | None],
+                          target_bins: int = 150) -> tuple[np.ndarray, float | None, int]:
+    """Common histogram bins for the cosine distributions of several models: ``(edges, step, group)``.
+
+    When a model's cosines lie on a lattice (``steps``, from :func:`cosine_lattice_step`), the bins follow the
+    finest such lattice (:func:`lattice_bins`), each ``group`` lattice steps wide, with ``group`` chosen so that the
+    range of all cosines gets about ``target_bins`` bins; otherwise ``target_bins`` equal bins (``step`` None)."""
+    values = [np.asarray(c) for c in cosines.values() if np.size(c)]
+    low = min(float(c.min()) for c in values)
+    high = max(float(c.max()) for c in values)
+    lattice = [s for s in steps.values() if s]
+    if not lattice:
+        return np.linspace(low, high, target_bins + 1), None, 1
+    step = min(lattice)
+    group = max(1, int(round((high - low) / target_bins / step)))
+    return lattice_bins(low, high, step, group), step, group
+
+
+def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd.DataFrame:
+    """The ``topn`` nearest neighbours of each of ``words`` (those every model knows) in each model, one row per
+    word and model, the neighbours as text with their cosine: "bad (0.58), ..."."""
+    rows = []
+    for word in words:
+        if not all(word in kv for kv in models.values()):
+            continue
+        for name, kv in models.items():
+            rows.append({"word": word, "model": name, "nearest neighbours (cosine)":
+                         ", ".join(f"{n} ({s:.2f})" for n, s in kv.most_similar(word, topn=topn))})
+    return pd.DataFrame(rows, columns=["word", "model", "nearest neighbours (cosine)"])
+
+
+def word_pair_table(vectors: KeyedVectors, pairs: list[tuple[str, str]]) -> pd.DataFrame:
+    """Cosine of each pair and each word's rank among the other's nearest neighbours (1 = the nearest)."""
+    rows = []
+    for a, b in pairs:
+        if a in vectors and b in vectors:
+            rows.append({"pair": f"{a}, {b}", "cosine": float(vectors.similarity(a, b)),
+                         "rank of 2nd among 1st's neighbours": vectors.rank(a, b),
+                         "rank of 1st among 2nd's neighbours": vectors.rank(b, a)})
+    return pd.DataFrame(rows)
+
+
+def embedding_settings(training: dict, model: str, corpus_articles: int | None, tokenizer: str) -> dict:
+    """The keyword arguments of :func:`trained_embeddings` for ``model`` under chapter 2's parameters ``training``,
+    on chapter 1's corpus."""
+    size = training["dimensions"] if model == "32-bit" else training["quantized_dimensions"]
+    names = ("epochs", "window", "negative", "sample", "min_count", "workers")
+    return dict(size=size, corpus_articles=corpus_articles, tokenizer=tokenizer, **{name: training[name] for name in names})
+
+
+def train_models(training: dict, corpus_articles: int | None, tokenizer: str, cache: ArtifactCache | None = None):
+    """Both models, trained at the same time (each with ``training["workers"]`` threads) or loaded from the cache:
+    ``{model: (vectors, TrainingSummary)}``."""
+    with ThreadPoolExecutor(max_workers=len(BITLEVELS)) as pool:
+        futures = {model: pool.submit(trained_embeddings, model, cache=cache,
+                                      **embedding_settings(training, model, corpus_articles, tokenizer))
+                   for model in BITLEVELS}
+        return {model: future.result() for model, future in futures.items()}

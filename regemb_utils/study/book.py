@@ -1,0 +1,254 @@
+"""How chapters show results: numbers glued into the prose, tables people can read, and figures that render offline."""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import numbers
+from collections.abc import Callable, Mapping
+
+import myst_nb
+import numpy as np
+import pandas as pd
+import plotly.io as pio
+
+
+def glue(name: str, value, display: bool = False):
+    """``myst_nb.glue`` for numbers in the prose; numpy scalars become Python numbers, so that a format spec such as
+    ``{glue:text}`name:.1f``` works (numpy 2 writes them as ``np.float64(...)``)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return myst_nb.glue(name, value, display=display)
+
+
+def glue_all(prefix: str, values: Mapping[str, object]) -> None:
+    """Glue every value of ``values`` as ``{prefix}_{key}`` without displaying it; a matplotlib figure is closed
+    once glued (so that the notebook does not show it a second time).
+
+    Parameters
+    ----------
+    prefix : str
+        The names' common start (e.g. a data set's name).
+    values : mapping of str to object
+        What :func:`glue` takes: numbers, Markdown, tables, figures.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    In a chapter, ``glue_all("bbcsport", {"caption": Markdown("..."), "map": figure})`` glues ``bbcsport_caption`` and
+    ``bbcsport_map``.
+    """
+    import matplotlib.pyplot as plt
+
+    for key, value in values.items():
+        glue(f"{prefix}_{key}", value, display=False)
+        if isinstance(value, plt.Figure):
+            plt.close(value)
+
+
+class OfflinePlotly:
+    """Display a plotly figure without a CDN.
+
+    The HTML output carries no plotly.js: the book loads it once from its own ``_static`` (``html_js_files`` in
+    ``_config.yml``). JupyterLab renders the plotly JSON output with plotly's own extension.
+    """
+
+    def __init__(self, figure):
+        self.figure = figure
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {
+            "application/vnd.plotly.v1+json": json.loads(self.figure.to_json()),
+            "text/html": pio.to_html(self.figure, include_plotlyjs=False, full_html=False),
+        }
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Tables
+
+MISSING = "\u2014"  # an em dash stands for a missing value
+_NBSP = "\u00a0"
+
+Format = str | Callable[[object], str]
+
+
+def _is_missing(value) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    try:
+        return bool(isinstance(value, (float, np.floating)) and math.isnan(value))
+    except TypeError:  # pragma: no cover - exotic scalars
+        return False
+
+
+def _named_format(name: str) -> Callable[[object], str] | None:
+    if name == "int":
+        return lambda v: f"{int(round(float(v))):,}"
+    if name == "percent":  # a fraction shown as a percentage with one decimal
+        return lambda v: f"{100 * float(v):,.1f}{_NBSP}%"
+    if name == "number":  # a column of mixed values: yes/no, integers, floats to 4 significant digits
+        return _number
+    if name.startswith("percent:"):  # percent:2 -> two decimals
+        digits = int(name.split(":", 1)[1])
+        return lambda v: f"{100 * float(v):,.{digits}f}{_NBSP}%"
+    return None
+
+
+def _shown_with(real: Callable[[float], str]) -> Callable[[object], str]:
+    """A formatter: booleans as yes/no, integers with thousands separators, other reals by ``real``."""
+    def fmt(v) -> str:
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "no"
+        if isinstance(v, numbers.Integral):
+            return f"{int(v):,}"
+        if isinstance(v, numbers.Real):
+            return real(float(v))
+        return str(v)
+
+    return fmt
+
+
+def _significant(v: float) -> str:
+    if v.is_integer() and abs(v) < 1e15:
+        return f"{int(v):,}"
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
+_number = _shown_with(_significant)
+
+
+def _formatter(spec: Format) -> Callable[[object], str]:
+    if callable(spec):
+        return spec
+    named = _named_format(spec)
+    if named is not None:
+        return named
+    if "{" in spec:
+        return spec.format
+    return lambda v: format(v, spec)
+
+
+def _default_formatter(column: pd.Series) -> Callable[[object], str]:
+    """Integers (and float columns whose values are all whole numbers) with thousands separators; other floats with
+    2 decimals (3 when every value is below 1 in magnitude), in scientific notation below 0.001; booleans yes/no."""
+    values = [v for v in column if not _is_missing(v)]
+    numeric = [v for v in values if isinstance(v, numbers.Number) and not isinstance(v, (bool, np.bool_))]
+    if values and len(numeric) == len(values) and all(float(v).is_integer() for v in numeric
+                                                       if math.isfinite(float(v))):
+        return lambda v: f"{int(v):,}" if math.isfinite(float(v)) else str(float(v))
+    decimals = 3 if numeric and max(abs(float(v)) for v in numeric) < 1 else 2
+
+    def real(v: float) -> str:
+        if v != 0 and abs(v) < 10 ** -3 and math.isfinite(v):
+            return f"{v:.2e}"
+        return f"{v:,.{decimals}f}"
+
+    return _shown_with(real)
+
+
+def _column_name(name) -> str:
+    if isinstance(name, tuple):
+        return " ".join(str(part) for part in name if str(part))
+    return str(name)
+
+
+class Table:
+    """A rendered table: ``html`` (also its ``_repr_html_``, which Jupyter and the book display) and ``csv``."""
+
+    def __init__(self, html_text: str, csv: str | None):
+        self.html = html_text
+        self.csv = csv
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return f"<Table: {len(self.html):,} characters of HTML>"
+
+
+def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *, download: str | None = None,
+          collapsed: str | None = None, caption: str | None = None,
+          links: Mapping[object, object] | None = None, csv_frame: pd.DataFrame | None = None) -> Table:
+    """Render ``frame`` as an HTML table for the book and for JupyterLab.
+
+    * Column names are shown as given (put units in them: ``"test error (%)"``, ``"pairs / s"``).
+    * ``formats`` maps a column to how its values are shown: ``"int"`` (thousands separators), ``"percent"`` (a
+      fraction shown as a percentage with one decimal; ``"percent:2"`` for two), ``"number"`` (mixed values: yes/no,
+      integers with separators, floats to 4 significant digits, whole above 1,000), a format spec (``".3f"``), a format
+      string (``"{:.2f} %"`` for values already in percent) or a function. Other columns: integers (and float columns
+      whose values are all whole numbers) with thousands separators, other numbers with 2 or 3 decimals, booleans as
+      yes/no.
+    * Missing values (NaN, None, NA, NaT) are shown as an em dash, "—", never as nan.
+    * The index is not shown; a named index (or MultiIndex) becomes the leading columns, so no data is lost.
+    * ``download="name"`` adds a link that downloads the frame as ``name.csv`` (the values as computed, unformatted;
+      missing values empty). The CSV travels inside the page as a ``data:`` URI, so it works offline in the built
+      book and in JupyterLab (in an untrusted notebook JupyterLab's sanitizer may drop the link until the notebook
+      is trusted or re-run).
+    * ``collapsed="Show all 216 tests"`` wraps the table (and its link) in a ``<details>`` element that starts
+      closed, with that summary line (see also :func:`collapsible`).
+    * ``caption`` is shown above the table.
+    * ``csv_frame``: what the CSV download holds, when it is not the frame shown (e.g. the separate interval columns
+      behind a compact display).
+    * ``links={"claim": hrefs}`` makes each cell of that column a link to the href of its row (a sequence as long
+      as the frame; None or "" for no link).
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"table() needs a pandas DataFrame, not {type(frame).__name__}")
+    formats = dict(formats or {})
+    data = frame.reset_index() if any(name is not None for name in frame.index.names) else frame
+    links = {column: list(hrefs) for column, hrefs in (links or {}).items()}
+    unknown = [name for name in [*formats, *links] if name not in data.columns]
+    if unknown:
+        raise KeyError(f"formats or links name columns the frame does not have: {unknown}; "
+                       f"columns: {list(data.columns)}")
+    for column, hrefs in links.items():
+        if len(hrefs) != len(data):
+            raise ValueError(f"links[{column!r}] has {len(hrefs)} hrefs for {len(data)} rows")
+
+    header = "".join(f'<th style="text-align: {_align(data[c])}">{html.escape(_column_name(c))}</th>'
+                     for c in data.columns)
+    formatters = {c: _formatter(formats[c]) if c in formats else _default_formatter(data[c]) for c in data.columns}
+    rows = []
+    for row, values in enumerate(data.itertuples(index=False, name=None)):
+        cells = []
+        for column, value in zip(data.columns, values):
+            text = html.escape(str(MISSING if _is_missing(value) else formatters[column](value)))
+            href = links[column][row] if column in links else None
+            if href:
+                text = f'<a href="{html.escape(str(href))}">{text}</a>'
+            cells.append(f'<td style="text-align: {_align(data[column])}">{text}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    caption_html = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    body = (f'<table class="regemb-table table">{caption_html}<thead><tr>{header}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+    csv = None
+    if download is not None:
+        full = data if csv_frame is None else csv_frame
+        csv = full.to_csv(index=False)
+        name = download if download.endswith(".csv") else f"{download}.csv"
+        uri = "data:text/csv;charset=utf-8;base64," + base64.b64encode(csv.encode("utf-8")).decode("ascii")
+        body += (f'<p class="regemb-download"><a download="{html.escape(name)}" href="{uri}">'
+                 f"Download this table as CSV ({html.escape(name)}, {len(full):,} rows)</a></p>")
+    if collapsed is not None:
+        body = _details(body, collapsed)
+    return Table(body, csv)
+
+
+def _align(column: pd.Series) -> str:
+    return "right" if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column) else "left"
+
+
+def _details(body: str, summary: str) -> str:
+    return f"<details class=\"regemb-collapsed\"><summary>{html.escape(summary)}</summary>{body}</details>"
+
+
+def collapsible(content, summary: str) -> Table:
+    """Wrap a :class:`Table` (or any object with ``_repr_html_``, or an HTML string) in a closed ``<details>``."""
+    if isinstance(content, Table):
+        return Table(_details(content.html, summary), content.csv)
+    text = content._repr_html_() if hasattr(content, "_repr_html_") else str(content)
+    return Table(_details(text, summary), None)

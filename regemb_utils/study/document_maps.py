@@ -1,0 +1,807 @@
+"""Confusion matrices and t-SNE document maps of the kNN classifiers (paper Figures 2–7).
+
+* :func:`confusion_counts` – counts[true class, predicted class]; :func:`row_normalized` – each row divided by its
+  class size (the recall of every class on the diagonal); :func:`plot_confusion` – a seaborn heat map of either.
+* :func:`test_similarities` – the SCM between the test documents of one data set under a chapter-4 method at its
+  selected parameters (the soft VSM with the dense S, or with the orthogonalized S' of the selected grid point).
+* :func:`scm_dissimilarities` – √(max(0, 2 − 2·SCM)): the Euclidean distance between the documents' unit vectors in
+  the SCM's inner-product space. When S' = L Lᵀ (Sym + Dom, chapter 3) this is the distance between the normalized
+  document vectors Lᵀx/‖Lᵀx‖ over the orthogonalized embeddings, which is what the paper's maps used (it forced Sym
+  and Dom and took Cholesky factors, notes §7). A document with xᵀSx ≤ 0 has SCM 0 to every document, so it sits at
+  √2 from all of them.
+* :func:`tsne_map` – scikit-learn's t-SNE on those precomputed dissimilarities, in 2 or 3 dimensions.
+* :func:`map_figure_2d`, :func:`map_figure_3d` – a matplotlib scatter and an interactive plotly scatter coloured by
+  the true class (hover: the class and the start of the text).
+
+What the figures show, in numbers (chapter 5's prose is built from these):
+
+* :func:`largest_confusions` – the largest off-diagonal cells of one confusion matrix (non-regularized) beside the same
+  cells of another (regularized): counts, shares of the true class and the change.
+* :func:`confusion_between`, :func:`prediction_shares`, :func:`errors_within_groups` – one named confusion (REUTERS:
+  grain predicted as crude), how much of all predictions named classes take (OHSUMED: the most common classes), and
+  how many errors stay inside a group of classes (20NEWS: a Usenet hierarchy, :func:`usenet_hierarchy`).
+* :func:`map_neighbour_agreement` – how well a map separates the classes: the mean share of each document's nearest
+  neighbours on the map that share its class.
+* :data:`PAPER_OBSERVATIONS` – what the paper says it sees in Figures 2–7, in words; :func:`observations_markdown`
+  puts it beside our numbers for one data set.
+* :func:`confusion_figure`, :func:`maps_figure_2d`, :func:`absent_figure`, :func:`map_viewer_3d` – the chapter's
+  figures: both methods' confusion matrices, both 2-D maps, a placeholder for a data set a run leaves out, and one
+  3-D viewer (a single WebGL scene) with a selector over data sets and methods.
+* :func:`tsne_coordinates`, :func:`dataset_page`, :func:`absent_page`, :func:`summary_table` – what chapter 5 shows
+  for one data set (its observations, caption, largest confusions and both figures) and for all of them.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..classification.methods import METHODS, represent_pair
+from ..measures.similarity import similarity_matrix
+from ..termsim.orthogonalization import SPARSE_KEYS
+from ..termsim.sources import restricted
+from ..text.documents import query_rows
+from .book import table
+
+__all__ = [
+    "confusion_counts",
+    "row_normalized",
+    "plot_confusion",
+    "map_sample",
+    "test_similarities",
+    "scm_dissimilarities",
+    "tsne_map",
+    "map_figure_2d",
+    "map_figure_3d",
+    "largest_confusions",
+    "confusion_between",
+    "prediction_shares",
+    "usenet_hierarchy",
+    "errors_within_groups",
+    "map_neighbour_agreement",
+    "PAPER_OBSERVATIONS",
+    "observations_markdown",
+    "confusion_figure",
+    "maps_figure_2d",
+    "absent_figure",
+    "map_viewer_3d",
+    "MIN_FONT_PT",
+    "summary_row",
+    "summary_markdown",
+    "tsne_coordinates",
+    "absent_page",
+    "dataset_page",
+    "summary_table",
+]
+
+
+def confusion_counts(truth, predicted, n_labels: int) -> np.ndarray:
+    """counts[i, j] = how many documents of true class i were predicted as class j (classes 0 … n_labels − 1)."""
+    truth, predicted = np.asarray(truth), np.asarray(predicted)
+    if truth.shape != predicted.shape or truth.ndim != 1:
+        raise ValueError(f"truth and predictions must be 1-D of one length, got {truth.shape} and {predicted.shape}")
+    for name, labels in (("truth", truth), ("predictions", predicted)):
+        if labels.size and (labels.min() < 0 or labels.max() >= n_labels):
+            raise ValueError(f"{name} hold labels outside 0 … {n_labels - 1}")
+    counts = np.zeros((n_labels, n_labels), dtype=np.int64)
+    np.add.at(counts, (truth, predicted), 1)
+    return counts
+
+
+def row_normalized(counts: np.ndarray) -> np.ndarray:
+    """Each row divided by its sum (a class without documents keeps a row of zeros)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    sums = counts.sum(axis=1, keepdims=True)
+    return np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
+
+
+def plot_confusion(counts: np.ndarray, class_names: Sequence[str], ax, *, normalized: bool = False, title: str = ""):
+    """A seaborn heat map of ``counts`` (or of its rows normalized), class names on both axes."""
+    import seaborn as sns
+
+    values = row_normalized(counts) if normalized else counts
+    frame = pd.DataFrame(values, index=list(class_names), columns=list(class_names))
+    small = len(class_names) <= 10
+    sns.heatmap(frame, ax=ax, cmap="Blues", square=True, cbar=False, annot=small, fmt=".2f" if normalized else "d",
+                vmin=0, vmax=1 if normalized else None, annot_kws={"fontsize": 9})
+    ax.set(xlabel="predicted class", ylabel="true class", title=title)
+    ax.tick_params(labelsize=9)
+    return ax
+
+
+def map_sample(n: int, limit: int | None, seed: int = 42) -> np.ndarray:
+    """The test documents a map shows: all ``n``, or a seeded random ``limit`` of them (sorted)."""
+    return query_rows(n, limit, seed)
+
+
+def test_similarities(method: str, result, documents, *, embeddings=None, matrices=None, rows=None) -> np.ndarray:
+    """SCM [n, n] between the test documents ``rows`` (all if None) of one data set, under ``method`` at the
+    parameters that chapter 4 selected (``result`` is its :class:`regemb_utils.classification.knn_runs.MethodResult`); the
+    idf is the training split's, as in the test run."""
+    measure = METHODS[method].measure
+    if measure not in ("dense_scm", "sparse_scm"):
+        raise ValueError(f"maps are drawn for the soft VSMs; {method!r} is measured by {measure}")
+    Q, _ = represent_pair(method, documents, "test", "train", result.params.get("slope", 0.0))
+    if rows is not None:
+        Q = Q[rows]
+    if measure == "dense_scm" and embeddings is None:
+        raise ValueError(f"method {method!r} needs embeddings")
+    if measure == "sparse_scm" and matrices is None:
+        raise ValueError(f"method {method!r} needs matrices")
+    S = None if measure == "dense_scm" else restricted(
+        matrices.build({key: result.params[key] for key in SPARSE_KEYS}), documents.terms)
+    return similarity_matrix(measure, Q, Q, embeddings=embeddings, term_similarity=S)
+
+
+def scm_dissimilarities(similarities: np.ndarray) -> np.ndarray:
+    """√(max(0, 2 − 2·s)) with a zero diagonal and exact symmetry (t-SNE's precomputed input)."""
+    s = np.asarray(similarities, dtype=np.float64)
+    if s.ndim != 2 or s.shape[0] != s.shape[1]:
+        raise ValueError(f"similarities must be square, got {s.shape}")
+    s = (s + s.T) / 2
+    distances = np.sqrt(np.maximum(0.0, 2.0 - 2.0 * s))
+    np.fill_diagonal(distances, 0.0)
+    return distances
+
+
+def tsne_map(dissimilarities: np.ndarray, dimensions: int = 2, *, perplexity: float = 30.0, seed: int = 42) -> np.ndarray:
+    """t-SNE coordinates [n, dimensions] from precomputed dissimilarities (scikit-learn, random init, seeded)."""
+    from sklearn.manifold import TSNE
+
+    n = dissimilarities.shape[0]
+    if dimensions not in (2, 3):
+        raise ValueError(f"dimensions must be 2 or 3, got {dimensions}")
+    if n < 3:
+        raise ValueError(f"t-SNE needs at least 3 documents, got {n}")
+    if not 0 < perplexity < n:
+        raise ValueError(f"perplexity={perplexity} is not allowed; it must lie in (0, {n}), below the number of "
+                         "documents on the map")
+    tsne = TSNE(n_components=dimensions, metric="precomputed", init="random", random_state=seed,
+                perplexity=perplexity)
+    return tsne.fit_transform(dissimilarities)
+
+
+def _palette(n: int) -> list[str]:
+    import seaborn as sns
+
+    return sns.color_palette("tab20" if n > 10 else "tab10", n).as_hex()
+
+
+def map_figure_2d(coordinates: np.ndarray, labels, class_names: Sequence[str], ax, title: str = ""):
+    """A static scatter of 2-D coordinates coloured by the true class."""
+    colours = _palette(len(class_names))
+    labels = np.asarray(labels)
+    size = float(np.clip(4000 / max(len(labels), 1), 4, 30))  # small dots for many documents
+    for label, name in enumerate(class_names):
+        points = coordinates[labels == label]
+        ax.scatter(points[:, 0], points[:, 1], s=size, color=colours[label], label=name, alpha=0.8, linewidths=0)
+    ax.set(title=title, xticks=[], yticks=[])
+    return ax
+
+
+def map_figure_3d(coordinates: np.ndarray, labels, class_names: Sequence[str], texts: Sequence[str], title: str = "",
+                  snippet: int = 120):
+    """An interactive plotly 3-D scatter coloured by the true class; hovering shows the class and the text's start."""
+    import plotly.graph_objects as go
+
+    colours = _palette(len(class_names))
+    labels = np.asarray(labels)
+    figure = go.Figure()
+    for label, name in enumerate(class_names):
+        mask = labels == label
+        if not mask.any():
+            continue
+        starts = [" ".join(str(t).split())[:snippet] for t, m in zip(texts, mask) if m]
+        figure.add_trace(go.Scatter3d(
+            x=coordinates[mask, 0], y=coordinates[mask, 1], z=coordinates[mask, 2], mode="markers", name=name,
+            marker={"size": 2.5, "color": colours[label]}, text=starts,
+            hovertemplate=f"<b>{name}</b><br>%{{text}}<extra></extra>"))
+    figure.update_layout(title=title, height=560, margin={"l": 0, "r": 0, "t": 40, "b": 0}, legend={"itemsizing": "constant"},
+                         scene={axis: {"showticklabels": False, "title": ""} for axis in ("xaxis", "yaxis", "zaxis")})
+    return figure
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# What the figures show, in numbers
+
+MIN_FONT_PT = 9.0  # no text on the chapter's figures is smaller (the PNGs are shown at their natural size)
+FIGURE_DPI = 100
+FIGURE_WIDTH_IN = 6.5  # 650 px at FIGURE_DPI (about 660 px with the tight margins): within the book's 672 px figure column, so nothing is scaled down
+
+METHOD_LABELS = ("non-regularized", "regularized")
+
+
+def _check_pair(before: np.ndarray, after: np.ndarray, class_names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    before, after = np.asarray(before, dtype=np.int64), np.asarray(after, dtype=np.int64)
+    n = len(class_names)
+    if before.shape != (n, n) or after.shape != (n, n):
+        raise ValueError(f"confusion matrices must be {n} x {n} (one row per class), got {before.shape} and "
+                         f"{after.shape}")
+    if not np.array_equal(before.sum(axis=1), after.sum(axis=1)):
+        raise ValueError("the two confusion matrices count different test documents (their row sums differ)")
+    return before, after
+
+
+def _share(count, size) -> float:
+    return count / size if size else float("nan")
+
+
+def largest_confusions(before, after, class_names: Sequence[str], top: int = 3,
+                       labels: tuple[str, str] = METHOD_LABELS) -> pd.DataFrame:
+    """The ``top`` largest off-diagonal cells of ``before`` (true class i predicted as j, i ≠ j; ties: the larger
+    cell of ``after`` first, then class order) with the same cells of ``after`` on the same test documents: counts,
+    shares of the true class's test documents and the change in count. Cells with no error in ``before`` are left
+    out, so the frame may have fewer rows (none when ``before`` has no errors)."""
+    before, after = _check_pair(before, after, class_names)
+    sizes = before.sum(axis=1)
+    cells = [(i, j) for i in range(len(class_names)) for j in range(len(class_names)) if i != j and before[i, j] > 0]
+    cells.sort(key=lambda ij: (-before[ij], -after[ij], ij))
+    a, b = labels
+    rows = [{"true class": class_names[i], "predicted as": class_names[j], "class size": int(sizes[i]),
+             a: int(before[i, j]), f"{a} share": _share(before[i, j], sizes[i]),
+             b: int(after[i, j]), f"{b} share": _share(after[i, j], sizes[i]),
+             "change": int(after[i, j] - before[i, j])} for i, j in cells[:top]]
+    columns = ["true class", "predicted as", "class size", a, f"{a} share", b, f"{b} share", "change"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def confusion_between(counts, class_names: Sequence[str], true: str, predicted: str) -> dict:
+    """How many test documents of class ``true`` were predicted as ``predicted``: count, class size and share."""
+    counts = np.asarray(counts)
+    i, j = list(class_names).index(true), list(class_names).index(predicted)
+    size = int(counts[i].sum())
+    return {"count": int(counts[i, j]), "size": size, "share": _share(counts[i, j], size)}
+
+
+def prediction_shares(counts, class_names: Sequence[str], names: Sequence[str]) -> dict:
+    """The share of all test documents that are predicted as one of ``names`` (``predicted``) and that truly
+    belong to one of them (``true``); a classifier that answers the common classes regardless of the text has a
+    ``predicted`` share well above ``true``."""
+    counts = np.asarray(counts)
+    index = [list(class_names).index(name) for name in names]
+    total = int(counts.sum())
+    return {"predicted": _share(counts[:, index].sum(), total), "true": _share(counts[index, :].sum(), total),
+            "documents": total}
+
+
+def usenet_hierarchy(newsgroup: str) -> str:
+    """The top-level Usenet hierarchy of a newsgroup: ``comp.graphics`` → ``comp`` (``rec.sport.*`` is in ``rec``)."""
+    return newsgroup.split(".", 1)[0]
+
+
+def errors_within_groups(counts, groups: Sequence[str]) -> dict:
+    """Errors (off-diagonal counts) and how many of them predict another class of the true class's group."""
+    counts = np.asarray(counts)
+    groups = np.asarray(groups)
+    same = groups[:, None] == groups[None, :]
+    off = ~np.eye(len(groups), dtype=bool)
+    errors, within = int(counts[off].sum()), int(counts[off & same].sum())
+    return {"errors": errors, "within": within, "share": _share(within, errors), "documents": int(counts.sum())}
+
+
+def map_neighbour_agreement(coordinates: np.ndarray, labels, k: int = 10) -> float:
+    """The mean, over documents, of the share of their ``k`` nearest neighbours on the map (Euclidean, the document
+    itself left out) that have their true class: 1 when the classes form separate islands, about Σ pᵢ² (pᵢ the class
+    shares) when the map mixes them at random."""
+    from sklearn.neighbors import NearestNeighbors
+
+    coordinates = np.asarray(coordinates, dtype=np.float64)
+    labels = np.asarray(labels)
+    n = len(labels)
+    if coordinates.shape[0] != n:
+        raise ValueError(f"{coordinates.shape[0]} points but {n} labels")
+    k = min(k, n - 1)
+    if k < 1:
+        raise ValueError("a map needs at least 2 documents")
+    neighbours = NearestNeighbors(n_neighbors=k).fit(coordinates).kneighbors(return_distance=False)
+    return float((labels[neighbours] == labels[:, None]).mean())
+
+
+# What the paper says it sees in its Figures 2–7 (§6.1), in its own terms; no numbers (those live in paper.py).
+PAPER_OBSERVATIONS = {
+    "ohsumed": {
+        "figure": "Figure 2",
+        "says": "with non-regularized embeddings the classifier predicts most documents as class C04, followed by "
+                "C10 and C06, the three most common classes, as a nearly random representation would; orthogonalized "
+                "embeddings make the true class much easier to predict (medical terms are specific, so only highly "
+                "similar words should count as similar)",
+        "classes": ("C04", "C10", "C06"),
+    },
+    "bbcsport": {
+        "figure": "Figure 3",
+        "says": "the figure shows both methods' confusion matrices and maps; the text names no class that either "
+                "method confuses",
+    },
+    "reuters": {
+        "figure": "Figure 4",
+        "says": "with non-regularized embeddings most documents of the class grain are misclassified as the more "
+                "common class crude; with regularized embeddings the two classes are separated (both are "
+                "commodities, so their documents share many similar words)",
+        "pair": ("grain", "crude"),
+    },
+    "amazon": {
+        "figure": "Figure 5",
+        "says": "the figure shows both methods' confusion matrices and maps; the text names no class that either "
+                "method confuses",
+    },
+    "20news": {
+        "figure": "Figures 6 and 7",
+        "says": "with non-regularized embeddings messages are often misclassified as another newsgroup of the same "
+                "Usenet hierarchy, and the hierarchies comp.\\*, rec.\\* and rec.sport.\\* form visible clusters in "
+                "the map and the confusion matrix; with regularized embeddings the clusters are separated",
+    },
+    "twitter": {
+        "figure": None,
+        "says": "there is no TWITTER figure among the paper's Figures 2–7 (a TWITTER figure in its LaTeX source is "
+                "commented out of the published text), so there is no observation of the paper's to compare with",
+    },
+}
+
+_NBSP = "\u00a0"
+
+
+def _pct(value: float, digits: int = 1) -> str:
+    return "—" if value is None or not np.isfinite(value) else f"{100 * value:.{digits}f}{_NBSP}%"
+
+
+def _change(before: float, after: float, what: str) -> str:
+    """"reduces / increases / leaves … unchanged" with its object."""
+    if after < before:
+        return f"reduces {what}"
+    if after > before:
+        return f"increases {what}"
+    return f"leaves {what} unchanged"
+
+
+def observations_markdown(name: str, before, after, class_names: Sequence[str], *, errors: tuple[float, float],
+                          ks: tuple[int, int], agreement: tuple[float, float] | None = None,
+                          map_documents: int | None = None) -> str:
+    """A paragraph (Markdown) for one data set: the paper's observation on its figure, in words, and what our
+    confusion matrices and maps show, in numbers: the named confusion or classes where the paper names them, our
+    largest confusion of the non-regularized SCM and what the regularized SCM makes of it, and the maps' neighbour
+    agreement. ``errors`` are the two test errors (fractions), ``ks`` the selected k, ``agreement`` the two values of
+    :func:`map_neighbour_agreement` on ``map_documents`` documents."""
+    before, after = _check_pair(before, after, class_names)
+    paper = PAPER_OBSERVATIONS.get(name, {"figure": None, "says": "the paper shows no figure for this data set"})
+    label = name.upper()
+    if paper["figure"]:
+        parts = [f"**The paper ({paper['figure']}):** {paper['says']}."]
+    else:
+        parts = [f"**The paper:** {paper['says'][0].upper()}{paper['says'][1:]}."]
+    ours = [f"**Here:** the test error is {_pct(errors[0], 2)} (k = {ks[0]}) non-regularized and "
+            f"{_pct(errors[1], 2)} (k = {ks[1]}) regularized."]
+    if "pair" in paper:
+        true, predicted = paper["pair"]
+        if true in class_names and predicted in class_names:
+            b = confusion_between(before, class_names, true, predicted)
+            a = confusion_between(after, class_names, true, predicted)
+            if b["size"] == 0:
+                ours.append(f"This run's test documents hold no {true} document, so the paper's confusion cannot "
+                            "be checked.")
+            else:
+                most = "most of them, as in the paper" if b["share"] > 0.5 else "not most of them, unlike the paper"
+                verdict = _change(b["count"], a["count"], "this confusion")
+                ours.append(f"The non-regularized SCM predicts {b['count']:,} of the {b['size']:,} {true} test "
+                            f"documents ({_pct(b['share'])}) as {predicted}: {most}; the regularized SCM "
+                            f"{a['count']:,} ({_pct(a['share'])}), so regularization {verdict}.")
+    if "classes" in paper:
+        named = [c for c in paper["classes"] if c in class_names]
+        if named:
+            sizes = before.sum(axis=1)
+            common = [class_names[i] for i in np.argsort(-sizes, kind="stable")[:len(named)]]
+            same = set(common) == set(named)
+            b, a = prediction_shares(before, class_names, named), prediction_shares(after, class_names, named)
+            listed = ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+            ours.append(
+                f"Our {len(named)} most common test classes are {', '.join(common)}"
+                f"{' (the same as the paper’s)' if same else ''}. {listed} hold {_pct(b['true'])} of the test "
+                f"documents; the non-regularized SCM assigns {_pct(b['predicted'])} of the documents to them, the "
+                f"regularized SCM {_pct(a['predicted'])}"
+                + (f": the non-regularized SCM over-predicts the common classes and regularization "
+                   f"{'brings that closer to the true share' if abs(a['predicted'] - a['true']) < abs(b['predicted'] - b['true']) else 'does not correct it'}."
+                   if b["predicted"] > b["true"] else
+                   ": here the non-regularized SCM does not over-predict the common classes."))
+    if name == "20news":
+        groups = [usenet_hierarchy(c) for c in class_names]
+        b, a = errors_within_groups(before, groups), errors_within_groups(after, groups)
+        ours.append(f"Of the non-regularized SCM's {b['errors']:,} errors, {b['within']:,} ({_pct(b['share'])}) "
+                    f"predict another newsgroup of the true one's hierarchy; of the regularized SCM's "
+                    f"{a['errors']:,} errors, {a['within']:,} ({_pct(a['share'])}): regularization "
+                    f"{_change(b['within'], a['within'], 'the within-hierarchy errors')}.")
+    table = largest_confusions(before, after, class_names, top=1)
+    if table.empty:
+        ours.append("The non-regularized SCM confuses no two classes on these test documents.")
+    else:
+        row = table.iloc[0]
+        ours.append(f"The non-regularized SCM's largest confusion is {row['true class']} predicted as "
+                    f"{row['predicted as']}: {row[METHOD_LABELS[0]]:,} of {row['class size']:,} documents "
+                    f"({_pct(row[METHOD_LABELS[0] + ' share'])}); the regularized SCM predicts {row[METHOD_LABELS[1]]:,} "
+                    f"of them ({_pct(row[METHOD_LABELS[1] + ' share'])}) that way, so regularization "
+                    f"{_change(row[METHOD_LABELS[0]], row[METHOD_LABELS[1]], 'that confusion')}.")
+    if agreement is not None:
+        on = f" ({map_documents:,} documents)" if map_documents else ""
+        ours.append(f"On the 2-D maps{on}, a document's 10 nearest neighbours share its class "
+                    f"{_pct(agreement[0])} of the time non-regularized and {_pct(agreement[1])} regularized: the "
+                    f"regularized map {'separates the classes better' if agreement[1] > agreement[0] else 'does not separate the classes better'}.")
+    return "\n\n".join([" ".join(parts), " ".join(ours)])
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The chapter's figures
+
+
+def _heatmap(counts: np.ndarray, class_names: Sequence[str], ax, *, annotate: bool, title: str):
+    import seaborn as sns
+
+    shares = pd.DataFrame(row_normalized(counts), index=list(class_names), columns=list(class_names))
+    sns.heatmap(shares, ax=ax, cmap="Blues", vmin=0, vmax=1, square=True, cbar=False,
+                annot=np.asarray(counts) if annotate else False, fmt="d",
+                annot_kws={"fontsize": MIN_FONT_PT}, linewidths=0.5, linecolor="white")
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("predicted class", fontsize=MIN_FONT_PT + 1)
+    ax.set_ylabel("true class", fontsize=MIN_FONT_PT + 1)
+    ax.tick_params(labelsize=MIN_FONT_PT)
+    return ax
+
+
+def confusion_figure(before, after, class_names: Sequence[str], titles: tuple[str, str]):
+    """Both methods' confusion matrices: colour is the share of the true class (each row sums to 1), the numbers in
+    the cells are counts (for up to 10 classes; 20NEWS shows colour only). Side by side for up to 5 classes, one above
+    the other for more; every text at least :data:`MIN_FONT_PT` points at the figure's natural size."""
+    import matplotlib.pyplot as plt
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    before, after = _check_pair(before, after, class_names)
+    n = len(class_names)
+    longest = max((len(c) for c in class_names), default=1)
+    if n <= 5:
+        fig, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 3.4 + 0.06 * longest), dpi=FIGURE_DPI,
+                                 layout="constrained")
+    else:
+        side = min(5.0, max(3.0, 0.3 * n))
+        fig, axes = plt.subplots(2, 1, figsize=(FIGURE_WIDTH_IN, 2 * (side + 0.09 * longest) + 0.6), dpi=FIGURE_DPI,
+                                 layout="constrained")
+    for ax, counts, title in zip(axes, (before, after), titles):
+        _heatmap(counts, class_names, ax, annotate=n <= 10, title=title)
+    bar = fig.colorbar(ScalarMappable(Normalize(0, 1), "Blues"), ax=list(axes), shrink=0.6)
+    bar.set_label("share of the true class", fontsize=MIN_FONT_PT)
+    bar.ax.tick_params(labelsize=MIN_FONT_PT)
+    return fig
+
+
+def maps_figure_2d(coordinates: tuple[np.ndarray, np.ndarray], labels, class_names: Sequence[str],
+                   titles: tuple[str, str]):
+    """Both methods' 2-D maps side by side, coloured by the true class, one legend below them."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    n = len(class_names)
+    longest = max((len(c) for c in class_names), default=1)
+    columns = max(1, min(n, int(60 // (longest + 4))))
+    legend_rows = -(-n // columns)
+    fig, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 3.6 + 0.2 * legend_rows), dpi=FIGURE_DPI,
+                             layout="constrained")
+    for ax, points, title in zip(axes, coordinates, titles):
+        map_figure_2d(points, labels, class_names, ax, title=title)
+        ax.title.set_fontsize(10)
+    colours = _palette(n)
+    handles = [Line2D([], [], marker="o", linestyle="", color=colours[i], label=name)
+               for i, name in enumerate(class_names)]
+    fig.legend(handles=handles, loc="outside lower center", ncol=columns, fontsize=MIN_FONT_PT, frameon=False,
+               handletextpad=0.2, columnspacing=1.0)
+    return fig
+
+
+def absent_figure(name: str, reason: str | None = None):
+    """A small placeholder for a figure this run leaves out (the page keeps its numbered figures): data set ``name``
+    is not among the run's, or ``reason`` says why it is left out."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.6), dpi=FIGURE_DPI)  # an axes: IPython draws no empty figure
+    ax.set_axis_off()
+    text = f"{name.upper()}: {reason}" if name and reason else reason or f"{name.upper()} is not among this run's data sets"
+    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=11, color="0.35", transform=ax.transAxes)
+    return fig
+
+
+def map_viewer_3d(views: Sequence[dict], snippet: int = 100, height: int = 600):
+    """One interactive 3-D t-SNE viewer for many maps: a single plotly scene (one WebGL context) whose dropdown shows
+    one map at a time. Each view is a dict with ``title``, ``coordinates`` [n, 3], ``labels``, ``class_names`` and
+    ``texts``; the first view is shown when the page opens, the others' traces are hidden until chosen."""
+    import plotly.graph_objects as go
+
+    if not views:
+        raise ValueError("the viewer needs at least one map")
+    figure = go.Figure()
+    owner = []
+    for number, view in enumerate(views):
+        part = map_figure_3d(np.asarray(view["coordinates"], dtype=np.float32), view["labels"], view["class_names"],
+                             view["texts"], snippet=snippet)
+        for trace in part.data:
+            trace.visible = number == 0
+            trace.legendgroup = f"view{number}"
+            figure.add_trace(trace)
+            owner.append(number)
+    owner = np.asarray(owner)
+    buttons = [{"label": view["title"], "method": "update",
+                "args": [{"visible": (owner == number).tolist()}, {"title.text": view["title"]}]}
+               for number, view in enumerate(views)]
+    figure.update_layout(
+        title={"text": views[0]["title"], "x": 0.5, "xanchor": "center", "y": 0.97, "font": {"size": 15}},
+        height=height, margin={"l": 0, "r": 0, "t": 90, "b": 0},
+        legend={"itemsizing": "constant", "font": {"size": 13}}, font={"size": 13},
+        scene={axis: {"showticklabels": False, "title": ""} for axis in ("xaxis", "yaxis", "zaxis")},
+        updatemenus=[{"buttons": buttons, "direction": "down", "showactive": True, "active": 0, "x": 0,
+                      "xanchor": "left", "y": 1.0, "yanchor": "bottom", "pad": {"t": 4, "b": 4},
+                      "font": {"size": 13}}])
+    return figure
+
+
+def summary_row(name: str, before, after, class_names: Sequence[str], agreement: tuple[float, float]) -> dict:
+    """One data set's line of the chapter's closing table: the non-regularized SCM's largest confusion and both
+    methods' counts of it, and both maps' neighbour agreement."""
+    table = largest_confusions(before, after, class_names, top=1)
+    row = {"data set": name.upper(), "largest confusion": None, "non-regularized": None, "regularized": None}
+    if not table.empty:
+        first = table.iloc[0]
+        row.update({"largest confusion": f"{first['true class']} → {first['predicted as']}",
+                    "non-regularized": int(first[METHOD_LABELS[0]]), "regularized": int(first[METHOD_LABELS[1]])})
+    row.update({"map agreement, non-regularized": agreement[0], "map agreement, regularized": agreement[1]})
+    return row
+
+
+def summary_markdown(rows: Sequence[dict]) -> str:
+    """A sentence over the data sets of a run: on how many regularization reduces the largest confusion and on how
+    many its map separates the classes better."""
+    with_errors = [r for r in rows if r["largest confusion"] is not None]
+    reduced = [r["data set"] for r in with_errors if r["regularized"] < r["non-regularized"]]
+    separated = [r["data set"] for r in rows if r["map agreement, regularized"] > r["map agreement, non-regularized"]]
+
+    def listed(names):
+        return ", ".join(names) if names else "none"
+
+    return (f"In this run ({len(rows)} data set{'s' if len(rows) != 1 else ''}), the regularized SCM reduces the "
+            f"non-regularized SCM's largest confusion on {len(reduced)} of the {len(with_errors)} data sets where "
+            f"there is one ({listed(reduced)}), and its 2-D map separates the classes better on {len(separated)} of "
+            f"{len(rows)} ({listed(separated)}).")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# chapter 5's pages
+
+_SHORT = {"non-regularized": "non-reg.", "non-regularized share": "non-reg. %", "regularized": "reg.",
+          "regularized share": "reg. %"}  # narrow headers: the tables fit the text column
+
+
+def _breakable(name: str) -> str:
+    """Long class names may wrap after a dot or an underscore."""
+    return name.replace(".", ".\u200b").replace("_", "_\u200b")
+
+
+_CONFUSION_FORMATS = {"non-reg. %": "percent", "reg. %": "percent", "change": "{:+,d}", "true class": _breakable,
+                      "predicted as": _breakable}
+
+
+def tsne_coordinates(methods: Sequence[str], results, documents, inputs, rows, *, perplexity: float) -> dict:
+    """Each method's 2-D and 3-D t-SNE coordinates of the test documents ``rows`` of one data set.
+
+    Parameters
+    ----------
+    methods : sequence of str
+        Soft-VSM methods of chapter 4.
+    results : dict
+        ``{method: MethodResult}`` of chapter 4 on the data set.
+    documents : Documents
+        The data set's documents.
+    inputs : dict
+        ``{method: (embedding rows of the data set or None, S' source or None)}``.
+    rows : numpy.ndarray
+        The test documents on the maps (:func:`map_sample`).
+    perplexity : float
+        t-SNE's perplexity.
+
+    Returns
+    -------
+    dict
+        ``{method: {2: [n, 2] coordinates, 3: [n, 3] coordinates}}``.
+
+    Examples
+    --------
+    >>> tsne_coordinates([], {}, None, {}, np.arange(3), perplexity=2.0)
+    {}
+    """
+    out = {}
+    for method in methods:
+        embeddings, matrices = inputs[method]
+        similarities = test_similarities(method, results[method], documents, rows=rows, matrices=matrices,
+                                         embeddings=embeddings)
+        distances = scm_dissimilarities(similarities)
+        out[method] = {dims: tsne_map(distances, dims, perplexity=perplexity) for dims in (2, 3)}
+    return out
+
+
+def methods_left_out(shown: Mapping[str, str], methods: Sequence[str], record: str) -> str | None:
+    """Why chapter 5 leaves out its figures, or None: chapter 4 (``record``) did not run every method of ``shown``.
+
+    Parameters
+    ----------
+    shown : mapping of str to str
+        The methods chapter 5 compares (``{method: kind}``).
+    methods : sequence of str
+        The methods chapter 4 ran.
+    record : str
+        Chapter 4's record id.
+
+    Returns
+    -------
+    str or None
+        A sentence naming the missing methods and what to do, or None when chapter 4 ran them all.
+
+    Examples
+    --------
+    >>> methods_left_out({"soft_vsm": "non-regularized"}, ["bow"], "20261125T000000-abcdef")[:60]
+    'Chapter 4 (record 20261125T000000-abcdef) did not run Soft VS'
+    >>> methods_left_out({"soft_vsm": "non-regularized"}, ["bow", "soft_vsm"], "20261125T000000-abcdef") is None
+    True
+    """
+    missing = [METHODS[m].label for m in shown if m not in methods]
+    if not missing:
+        return None
+    return (f"Chapter 4 (record {record}) did not run {' and '.join(missing)}, so this run leaves out the confusion "
+            "matrices and maps, which compare the two soft VSMs: rerun chapter 4 with both methods to see them.")
+
+
+def absent_summary(reason: str) -> dict:
+    """What chapter 5 shows in place of its 3-D viewer and summary when it leaves its figures out (``reason``).
+
+    Parameters
+    ----------
+    reason : str
+        Why (:func:`methods_left_out`).
+
+    Returns
+    -------
+    dict
+        ``map_viewer`` (a placeholder figure), ``summary_sentence`` and ``summary_table``, for glueing.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> sorted(absent_summary("Chapter 4 did not run Soft VSM."))
+    ['map_viewer', 'summary_sentence', 'summary_table']
+    >>> plt.close("all")
+    """
+    from IPython.display import HTML, Markdown
+
+    return {"map_viewer": absent_figure("", reason.split(",")[0]), "summary_sentence": Markdown(f"*{reason}*"),
+            "summary_table": HTML("<p></p>")}
+
+
+def absent_page(name: str, datasets: Sequence[str], reason: str | None = None) -> dict:
+    """What chapter 5 shows for a data set that its run leaves out: a note and placeholder figures.
+
+    Parameters
+    ----------
+    name : str
+        The data set left out.
+    datasets : sequence of str
+        The run's data sets.
+    reason : str, optional
+        Why a data set of the run is left out (:func:`methods_left_out`); by default: it is not among them.
+
+    Returns
+    -------
+    dict
+        ``observations``, ``caption``, ``confusions``, ``confusion`` and ``map``, for glueing as ``{name}_{key}``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> page = absent_page("twitter", ["bbcsport"])
+    >>> page["caption"].data
+    "TWITTER is not among this run's data sets (BBCSPORT)."
+    >>> plt.close("all")
+    """
+    from IPython.display import HTML, Markdown
+
+    if reason is not None and name in datasets:
+        absent, short = reason, reason.split(",")[0]
+    else:
+        absent, short = f"{name.upper()} is not among this run's data sets ({', '.join(n.upper() for n in datasets)}).", None
+    return {"observations": Markdown(f"*{absent}*"), "caption": Markdown(absent), "confusions": HTML("<p></p>"),
+            "confusion": absent_figure(name, short), "map": absent_figure(name, short)}
+
+
+def dataset_page(name: str, methods: Mapping[str, str], results, documents, coordinates, rows, texts):
+    """What chapter 5 shows for one data set, both methods side by side.
+
+    Parameters
+    ----------
+    name : str
+        The data set.
+    methods : mapping of str to str
+        ``{method: "non-regularized" | "regularized"}``, in that order.
+    results : dict
+        ``{method: MethodResult}`` of chapter 4 on the data set.
+    documents : Documents
+        The data set's documents.
+    coordinates : dict
+        :func:`tsne_coordinates` of ``rows``.
+    rows : numpy.ndarray
+        The test documents on the maps.
+    texts : sequence of str
+        Their texts.
+
+    Returns
+    -------
+    (dict, list of dict, dict)
+        The page (``observations``, ``caption``, ``confusions``, ``confusion``, ``map``: glued as ``{name}_{key}``),
+        the data set's views for :func:`map_viewer_3d`, and its :func:`summary_row`.
+
+    Examples
+    --------
+    Chapter 5 glues each entry of the page where its prose names it::
+
+        page, views, row = dataset_page("bbcsport", {"soft_vsm": "non-regularized",
+                                                     "soft_vsm_quantized_ortho": "regularized"}, ...)
+        for key, value in page.items():
+            glue(f"bbcsport_{key}", value, display=False)
+    """
+    from IPython.display import Markdown
+
+    d = documents
+    runs = [results[method] for method in methods]
+    kinds = tuple(methods.values())
+    before, after = (confusion_counts(r.truth, r.predictions[r.k], d.n_labels) for r in runs)
+    errors, ks = tuple(r.test_error for r in runs), tuple(r.k for r in runs)
+    titles = tuple(f"{kind}: {100 * e:.2f} % error (k = {k})" for kind, e, k in zip(kinds, errors, ks))
+    labels = d.labels["test"][rows]
+    agreement = tuple(map_neighbour_agreement(coordinates[method][2], labels) for method in methods)
+    page = {
+        "observations": Markdown(observations_markdown(name, before, after, d.class_names, errors=errors, ks=ks,
+                                                       agreement=agreement, map_documents=len(rows))),
+        "caption": Markdown(
+            f"{int(before.sum()):,} test documents, {len(rows):,} of them on the maps; test error "
+            f"{100 * errors[0]:.2f} % (k = {ks[0]}) non-regularized, {100 * errors[1]:.2f} % (k = {ks[1]}) "
+            "regularized."),
+        "confusions": table(largest_confusions(before, after, d.class_names, top=5).rename(columns=_SHORT),
+                            _CONFUSION_FORMATS,
+                            collapsed=f"The largest confusions of the non-regularized SCM on {name.upper()}",
+                            download=f"{name}_largest_confusions"),
+        "confusion": confusion_figure(before, after, d.class_names, titles),
+        "map": maps_figure_2d(tuple(coordinates[method][2] for method in methods), labels, d.class_names, titles),
+    }
+    views = [{"title": f"{name.upper()}, {kind} ({100 * e:.2f} % error)", "coordinates": coordinates[method][3],
+              "labels": labels, "class_names": d.class_names, "texts": texts}
+             for (method, kind), e in zip(methods.items(), errors)]
+    return page, views, summary_row(name, before, after, d.class_names, agreement)
+
+
+def summary_table(summary: Sequence[dict]):
+    """Chapter 5's summary over the data sets (:func:`summary_row` of each) as a book table.
+
+    Parameters
+    ----------
+    summary : sequence of dict
+        One :func:`summary_row` per data set.
+
+    Returns
+    -------
+    regemb_utils.study.book.Table
+        The table.
+
+    Examples
+    --------
+    >>> counts = np.array([[5, 2], [0, 3]])
+    >>> row = summary_row("bbcsport", counts, np.array([[6, 1], [0, 3]]), ["athletics", "cricket"], (0.8, 0.9))
+    >>> "athletics → cricket" in summary_table([row]).html
+    True
+    """
+    return table(pd.DataFrame(summary).rename(columns={
+        "largest confusion": "largest confusion (true → predicted)", "non-regularized": "non-reg. errors",
+        "regularized": "reg. errors", "map agreement, non-regularized": "non-reg. map agreement",
+        "map agreement, regularized": "reg. map agreement"}),
+        {"non-reg. map agreement": "percent", "reg. map agreement": "percent",
+         "largest confusion (true → predicted)": lambda text: _breakable(text) if text else text})

@@ -1,0 +1,294 @@
+"""The chapters' figures, built here so that the chapters' cells narrate.
+
+* Chapter 3: the sparsity of S' over the grid (:func:`sparsity_figure`) and the paper's Figure 1 (t-SNE maps of E
+  and E', :func:`figure_1_tsne`, and S beside S' for the most frequent words, :func:`figure_1_matrices`).
+* Chapter 4: the test errors beside the paper's (its Figure 8, :func:`figure_8`), the significance of every
+  pairwise difference (:func:`significance_figure`) and the paired WMD-versus-SCM differences
+  (:func:`paired_figure`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import seaborn as sns
+from sklearn.manifold import TSNE
+
+from .document_maps import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
+from .plotting import place_labels
+
+__all__ = ["SPARSITY_PANELS", "sparsity_figure", "figure_1_tsne", "figure_1_matrices", "figure_8",
+           "significance_figure", "paired_figure"]
+
+SPARSITY_PANELS = {(True, True): "Sym, Dom", (True, False): "Sym only", (False, True): "Dom only",
+                   (False, False): "neither"}
+
+
+def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
+    """Non-zeros per column of S' against C, one panel per (Sym, Dom) and model, a line per o and ordering.
+
+    Parameters
+    ----------
+    sparsity : pandas.DataFrame
+        :func:`regemb_utils.termsim.orthogonalization.sparsity_table` rows of every model, with a ``model`` column.
+    models : sequence of str
+        The models in row order.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The faceted line plot.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"model": "32-bit", "symmetric": True, "dominant": True, "idf": True, "exponent": 1.0,
+    ...                      "nonzero_limit": [10, 40], "nonzeros_per_column": [3.0, 9.5]})
+    >>> len(sparsity_figure(rows, ["32-bit"]).data)
+    1
+    """
+    sparsity = sparsity.assign(
+        panel=[SPARSITY_PANELS[s, d] for s, d in zip(sparsity.symmetric, sparsity.dominant)],
+        ordering=sparsity.idf.map({True: "Idf", False: "no Idf"}), o=sparsity.exponent.map("{:g}".format))
+    figure = px.line(
+        sparsity, x="nonzero_limit", y="nonzeros_per_column", color="o", line_dash="ordering", facet_col="panel",
+        facet_row="model", markers=True, log_x=True, log_y=True, height=560,
+        category_orders={"panel": list(SPARSITY_PANELS.values()), "model": list(models)},
+        labels={"nonzero_limit": "C", "nonzeros_per_column": "non-zeros per column", "ordering": "", "o": "o"},
+    )
+    limits = sorted(sparsity.nonzero_limit.unique())
+    figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1], font_size=13))
+    figure.update_xaxes(tickvals=limits, ticktext=[f"{c:,}" for c in limits], tickangle=0, minor_showgrid=False)
+    low, high = sparsity.nonzeros_per_column.min(), sparsity.nonzeros_per_column.max()
+    ticks = [m * 10**e for e in range(-1, 5) for m in (1, 2, 5) if low / 1.5 <= m * 10**e <= high * 1.5]
+    figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:,g}" for t in ticks], minor_showgrid=False)
+    figure.update_traces(hovertemplate="C=%{x}<br>non-zeros per column=%{y:.2f}")
+    figure.update_layout(font_size=13, margin=dict(l=10, r=40, t=40, b=10),
+                         legend=dict(orientation="h", x=0, xanchor="left", y=-0.14, yanchor="top", title_text="o:"))
+    return figure
+
+
+def figure_1_tsne(words: Sequence[str], E: np.ndarray, E_prime: np.ndarray):
+    """The t-SNE maps of ``E`` and ``E'`` side by side, every word labelled at 9 pt without overlaps.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The words, one per row of ``E`` and ``E_prime``.
+    E, E_prime : numpy.ndarray
+        Their embeddings and orthogonalized embeddings (dense rows).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> figure = figure_1_tsne([f"w{i}" for i in range(6)], rng.normal(size=(6, 4)), rng.normal(size=(6, 4)))
+    >>> [ax.get_title() for ax in figure.axes]
+    ['t-SNE of E', 't-SNE of E′ (orthogonalized)']
+    """
+    tsne, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 4.2), dpi=FIGURE_DPI, layout="constrained")
+    points = []
+    for ax, X, title in ((axes[0], E, "t-SNE of E"), (axes[1], E_prime, "t-SNE of E′ (orthogonalized)")):
+        xy = TSNE(n_components=2, metric="cosine", perplexity=min(10, len(words) - 1), init="random",
+                  random_state=0).fit_transform(X)
+        ax.scatter(xy[:, 0], xy[:, 1], s=6, color="C0", zorder=2)
+        ax.set_title(title, fontsize=MIN_FONT_PT + 1)
+        ax.set(xticks=[], yticks=[])
+        ax.margins(0.25)
+        points.append(xy)
+    for ax, xy in zip(axes, points):
+        place_labels(ax, xy, words, fontsize=MIN_FONT_PT)
+    plt.close(tsne)
+    return tsne
+
+
+def figure_1_matrices(words: Sequence[str], S_dense: np.ndarray, S_prime: np.ndarray):
+    """S below the diagonal and S' above it, one matrix, so that every word can be labelled at a readable size.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The rows and columns.
+    S_dense, S_prime : numpy.ndarray
+        All cosines of the words, and the orthogonalized S' on them.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> S = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> float(figure_1_matrices(["a", "b"], S, np.eye(2)).axes[0].images[0].get_array()[1, 0])
+    0.5
+    """
+    both = np.where(np.tril(np.ones_like(S_dense, dtype=bool), -1), S_dense, S_prime)
+    side = FIGURE_WIDTH_IN - 1.0  # inches for the matrix; the rest for the row labels
+    every = max(1, int(np.ceil(len(words) * (MIN_FONT_PT + 0.5) / 72 / side)))  # label as many words as fit at 9 pt
+    images, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, side + 1.7), dpi=FIGURE_DPI, layout="constrained")
+    image = ax.imshow(both, cmap="viridis", vmin=-0.2, vmax=1)
+    ax.plot([-0.5, len(words) - 0.5], [-0.5, len(words) - 0.5], color="white", linewidth=1)
+    shown = range(0, len(words), every)
+    ax.set_xticks(shown, [words[i] for i in shown], rotation=90, fontsize=MIN_FONT_PT)
+    ax.set_yticks(shown, [words[i] for i in shown], fontsize=MIN_FONT_PT)
+    ax.set_title("below the diagonal: S (all cosines); above it: S′ (orthogonalized)", fontsize=MIN_FONT_PT + 1)
+    bar = images.colorbar(image, ax=ax, orientation="horizontal", shrink=0.6, aspect=40, pad=0.02)
+    bar.set_label("similarity", fontsize=MIN_FONT_PT)
+    bar.ax.tick_params(labelsize=MIN_FONT_PT)
+    plt.close(images)
+    return images
+
+
+def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
+    """Every method's test error with its 95 % interval beside the paper's, one panel per data set (the paper's
+    Figure 8); every WMD bar names the queries it rests on.
+
+    Parameters
+    ----------
+    errors : pandas.DataFrame
+        :func:`regemb_utils.study.results.error_table`.
+    labels : sequence of str
+        The methods' labels in the order of the bars.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> errors = pd.DataFrame({"dataset": "bbcsport", "label": ["BoW", "WMD"], "error": [5.0, 4.0],
+    ...                        "lower": [3.0, 2.5], "upper": [7.0, 6.0], "paper": [4.6, 4.3],
+    ...                        "test documents": [220, 220]})
+    >>> [t.get_text() for t in figure_8(errors, ["BoW", "WMD"]).axes[0].get_yticklabels()]
+    ['BoW', 'WMD (n = 220)']
+    """
+    names = list(dict.fromkeys(errors.dataset))
+    columns = min(2, len(names))
+    fig, axes = plt.subplots(int(np.ceil(len(names) / columns)), columns,
+                             figsize=(7.5, 2.9 * np.ceil(len(names) / columns)), squeeze=False, sharex=True)
+    for ax, name in zip(axes.flat, names):
+        rows = errors[errors.dataset == name].set_index("label").reindex(labels)
+        y = np.arange(len(rows))
+        ax.barh(y, rows["error"], xerr=[rows["error"] - rows["lower"], rows["upper"] - rows["error"]],
+                color=["tab:orange" if "ortho" in label else "tab:blue" if "WMD" in label else "tab:gray"
+                       for label in rows.index],
+                alpha=0.8, capsize=2, label="ours (95 % interval)")
+        ax.plot(rows["paper"], y, "kD", markersize=4, label="paper")
+        # every WMD bar states the queries it rests on
+        ticks = [f"{label} (n = {n:,.0f})" if "WMD" in label else label
+                 for label, n in zip(rows.index, rows["test documents"])]
+        ax.set_yticks(y, ticks, fontsize=9)
+        ax.set_title(name.upper(), fontsize=10)
+        ax.set_xlim(0, 100)
+        ax.invert_yaxis()
+    for ax in axes[-1]:
+        ax.set_xlabel("test error (%)")
+    for ax in list(axes.flat)[len(names):]:
+        ax.axis("off")
+    handles, names_ = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, names_, loc="lower center", ncol=2, fontsize=9, frameon=False)
+    fig.tight_layout(rect=(0, 0.035, 1, 1))
+    plt.close(fig)
+    return fig
+
+
+def significance_figure(chosen: pd.DataFrame, test: str):
+    """±log₁₀ q of every pairwise comparison on every data set (+: the first method errs less), "n.s." where the
+    difference is not significant.
+
+    Parameters
+    ----------
+    chosen : pandas.DataFrame
+        :func:`regemb_utils.study.results.significance_table` of the chapter's test (without a row: a placeholder
+        that says there is no pair of methods to test).
+    test : {"mcnemar", "paper_t_test"}
+        The test (its significance level: 0.05, or the paper's 0.025 per side).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The heat map (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> chosen = pd.DataFrame({"dataset": "bbcsport", "a": ["BoW"], "b": ["WMD"], "error a": [5.0],
+    ...                        "error b": [4.0], "q": [0.5]})
+    >>> significance_figure(chosen, "mcnemar").axes[0].texts[0].get_text()
+    'n.s.'
+    """
+    if not len(chosen):
+        figure = absent_figure("", "this run has no pair of methods to test")
+        plt.close(figure)
+        return figure
+    signed = -np.log10(chosen["q"].clip(lower=1e-12)) * np.sign(chosen["error b"] - chosen["error a"])
+    grid = (chosen.assign(pair=chosen["a"] + " vs " + chosen["b"], signed=signed)
+            .pivot(index="pair", columns="dataset", values="signed")
+            .reindex(index=list(dict.fromkeys(chosen["a"] + " vs " + chosen["b"])),
+                     columns=list(dict.fromkeys(chosen["dataset"]))))
+    fig, ax = plt.subplots(figsize=(7.5, 0.24 * len(grid) + 1.6))
+    sns.heatmap(grid, cmap="RdBu", center=0, vmin=-12, vmax=12, ax=ax, linewidths=0.5, linecolor="white",
+                cbar_kws={"label": "±log₁₀ q  (+: the first method errs less)", "shrink": 0.6})
+    dots = grid.abs() < -np.log10(0.05 if test == "mcnemar" else 0.025)
+    for (row, column), small in np.ndenumerate(dots.to_numpy()):
+        if small and np.isfinite(grid.iat[row, column]):
+            ax.text(column + 0.5, row + 0.5, "n.s.", ha="center", va="center", fontsize=9)
+    ax.set(xlabel="", ylabel="")
+    ax.set_xticklabels([t.get_text().upper() for t in ax.get_xticklabels()], fontsize=9, rotation=30, ha="right")
+    ax.set_yticklabels(ax.get_yticklabels(), fontsize=9)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def paired_figure(paired: pd.DataFrame):
+    """The WMD's test error minus the regularized SCM's on the same queries, with its interval, per data set and WMD
+    method, coloured by the verdict.
+
+    Parameters
+    ----------
+    paired : pandas.DataFrame
+        :func:`regemb_utils.study.results.paired_wmd_table` (without a row: a placeholder that says there is no
+        WMD to compare with the regularized SCM).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> paired = pd.DataFrame({"dataset": ["bbcsport"], "label": ["WMD"], "queries": [220], "difference": [1.0],
+    ...                        "difference lower": [-1.0], "difference upper": [3.0], "verdict": ["not decided"]})
+    >>> [t.get_text() for t in paired_figure(paired).axes[0].get_yticklabels()]
+    ['BBCSPORT: WMD (n = 220)']
+    """
+    if not len(paired):
+        figure = absent_figure("", "this run has no WMD to compare with the regularized SCM")
+        plt.close(figure)
+        return figure
+    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(paired) + 1.4))
+    colours = {"SCM better": "tab:orange", "WMD better": "tab:blue", "not decided": "tab:gray"}
+    y = np.arange(len(paired))
+    ax.errorbar(paired["difference"], y, xerr=[paired["difference"] - paired["difference lower"],
+                                             paired["difference upper"] - paired["difference"]],
+                fmt="none", ecolor="0.4", capsize=2)
+    ax.scatter(paired["difference"], y, c=[colours[v] for v in paired["verdict"]], zorder=3)
+    ax.axvline(0, color="k", lw=0.8)
+    ax.set(yticks=y, yticklabels=[f"{d.upper()}: {l} (n = {n:,d})" for d, l, n in
+                                   zip(paired["dataset"], paired["label"], paired["queries"])],
+           xlabel="test error of the WMD − test error of the regularized SCM (points)")
+    ax.invert_yaxis()
+    for verdict, colour in colours.items():
+        ax.scatter([], [], c=colour, label=verdict)
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, frameon=False)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -1,0 +1,423 @@
+"""Chapter parameters: one validated structure per chapter, with a default for each profile.
+
+A chapter's papermill ``parameters`` cell sets ``profile`` and leaves every other parameter at ``None``, which means
+"the profile's default" (or, for a parameter whose default is :data:`INHERITED`, "what the chapter before used":
+:mod:`regemb_utils.study.pipeline` fills those in from that chapter's record). :func:`chapter_parameters` checks everything
+at the start of the chapter and stops it with a message that names the parameter and what is allowed.
+
+List- and mapping-valued parameters may be given as Python values (papermill ``-y``) or as a JSON string (papermill
+``-p datasets '["bbcsport"]'``). Every list parameter follows one rule (:func:`_listed`): a list, or one bare value
+for a list of one; a mapping or a set is refused, and so is a value given twice.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..classification.methods import METHODS
+from ..text.datasets import DATASETS
+from ..text.tokenization import TOKENIZERS
+
+PROFILES = ("smoke", "paper")
+INHERITED = "inherited"  # a default that the pipeline takes from the previous chapter's record
+
+
+class ParameterError(ValueError):
+    """A chapter parameter has an unknown name or a value outside what is allowed."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    defaults: dict[str, Any]  # profile -> value
+    allowed: str  # what a reader may pass, in words
+    check: Callable[[Any], Any]  # returns the normalised value or raises ValueError
+
+
+def _listed(value) -> tuple:
+    """The values of a list parameter: a list or tuple, or one bare value (a list of one). A mapping or a set is
+    refused (its keys are not a list), so is an empty list and a value given twice."""
+    if isinstance(value, (Mapping, set, frozenset)):
+        raise ValueError(f"a {'mapping' if isinstance(value, Mapping) else 'set'} is not a list")
+    values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    if not values:
+        raise ValueError("the list is empty")
+    repeated = [v for i, v in enumerate(values) if any(v == w and type(v) is type(w) for w in values[:i])]
+    if repeated:
+        raise ValueError(f"{', '.join(map(repr, dict.fromkeys(repeated)))} given more than once")
+    return values
+
+
+def _one_of(choices):
+    def check(value):
+        if value not in choices:
+            raise ValueError
+        return value
+
+    return check
+
+
+def _subset_of(choices):
+    def check(value):
+        values = _listed(value)
+        if any(not isinstance(v, str) or v not in choices for v in values):
+            raise ValueError
+        return tuple(v for v in choices if v in values)  # canonical order
+
+    return check
+
+
+def _limit(value):
+    """A positive integer, or "all" for no limit (stored as None)."""
+    if value == "all":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError
+    return value
+
+
+def _at_least(minimum):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ValueError
+        return value
+
+    return check
+
+
+_DATASETS = Parameter(
+    "datasets", {"smoke": DATASETS, "paper": DATASETS}, f"a non-empty list drawn from {list(DATASETS)}", _subset_of(DATASETS)
+)
+_MAX_DOCUMENTS = Parameter(
+    "max_documents",
+    {"smoke": 120, "paper": None},
+    'a positive integer (documents kept from the start of each split) or "all"',
+    _limit,
+)
+_CORPUS_ARTICLES = Parameter(
+    "corpus_articles",
+    {"smoke": 200, "paper": None},
+    'an integer of at least 200 (Wikipedia articles read from the start of the corpus; fewer leave too few words '
+    'for the word benchmarks of chapter 2) or "all"',
+    lambda value: None if value == "all" else _at_least(200)(value),
+)
+_TOKENIZER = Parameter(
+    "tokenizer", {"smoke": "paper", "paper": "paper"}, f"one of {list(TOKENIZERS)}", _one_of(TOKENIZERS)
+)
+
+def _positive_int(value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError
+    return value
+
+
+def _unit_interval(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise ValueError
+    return float(value)
+
+
+def _same(value):
+    return {"smoke": value, "paper": value}
+
+
+_TRAINING = (
+    Parameter("dimensions", {"smoke": 50, "paper": 200}, "a positive integer (the 32-bit model's size)", _positive_int),
+    Parameter("quantized_dimensions", {"smoke": 100, "paper": 1000}, "a positive integer (the 1-bit model's size)",
+              _positive_int),
+    Parameter("epochs", {"smoke": 1, "paper": 10}, "a positive integer", _positive_int),
+    Parameter("window", _same(10), "a positive integer", _positive_int),
+    Parameter("negative", _same(24), "a positive integer", _positive_int),
+    Parameter("sample", _same(1e-4), "a number in [0, 1)", _unit_interval),
+    Parameter("min_count", _same(5), "a positive integer", _positive_int),
+    Parameter("workers", _same(1), "a positive integer (training threads per model; 1 is deterministic, more threads "
+              "give lock-free updates in a varying order and so other vectors on every run)", _positive_int),
+)
+
+def _between(low, high):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError
+        return value
+
+    return check
+
+
+MAX_FACTOR_WORDS = 10_000  # a factor of S' over more words fills in towards a dense N x N matrix (chapter 3)
+
+
+def _sizes(value, high=None):
+    values = _listed(value)
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
+        raise ValueError
+    if high is not None and max(values) > high:
+        raise ValueError
+    return tuple(sorted(values))
+
+
+_ORTHOGONALIZATION = (
+    Parameter("fill_rule", _same("paper"), "one of ['paper', 'gensim'] (a dominance violation ends the column, or "
+              "skips the candidate)", _one_of(("paper", "gensim"))),
+    Parameter("nonzero_limits", {"smoke": (10, 20, 40), "paper": (100, 200, 400, 800)},
+              "a non-empty list of positive integers (the grid's C)", _sizes),
+    Parameter("factor_words", {"smoke": 300, "paper": 2000},
+              f"an integer in [2, {MAX_FACTOR_WORDS:,}] (the N most frequent words on which S' is factorized)",
+              _between(2, MAX_FACTOR_WORDS)),
+    Parameter("factor_sizes", {"smoke": (100, 200, 300), "paper": (1000, 2000, 4000, 8000)},
+              f"a non-empty list of integers in [1, {MAX_FACTOR_WORDS:,}] (vocabulary sizes N for the fill-in study)",
+              lambda value: _sizes(value, MAX_FACTOR_WORDS)),
+    Parameter("svd_dimensions", {"smoke": 20, "paper": 200},
+              "a positive integer smaller than factor_words (dense orthogonalized embeddings)", _positive_int),
+    Parameter("tsne_words", _same(40), "an integer of at least 2 and at most factor_words (most common words shown in Figure 1)",
+              _at_least(2)),
+)
+
+def _booleans(value):
+    values = _listed(value)
+    if any(not isinstance(v, bool) for v in values):
+        raise ValueError
+    return tuple(v for v in (True, False) if v in values)  # the paper's order: True first
+
+
+def _numbers_in(low, high, positive=False):
+    def check(value):
+        values = _listed(value)
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+            raise ValueError
+        if any(not low <= v <= high for v in values) or (positive and any(v <= 0 for v in values)):
+            raise ValueError
+        numbers = [float(v) for v in values]
+        if len(set(numbers)) != len(numbers):
+            repeated = dict.fromkeys(v for v in numbers if numbers.count(v) > 1)
+            raise ValueError(f"{', '.join(f'{v:g}' for v in repeated)} given more than once")
+        return tuple(sorted(numbers))
+
+    return check
+
+
+def _odd_ks(value):
+    values = _listed(value)
+    if any(isinstance(v, bool) or not isinstance(v, int) or v not in range(1, 20, 2) for v in values):
+        raise ValueError
+    return tuple(sorted(values))
+
+
+def _wmd_limit(value):
+    """A positive integer, "all" (stored as None) or "power" (chapter 4's power computation)."""
+    return "power" if value == "power" else _limit(value)
+
+
+def _wmd_queries(value, entry=_wmd_limit):
+    """"all", "power", a positive integer, or a mapping data set -> one of these (missing data sets: "all"); stored
+    as a sorted tuple of (data set, limit, None or "power")."""
+    if isinstance(value, Mapping):
+        unknown = set(value) - set(DATASETS)
+        if unknown:
+            raise ValueError
+        return tuple(sorted((name, entry(limit)) for name, limit in value.items()))
+    return tuple((name, entry(value)) for name in DATASETS)
+
+
+def _wmd_validation_queries(value):
+    return _wmd_queries(value, _limit)
+
+
+# WMD test queries in the paper profile: "power" chooses them per data set and method by a power computation
+# (regemb_utils.classification.wmd_samples: the paired exact McNemar test against the regularized SCM detects a 10-point difference
+# with 80 % power; all of a small test set; at least 200 for the 32-bit and 1-bit WMD). Validation (the WMD's k) uses
+# a smaller seeded sample, _PAPER_WMD_VALIDATION_QUERIES per data set. Both are prefixes of one class-stratified
+# order (regemb_utils.text.documents.stratified_order), so a larger run extends a smaller one.
+_PAPER_WMD_QUERIES = "power"
+_PAPER_WMD_VALIDATION_QUERIES = 100
+
+
+def _methods(value):
+    chosen = _subset_of(_METHOD_NAMES)(value)
+    if "bow" not in chosen:
+        raise ValueError
+    return chosen
+
+
+def _scheduler(value):
+    if not isinstance(value, str) or not (value in ("local", "dask-local") or value.startswith("tcp://")):
+        raise ValueError
+    return value
+
+
+def _n_jobs(value):
+    if isinstance(value, bool) or not isinstance(value, int) or not (1 <= value <= (os.cpu_count() or 1) or value == -1):
+        raise ValueError
+    return value
+
+
+_METHOD_NAMES = tuple(METHODS)  # the paper's seven configurations in its plot order, then the two baselines
+
+_INHERITED_DATASETS = Parameter(
+    "datasets", _same(INHERITED), f"a non-empty list drawn from {list(DATASETS)} and from the previous chapter's",
+    _subset_of(DATASETS))
+
+_CLASSIFICATION = (
+    _INHERITED_DATASETS,
+    Parameter("max_documents", {"smoke": 20, "paper": None},
+              'a positive integer, at least the largest k (documents kept from the start of each split of chapter '
+              '1\'s), or "all"', _limit),
+    Parameter("methods", _same(_METHOD_NAMES), f"a non-empty list drawn from {list(_METHOD_NAMES)} that includes "
+              "'bow' (the baseline of the relative errors)", _methods),
+    Parameter("ks", {"smoke": (1, 3, 5, 7, 9), "paper": tuple(range(1, 20, 2))}, "a non-empty list drawn from [1, 3, 5, ..., 19] (kNN's k)", _odd_ks),
+    Parameter("slopes", _same((0.0,)), "a non-empty list of numbers in [0, 1] (the dtb pivot slope s; it cancels)",
+              _numbers_in(0.0, 1.0)),
+    Parameter("symmetric", {"smoke": (True, False), "paper": (True, False)},
+              "a non-empty list drawn from [True, False] (Sym)", _booleans),
+    Parameter("dominant", {"smoke": (True,), "paper": (True, False)},
+              "a non-empty list drawn from [True, False] (Dom)", _booleans),
+    Parameter("idf", {"smoke": (True,), "paper": (True, False)},
+              "a non-empty list drawn from [True, False] (Idf)", _booleans),
+    Parameter("nonzero_limits", {"smoke": (10, 40), "paper": (100, 200, 400, 800)},
+              "a non-empty list of positive integers (the grid's C)", _sizes),
+    Parameter("thresholds", {"smoke": (-1.0, 0.0), "paper": (-1.0, -0.5, 0.0, 0.5)},
+              "a non-empty list of numbers in [-1, 1] (the grid's t)", _numbers_in(-1.0, 1.0)),
+    Parameter("exponents", {"smoke": (1.0, 4.0), "paper": (1.0, 2.0, 3.0, 4.0)},
+              "a non-empty list of positive numbers (the grid's o; integers when a threshold is negative)",
+              _numbers_in(0.0, 1e6, positive=True)),
+    Parameter("fill_rule", _same("paper"), "one of ['paper', 'gensim'] (how S' handles a dominance violation)",
+              _one_of(("paper", "gensim"))),
+    Parameter("reference", _same("train"), "one of ['train', 'train+validation'] (the test run's reference set)",
+              _one_of(("train", "train+validation"))),
+    Parameter("test", _same("mcnemar"), "one of ['mcnemar', 'paper_t_test'] (the significance test)",
+              _one_of(("mcnemar", "paper_t_test"))),
+    Parameter("wmd_queries", {"smoke": _wmd_queries("all"), "paper": _wmd_queries(_PAPER_WMD_QUERIES)},
+              '"power", "all", a positive integer, or a mapping from data set to one of these: how many test queries '
+              'the WMD methods answer per data set ("power": chapter 4\'s power computation; a prefix of a seeded, '
+              'class-stratified order; the other methods answer every query)', _wmd_queries),
+    Parameter("wmd_validation_queries", {"smoke": _wmd_validation_queries("all"),
+                                         "paper": _wmd_validation_queries(_PAPER_WMD_VALIDATION_QUERIES)},
+              '"all", a positive integer, or a mapping from data set to either: how many validation queries the WMD '
+              'methods answer per data set to choose their k (a prefix of the same kind of order)',
+              _wmd_validation_queries),
+    Parameter("wmd_solver", _same("pot"), "one of ['pot', 'pyemd'] (the exact EMD solver)", _one_of(("pot", "pyemd"))),
+    Parameter("n_jobs", _same(os.cpu_count() or 1),
+              f"an integer in [1, {os.cpu_count() or 1}] (parallel worker processes, at most this machine's cores) or "
+              "-1 (all cores)", _n_jobs),
+    Parameter("scheduler", _same("local"),
+              "'local' (joblib on this machine), 'dask-local' (a dask LocalCluster) or a 'tcp://host:port' address "
+              "of a dask scheduler", _scheduler),
+)
+
+def _perplexity(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 100:
+        raise ValueError
+    return float(value)
+
+
+_MAPS = (
+    _INHERITED_DATASETS,
+    Parameter("map_documents", {"smoke": None, "paper": 1000},
+              'an integer of at least 3 or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
+              lambda value: None if value == "all" else _at_least(3)(value)),
+    Parameter("perplexity", {"smoke": 5.0, "paper": 30.0},
+              "a number in [1, 100] (t-SNE's perplexity), smaller than the number of documents on every map",
+              _perplexity),
+)
+
+def _record_id(value):
+    if not isinstance(value, str) or not re.fullmatch(r"\d{8}T\d{6}-[0-9a-f]{6}", value):
+        raise ValueError
+    return value
+
+
+_PREVIOUS_RECORD = Parameter(
+    "previous_record", _same(None), "None (the latest record of the previous chapter for this profile) or a record "
+    "id such as 20261123T221500-1a2b3c, as printed by that chapter", _record_id)
+
+CHAPTERS: dict[str, tuple[Parameter, ...]] = {
+    "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
+    "02_training": (*_TRAINING, Parameter(
+        "cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
+        _between(1, 100_000_000)), _PREVIOUS_RECORD),
+    "03_orthogonalization": (*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
+    "04_scm_vs_wmd": (*_CLASSIFICATION, _PREVIOUS_RECORD),
+    "05_confusion_tsne": (*_MAPS, _PREVIOUS_RECORD),
+    "06_scorecard": (_PREVIOUS_RECORD,),
+}
+
+
+class ChapterParameters(Mapping):
+    """A read-only mapping of parameter values that also allows ``params.name``."""
+
+    def __init__(self, values: dict[str, Any]):
+        self._values = dict(values)
+
+    def __getitem__(self, name):
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self):
+        return len(self._values)
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self):
+        return f"ChapterParameters({self._values!r})"
+
+
+def _parsed(value: Any) -> Any:
+    """A JSON list or mapping given as a string (papermill ``-p``) becomes the list or mapping."""
+    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise ValueError from None
+    return value
+
+
+def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> ChapterParameters:
+    """Validate a chapter's parameters; ``None`` means the profile's default."""
+    if chapter not in CHAPTERS:
+        raise ParameterError(f"unknown chapter {chapter!r}; allowed: {', '.join(CHAPTERS)}")
+    if profile not in PROFILES:
+        raise ParameterError(f"unknown profile {profile!r}; allowed: {', '.join(PROFILES)}")
+    spec = {p.name: p for p in CHAPTERS[chapter]}
+    unknown = sorted(set(given) - set(spec))
+    if unknown:
+        raise ParameterError(
+            f"unknown parameter(s) {', '.join(unknown)} for chapter {chapter}; allowed: profile, {', '.join(spec)}"
+        )
+    values: dict[str, Any] = {"profile": profile}
+    for name, p in spec.items():
+        value = given.get(name)
+        if value is None:
+            values[name] = p.defaults[profile]
+            continue
+        try:
+            values[name] = p.check(_parsed(value))
+        except (ValueError, TypeError) as error:
+            reason = f" ({error})" if isinstance(error, ValueError) and str(error) else ""
+            raise ParameterError(f"{name}={value!r} is not allowed{reason}; {name} must be {p.allowed}") from None
+    if chapter == "03_orthogonalization" and values["svd_dimensions"] >= values["factor_words"]:
+        raise ParameterError(f"svd_dimensions={values['svd_dimensions']} is not allowed; svd_dimensions must be "
+                             f"smaller than factor_words={values['factor_words']}")
+    if chapter == "03_orthogonalization" and values["tsne_words"] > values["factor_words"]:
+        raise ParameterError(f"tsne_words={values['tsne_words']} is not allowed; Figure 1 shows words among the "
+                             f"factor_words={values['factor_words']} most frequent ones: give at most that many")
+    if chapter == "04_scm_vs_wmd":
+        _check_classification(values)
+    return ChapterParameters(values)
+
+
+def _check_classification(values: dict[str, Any]) -> None:
+    if values["max_documents"] is not None and values["max_documents"] < max(values["ks"]):
+        raise ParameterError(f"max_documents={values['max_documents']} is not allowed; max_documents must be at least "
+                             f"the largest k ({max(values['ks'])}) or \"all\"")
+    if min(values["thresholds"]) < 0 and any(o != int(o) for o in values["exponents"]):
+        raise ParameterError(f"exponents={list(values['exponents'])} is not allowed; with a negative threshold every "
+                             "exponent must be an integer (a negative similarity to a fractional power is complex)")

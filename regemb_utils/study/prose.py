@@ -1,0 +1,89 @@
+"""What the chapters' prose attributes to the paper, its code or its authors, as the values the chapters glue.
+
+Every value comes from :mod:`regemb_utils.study.paper` (with its source there); these functions only name them as the
+chapters' prose does (``{glue:text}`paper_epochs```) and write sets and powers the way the prose shows them.
+"""
+from __future__ import annotations
+
+import numpy as np
+from IPython.display import Markdown
+
+from . import paper
+
+__all__ = ["value_set", "training_prose", "orthogonalization_prose"]
+
+
+def value_set(values) -> Markdown:
+    """A set of numbers as text, with true minus signs.
+
+    Parameters
+    ----------
+    values : iterable of float
+        The numbers, in the order shown.
+
+    Returns
+    -------
+    IPython.display.Markdown
+        ``{−1, −0.5, 0, 0.5}``.
+
+    Examples
+    --------
+    >>> value_set([-1.0, -0.5, 0.0, 0.5]).data
+    '{−1, −0.5, 0, 0.5}'
+    """
+    return Markdown("{" + ", ".join(f"{v:g}".replace("-", "−") for v in values) + "}")
+
+
+def training_prose() -> dict:
+    """Chapter 2's values from the paper: epochs, dimensions, the text8 analogy accuracy, the good/bad cosines and
+    their statistics, the training settings of the paper's code and its vocabulary.
+
+    Returns
+    -------
+    dict
+        ``{glue name: value}``.
+
+    Examples
+    --------
+    >>> values = training_prose()
+    >>> values["paper_epochs"] == paper.EPOCHS.value, values["paper_sample"].data
+    (True, '10⁻⁴')
+    """
+    values = {"paper_epochs": paper.EPOCHS.value}
+    for model in ("32-bit", "1-bit"):
+        key = model.replace("-bit", "")
+        values[f"paper_dimensions_{key}"] = paper.DIMENSIONS[model].value
+        values[f"paper_text8_{key}"] = paper.TEXT8_ANALOGY[model].value
+        values[f"paper_good_bad_{key}"] = paper.GOOD_BAD[model, "cosine"].value
+        for stat in ("mean", "sd"):
+            values[f"paper_cos_{stat}_{key}"] = paper.COSINES[model, stat].value
+    for name in ("window", "negative", "min_count", "alpha"):
+        values[f"paper_{name}"] = paper.TRAINING_SETTINGS[name].value
+    values["paper_epochs_code"] = paper.TRAINING_SETTINGS["epochs"].value
+    exponent = f"{np.log10(paper.TRAINING_SETTINGS['sample'].value):.0f}".replace("-", "⁻")
+    values["paper_sample"] = Markdown("10" + exponent.translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")))
+    values["paper_vocabulary"] = paper.VOCABULARY.value
+    return values
+
+
+def orthogonalization_prose() -> dict:
+    """Chapter 3's values from the paper: the thresholds of its text and of its code, the code's C, Figure 1's words,
+    and the data sets whose Table 2 setting is not positive definite (not both Sym and Dom) with their thresholds.
+
+    Returns
+    -------
+    dict
+        ``{glue name: value}``.
+
+    Examples
+    --------
+    >>> orthogonalization_prose()["code_nonzero_limits"].data
+    '{100, 200, 400, 800}'
+    """
+    not_definite = [d.upper() for d, row in paper.table_2().iterrows() if not (row.symmetric and row.dominant)]
+    return {"text_thresholds": value_set(paper.TEXT_THRESHOLDS.value),
+            "code_thresholds": value_set(paper.PAPER_GRID["threshold"]),
+            "code_nonzero_limits": value_set(paper.PAPER_GRID["nonzero_limit"]),
+            "paper_figure_1_words": paper.FIGURE_1_WORDS.value,
+            "table_2_not_definite": Markdown(", ".join(not_definite)),
+            "table_2_thresholds": value_set(sorted(set(paper.table_2().threshold)))}

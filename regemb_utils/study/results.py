@@ -1,0 +1,265 @@
+"""Chapter 4's result tables: test errors, relative errors, speeds, chosen parameters, significance, xᵀS'x ≤ 0."""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..text.datasets import DATASETS
+from ..classification.knn_runs import MethodResult
+from ..classification.methods import METHODS
+from . import paper
+from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
+                         paper_t_test)
+
+__all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "significance_table",
+           "nonpositive_table", "paired_wmd_table", "decided_counts", "error_reduction", "left_out"]
+
+_WMDS = ("wmd", "wmd_quantized", "wmd_tfidf")
+# What each comparison needs among chapter 4's methods: (in words, every one of, at least one of)
+NEEDS = {
+    "significance": ("a method besides BoW", (), tuple(m for m in METHODS if m != "bow")),
+    "parameters": ("a sparse soft VSM", (), ("soft_vsm_ortho", "soft_vsm_quantized_ortho")),
+    "nonpositive": ("a sparse soft VSM", (), ("soft_vsm_ortho", "soft_vsm_quantized_ortho")),
+    "paired": ("the regularized SCM and a WMD", ("soft_vsm_quantized_ortho",), _WMDS),
+    "wmd": ("a WMD", (), _WMDS),
+    "reduction": ("both 32-bit soft VSMs", ("soft_vsm", "soft_vsm_ortho"), ()),
+    "speed ratio": ("the WMD and the regularized SCM", ("wmd", "soft_vsm_quantized_ortho"), ()),
+}
+
+
+def left_out(what: str, methods: Sequence[str]) -> str | None:
+    """None when chapter 4's ``methods`` allow the comparison ``what`` (a key of :data:`NEEDS`), else a sentence that
+    says that this run leaves it out and which methods it would need."""
+    words, every, some = NEEDS[what]
+    if all(m in methods for m in every) and (not some or any(m in methods for m in some)):
+        return None
+    needed = " and ".join([*every, *([" or ".join(some)] if some else [])])
+    shown = f" ({needed})" if len(every) + len(some) <= 4 else ""
+    return f"This run leaves this out: it needs {words}{shown}, and chapter 4 ran only {', '.join(methods)}."
+
+
+def _ordered(results: Mapping[tuple[str, str], MethodResult]):
+    datasets = [d for d in DATASETS if any(r.dataset == d for r in results.values())]
+    datasets += sorted({r.dataset for r in results.values()} - set(datasets))
+    methods = [m for m in METHODS if any(r.method == m for r in results.values())]
+    return [(d, m) for d in datasets for m in methods if (d, m) in results]
+
+
+def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: float = 0.95) -> pd.DataFrame:
+    """Figure 8: test error (%) with its Agresti–Coull interval for every (data set, method), the paper's beside."""
+    rows = []
+    for dataset, method in _ordered(results):
+        r = results[dataset, method]
+        _, lower, upper = agresti_coull(r.test_errors, len(r.truth), confidence)
+        rows.append({"dataset": dataset, "method": method, "label": METHODS[method].label, "k": r.k,
+                     "test documents": len(r.truth), "errors": r.test_errors, "error": 100 * r.test_error,
+                     "lower": 100 * lower, "upper": 100 * upper,
+                     "paper": paper.value(paper.TEST_ERRORS, (method, dataset))})
+    return pd.DataFrame(rows)
+
+
+def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:
+    """Figure 10: mean test error over the data sets relative to BoW's (a ratio of means, %), the paper's beside.
+
+    Only the data sets on which BoW and every listed method ran are averaged."""
+    wide = errors.pivot(index="dataset", columns="method", values="error")
+    if "bow" not in wide:
+        raise ValueError("the relative error needs the BoW baseline")
+    wide = wide.dropna()
+    methods = [m for m in METHODS if m in wide]
+    ours = 100 * wide[methods].mean() / wide["bow"].mean()
+    return pd.DataFrame({"method": methods, "label": [METHODS[m].label for m in methods],
+                         "relative error": ours.values,
+                         "paper": [paper.value(paper.RELATIVE_ERRORS, m) for m in methods],
+                         "data sets": len(wide)})
+
+
+def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame:
+    """Figure 9: speed on one core over every validation and test run of every data set, measured two ways.
+
+    * ``"pairs per second per core"``: Σ pairs / Σ seconds, the kNN search rate. A WMD pair that a lower bound
+      excludes counts as compared (the search finds the same neighbours as a brute-force one).
+    * ``"exact evaluations per second per core"``: Σ pairs evaluated exactly / Σ seconds, the paper's measure (its
+      code computed every WMD). For the WMD only the pairs whose EMD was solved count, and the seconds include the
+      bounds; every other method evaluates every pair, so both rates agree.
+    * ``"exact rate by data set"``: the exact-evaluation rate of each data set, ``{data set: rate}`` (its spread).
+    """
+    rows = []
+    for method in [m for m in METHODS if any(k[1] == m for k in results)]:
+        runs = [run for (d, m), r in results.items() if m == method for run in r.runs]
+        pairs, seconds = sum(run.pairs for run in runs), sum(run.seconds for run in runs)
+        solved = [run.solved for run in runs if run.solved is not None]
+        exact = sum(solved) if solved else pairs
+        by_dataset = {}  # the same rate per data set: its spread over the data sets
+        for (d, m), r in results.items():
+            spent = sum(run.seconds for run in r.runs)
+            if m == method and spent > 0:
+                by_dataset[d] = sum(run.pairs if run.solved is None else run.solved for run in r.runs) / spent
+        rows.append({"method": method, "label": METHODS[method].label, "runs": len(runs), "pairs": pairs,
+                     "seconds": seconds, "pairs per second per core": pairs / seconds if seconds > 0 else np.nan,
+                     "exact evaluations": exact,
+                     "exact evaluations per second per core": exact / seconds if seconds > 0 else np.nan,
+                     "share of pairs solved exactly": exact / pairs if pairs else np.nan,
+                     "paper": paper.value(paper.SPEEDS, method), "exact rate by data set": by_dataset})
+    return pd.DataFrame(rows)
+
+
+def error_reduction(results: Mapping[tuple[str, str], MethodResult], regularized: str = "soft_vsm_ortho",
+                    baseline: str = "soft_vsm", confidence: float = 0.95, resamples: int = 2000,
+                    seed: int = 0) -> dict[str, float]:
+    """The paper's §6.2 reduction: 100 (1 − mean test error of ``regularized`` / mean test error of ``baseline``),
+    the means over the data sets both ran on (the ratio of their Figure 10 values, BoW's mean cancels), with a
+    percentile bootstrap interval.
+
+    Each resample draws every data set's test queries with replacement, the same draw for both methods (they answer
+    the same queries), so the interval reflects the test sets' sampling error, paired. Returns ``reduction``,
+    ``lower``, ``upper``, ``datasets`` and ``queries`` (the test queries summed over the data sets)."""
+    datasets = [d for d, m in _ordered(results) if m == regularized and (d, baseline) in results]
+    if not datasets:
+        raise ValueError(f"error_reduction needs {regularized!r} and {baseline!r} on a common data set")
+    rng = np.random.default_rng(seed)
+    wrong, draws = [], []
+    for dataset in datasets:
+        ra, rb = results[dataset, regularized], results[dataset, baseline]
+        if not np.array_equal(ra.rows(), rb.rows()):
+            raise ValueError(f"{regularized} and {baseline} answered different test queries on {dataset}")
+        pair = np.stack([ra.predictions[ra.k] != ra.truth, rb.predictions[rb.k] != rb.truth]).astype(np.float64)
+        wrong.append(pair.mean(axis=1))
+        index = rng.integers(0, pair.shape[1], size=(resamples, pair.shape[1]))
+        draws.append(np.stack([pair[0][index].mean(axis=1), pair[1][index].mean(axis=1)], axis=1))
+    point = np.mean(wrong, axis=0)
+    sampled = np.mean(draws, axis=0)  # resamples × 2: mean error over the data sets
+    reductions = 100 * (1 - sampled[:, 0] / sampled[:, 1])
+    alpha = 1 - confidence
+    lower, upper = np.quantile(reductions, [alpha / 2, 1 - alpha / 2])
+    return {"reduction": float(100 * (1 - point[0] / point[1])), "lower": float(lower), "upper": float(upper),
+            "datasets": len(datasets), "queries": int(sum(len(results[d, regularized].truth) for d in datasets))}
+
+
+def optimal_parameters(results: Mapping[tuple[str, str], MethodResult],
+                       methods: Sequence[str] = ("soft_vsm_ortho", "soft_vsm_quantized_ortho")) -> pd.DataFrame:
+    """Table 2: the chosen parameters of the sparse SCMs per data set; the paper's (32-bit) in the rows "paper"."""
+    table_2 = paper.table_2()
+    columns = list(table_2.columns)
+    rows = []
+    for dataset, method in _ordered(results):
+        if method in methods:
+            rows.append({"dataset": dataset, "source": METHODS[method].label,
+                         **{c: results[dataset, method].params.get(c) for c in columns}})
+            if method == "soft_vsm_ortho" and dataset in table_2.index:
+                rows.append({"dataset": dataset, "source": "paper: Soft VSM (ortho.)",
+                             **table_2.loc[dataset].to_dict()})
+    return pd.DataFrame(rows, columns=["dataset", "source", *columns])
+
+
+def significance_table(results: Mapping[tuple[str, str], MethodResult], test: str = "mcnemar",
+                       alpha: float = 0.05) -> pd.DataFrame:
+    """Every pair of methods on every data set: p-value, BH q-value over all the tests, and the verdict.
+
+    Each pair is compared on the test queries both answered (the WMD methods may answer a subsample).
+    ``test="mcnemar"``: the exact McNemar test on the paired test predictions (two-sided), significant when
+    q < α. ``test="paper_t_test"``: the paper's "t-test" (:func:`regemb_utils.classification.statistics.paper_t_test`) with the
+    more accurate method first (its p-value is one-sided; we assume the paper's order put the better method first,
+    since otherwise half its tests could not have come out significant), significant when q < α/2 as in the paper.
+    """
+    if test not in ("mcnemar", "paper_t_test"):
+        raise ValueError(f"unknown test {test!r}; allowed: mcnemar, paper_t_test")
+    order = _ordered(results)
+    rows = []
+    for dataset in dict.fromkeys(d for d, _ in order):
+        methods = [m for d, m in order if d == dataset]
+        for a, b in itertools.combinations(methods, 2):
+            ra, rb = results[dataset, a], results[dataset, b]
+            common = np.intersect1d(ra.rows(), rb.rows())  # paired: the test queries both methods answered
+            at, bt = np.searchsorted(ra.rows(), common), np.searchsorted(rb.rows(), common)
+            pa, pb, truth = ra.predictions[ra.k][at], rb.predictions[rb.k][bt], ra.truth[at]
+            error_a, error_b = float(np.mean(pa != truth)), float(np.mean(pb != truth))
+            row = {"dataset": dataset, "a": METHODS[a].label, "b": METHODS[b].label, "queries": len(common),
+                   "error a": 100 * error_a, "error b": 100 * error_b}
+            if test == "mcnemar":
+                outcome = mcnemar_exact(pa, pb, truth)
+                row.update({"only a right": outcome.only_a_correct, "only b right": outcome.only_b_correct,
+                            "p": outcome.pvalue})
+            else:
+                n = len(common)
+                accuracies = sorted([1 - error_a, 1 - error_b], reverse=True)
+                row.update({"p": paper_t_test(accuracies[0], n, accuracies[1], n, alpha).pvalue})
+            rows.append(row)
+    columns = ["dataset", "a", "b", "queries", "error a", "error b",
+               *(["only a right", "only b right"] if test == "mcnemar" else []), "p"]
+    table = pd.DataFrame(rows, columns=columns)
+    table["q"] = benjamini_hochberg(table["p"].to_numpy()) if len(table) else pd.Series(dtype=float)
+    table["significant"] = table["q"] < (alpha if test == "mcnemar" else alpha / 2)
+    return table
+
+
+def nonpositive_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame:
+    """Documents with xᵀS'x ≤ 0 (similarity 0 to every document) summed over each sparse SCM's runs."""
+    rows = []
+    for dataset, method in _ordered(results):
+        if METHODS[method].measure != "sparse_scm":
+            continue
+        runs = results[dataset, method].runs
+        rows.append({"dataset": dataset, "method": METHODS[method].label, "runs": len(runs),
+                     "documents with xᵀS'x ≤ 0": sum(r.nonpositive for r in runs),
+                     "of which xᵀS'x < 0": sum(r.negative for r in runs),
+                     "in the test run": runs[-1].nonpositive})
+    return pd.DataFrame(rows, columns=["dataset", "method", "runs", "documents with xᵀS'x ≤ 0", "of which xᵀS'x < 0",
+                                       "in the test run"])
+
+
+def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str = "soft_vsm_quantized_ortho",
+                     confidence: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+    """The regularized SCM against every WMD method on every data set, on the test queries both answered.
+
+    Per row: the WMD's test error (%) on the queries it answered with its Agresti–Coull interval and their number;
+    the SCM's error on the same queries; the paired difference WMD − SCM (points; positive: the SCM errs less) with
+    Newcombe's (1998, method 10) interval for paired proportions
+    (:func:`regemb_utils.classification.statistics.paired_difference_interval`); the discordant counts, the exact McNemar p-value,
+    the Benjamini–Hochberg q-value over this table's comparisons, and the verdict: "SCM better" or "WMD better" when
+    q < ``alpha``, else "not decided"."""
+    rows = []
+    for dataset, method in _ordered(results):
+        if METHODS[method].measure != "wmd" or (dataset, scm) not in results:
+            continue
+        rs, rw = results[dataset, scm], results[dataset, method]
+        common = np.intersect1d(rs.rows(), rw.rows())
+        at, bt = np.searchsorted(rs.rows(), common), np.searchsorted(rw.rows(), common)
+        ps, pw, truth = rs.predictions[rs.k][at], rw.predictions[rw.k][bt], rs.truth[at]
+        wrong_s, wrong_w = ps != truth, pw != truth
+        _, lower, upper = agresti_coull(rw.test_errors, len(rw.truth), confidence)
+        interval = paired_difference_interval(int(np.sum(wrong_w & ~wrong_s)), int(np.sum(wrong_s & ~wrong_w)),
+                                              int(np.sum(wrong_w & wrong_s)), int(np.sum(~wrong_w & ~wrong_s)),
+                                              confidence)
+        test = mcnemar_exact(ps, pw, truth)
+        rows.append({"dataset": dataset, "method": method, "label": METHODS[method].label,
+                     "queries": len(common), "WMD queries": len(rw.truth), "test documents": len(rs.truth),
+                     "WMD error": 100 * rw.test_error, "WMD lower": 100 * lower, "WMD upper": 100 * upper,
+                     "SCM error": 100 * float(np.mean(wrong_s)) if len(common) else np.nan,
+                     "difference": 100 * interval.difference, "difference lower": 100 * interval.lower,
+                     "difference upper": 100 * interval.upper, "only SCM right": test.only_a_correct,
+                     "only WMD right": test.only_b_correct, "p": test.pvalue})
+    table = pd.DataFrame(rows, columns=["dataset", "method", "label", "queries", "WMD queries", "test documents",
+                                        "WMD error", "WMD lower", "WMD upper", "SCM error", "difference",
+                                        "difference lower", "difference upper", "only SCM right", "only WMD right", "p"])
+    table["q"] = benjamini_hochberg(table["p"].to_numpy()) if len(table) else pd.Series(dtype=float)
+    decided = table["q"] < alpha
+    table["verdict"] = np.where(decided & (table["difference"] > 0), "SCM better",
+                                np.where(decided & (table["difference"] < 0), "WMD better", "not decided"))
+    return table
+
+
+def decided_counts(paired: pd.DataFrame) -> pd.DataFrame:
+    """For every WMD method of :func:`paired_wmd_table`: on how many data sets the comparison with the SCM is
+    decided in the SCM's favour, in the WMD's, and not decided."""
+    rows = []
+    for method in dict.fromkeys(paired["method"]) if len(paired) else ():
+        verdicts = paired.loc[paired["method"] == method, "verdict"]
+        rows.append({"method": method, "label": METHODS[method].label, "data sets": len(verdicts),
+                     "SCM better": int((verdicts == "SCM better").sum()),
+                     "WMD better": int((verdicts == "WMD better").sum()),
+                     "not decided": int((verdicts == "not decided").sum())})
+    return pd.DataFrame(rows, columns=["method", "label", "data sets", "SCM better", "WMD better", "not decided"])

@@ -1,0 +1,727 @@
+"""Sparse term-similarity matrices (the paper's "orthogonalization", §4.2), built fast from a nearest-neighbour cache.
+
+Two steps:
+
+1. :func:`nearest_neighbours` computes, once per embedding, the top-``depth`` most cosine-similar words of every word
+   over the whole embedding vocabulary (exact, blockwise BLAS products of unit-normalised float32 vectors).
+2. :func:`term_similarity_matrix` (or :class:`TermSimilarityBuilder` when many matrices are built over the same
+   dictionary) runs the greedy column-filling algorithm of gensim's ``SparseTermSimilarityMatrix`` in a numba loop
+   over the cache, in well under a second per grid point.
+
+Two fill rules are implemented (:data:`FILL_RULES`):
+
+``fill_rule="gensim"``
+    exactly gensim 4.4's ``SparseTermSimilarityMatrix(WordEmbeddingSimilarityIndex(kv, threshold, exponent),
+    dictionary, tfidf, symmetric, dominant, nonzero_limit, dtype=np.float32)`` (``_create_source``): a candidate that
+    would break strict diagonal dominance, overfill a column or hit an already assigned cell is skipped
+    (``continue``). Dominance sums are float32 (numpy 2 / NEP 50: ``float32 + python float`` is float32).
+``fill_rule="paper"``
+    the loop of the fork that the paper used (``Witiko/gensim@regularized-embeddings``, gensim 3.7/3.8 code): the same,
+    except that a dominance violation of the current column *ends* that column (``break``). The fork ran on numpy
+    1.16, where ``float32 scalar + python float`` is float64, so dominance sums are compared in float64 and stored
+    back into a float32 array; this is reproduced.
+
+Common semantics (both rules, read from the gensim sources):
+
+* Columns are processed in descending idf order, ties broken by the smaller term id (``key=(-idf, id)``); without a
+  tf-idf model, in term-id order.
+* Column ``t1`` asks ``kv.most_similar(t1, topn=nonzero_limit - nnz(t1))`` where ``nnz`` counts the off-diagonal
+  entries already in the column (the diagonal is not counted); the neighbours are ranked over the whole embedding
+  vocabulary and only then filtered to the dictionary and to ``similarity > threshold``; the value is
+  ``similarity ** exponent`` (float64, stored as float32).
+* The surviving candidates are visited in the column order above (idf descending, then id), *not* by similarity.
+* ``nonzero_limit`` bounds the number of off-diagonal non-zeros in every column.
+* Symmetric: a pair is placed at (t1, t2) and (t2, t1) only when column t2 has room, would stay strictly diagonally
+  dominant (if ``dominant``) and the cell is not yet assigned.
+* Words of the dictionary without an embedding keep only their diagonal 1.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+from numba import types
+from numba.extending import intrinsic
+from scipy import sparse
+from ..study.progress import progress_bar
+
+FILL_RULES = ("paper", "gensim")
+
+__all__ = [
+    "Neighbours",
+    "nearest_neighbours",
+    "TermSimilarityBuilder",
+    "term_similarity_matrix",
+    "column_order",
+    "FILL_RULES",
+]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 1. nearest-neighbour cache
+# --------------------------------------------------------------------------------------------------------------
+@dataclass
+class Neighbours:
+    """Top-``depth`` cosine neighbours of ``words`` over the embedding vocabulary ``keys``.
+
+    ``indices[i, j]`` is the index into ``keys`` of the ``j``-th most similar word to ``words[i]`` (the word itself
+    excluded) and ``similarities[i, j]`` its cosine similarity (float32). Rows are sorted by descending similarity,
+    ties by ascending index.
+
+    Parameters
+    ----------
+    keys : list of str
+        The embedding vocabulary (``kv.index_to_key``).
+    words : list of str
+        The words whose neighbours are held, one row each.
+    indices : numpy.ndarray
+        ``int32 [len(words), depth]`` indices into ``keys``.
+    similarities : numpy.ndarray
+        ``float32 [len(words), depth]`` cosines.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> neighbours = nearest_neighbours(kv, depth=1, progress=False)
+    >>> neighbours.depth, [neighbours.keys[i] for i in neighbours.indices[:, 0]]
+    (1, ['b', 'a', 'b'])
+    """
+
+    keys: list[str]
+    words: list[str]
+    indices: np.ndarray  # int32 [n_words, depth]
+    similarities: np.ndarray  # float32 [n_words, depth]
+    _row_of: dict[str, int] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def depth(self) -> int:
+        """Neighbours per word."""
+        return int(self.indices.shape[1])
+
+    @property
+    def row_of(self) -> dict[str, int]:
+        if self._row_of is None:
+            self._row_of = {word: row for row, word in enumerate(self.words)}
+        return self._row_of
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_row_of"] = None
+        return state
+
+    def save(self, path) -> None:
+        np.savez(path, keys=np.array(self.keys, dtype=object), words=np.array(self.words, dtype=object),
+                 indices=self.indices, similarities=self.similarities)
+
+    @classmethod
+    def load(cls, path) -> "Neighbours":
+        with np.load(path, allow_pickle=True) as f:
+            return cls(list(f["keys"]), list(f["words"]), f["indices"], f["similarities"])
+
+
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1)
+    norms[norms == 0] = 1.0
+    return vectors / norms[:, None]
+
+
+def is_binary(vectors: np.ndarray) -> bool:
+    """Every entry of every row has the same magnitude (e.g. Word2Bits' 1-bit vectors, all +-1/3): then the cosine of
+    two rows is ``(d - 2 h) / d`` for ``h`` the Hamming distance of their sign bits."""
+    magnitude = np.abs(vectors[:, :1])
+    return bool(np.all(magnitude > 0) and np.all(np.abs(vectors) == magnitude))
+
+
+def _sign_bits(vectors: np.ndarray) -> np.ndarray:
+    """Sign bits (x >= 0 gives 1, as Word2Bits' quantizer), packed into uint64 words, zero-padded."""
+    bits = np.packbits(vectors >= 0, axis=1)
+    padded = np.zeros((len(vectors), -(-bits.shape[1] // 8) * 8), dtype=np.uint8)
+    padded[:, :bits.shape[1]] = bits
+    return padded.view(np.uint64)
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
+
+
+@numba.njit(parallel=True, cache=True)
+def _binary_top_k(packed, query, k, dimensions, indices, similarities):  # pragma: no cover - numba
+    """For each query row, the ``k`` rows of smallest Hamming distance (ties: smaller index), by counting sort."""
+    n, words = packed.shape
+    for r in numba.prange(len(query)):
+        q = query[r]
+        distance = np.empty(n, np.int32)
+        counts = np.zeros(dimensions + 2, np.int64)
+        for j in range(n):
+            h = 0
+            for w in range(words):
+                h += _popcount(packed[q, w] ^ packed[j, w])
+            distance[j] = h
+        distance[q] = dimensions + 1  # never one's own neighbour
+        for j in range(n):
+            counts[distance[j]] += 1
+        cut, before = 0, 0  # all rows with distance < cut are taken, then the first (k - before) at distance == cut
+        while before + counts[cut] < k:
+            before += counts[cut]
+            cut += 1
+        offsets = np.empty(cut + 1, np.int64)
+        position = 0
+        for h in range(cut + 1):
+            offsets[h] = position
+            position += counts[h]
+        for j in range(n):  # ascending j: ties come out in index order
+            h = distance[j]
+            if h <= cut and offsets[h] < k:
+                indices[r, offsets[h]] = j
+                similarities[r, offsets[h]] = (dimensions - 2.0 * h) / dimensions
+                offsets[h] += 1
+
+
+def nearest_neighbours(kv, words: Sequence[str] | None = None, depth: int = 800, *, block_size: int | None = None,
+                       progress: bool = True, bits: bool | None = None) -> Neighbours:
+    """Exact top-``depth`` cosine neighbours of every word of ``words`` that has an embedding in ``kv``.
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+    words : the words to compute neighbours for (default: the whole embedding vocabulary). Words without an
+        embedding are dropped.
+    depth : neighbours per word (the paper's largest C is 800); capped at ``len(kv) - 1``.
+    block_size : query rows per step (a BLAS product: by default one block of similarities is about 256 MiB; bit
+        operations: 2,048 rows by default).
+    progress : show a tqdm progress bar.
+    bits : compute with bit operations (XOR and popcount of packed sign bits), exact for vectors whose entries all
+        have one magnitude per row, such as 1-bit quantized ones; ``None`` (default) does so when they have. Their
+        similarities are then the exact ``(d - 2h) / d`` rounded to float32, and ties are exact.
+
+    Returns
+    -------
+    Neighbours
+        The cache, one row per word with an embedding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> nearest_neighbours(kv, depth=1, progress=False).similarities.astype(float).round(2).tolist()
+    [[0.8], [0.8], [0.6]]
+    """
+    keys = list(kv.index_to_key)
+    n_keys = len(keys)
+    if n_keys < 2:
+        raise ValueError("the embedding vocabulary needs at least two words")
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, got {depth}")
+    depth = min(int(depth), n_keys - 1)
+    if words is None:
+        words = keys
+    words = [word for word in words if word in kv.key_to_index]
+    query = np.fromiter((kv.key_to_index[word] for word in words), dtype=np.int64, count=len(words))
+
+    binary = is_binary(kv.vectors)
+    if bits is None:
+        bits = binary
+    elif bits and not binary:
+        raise ValueError("bits=True needs vectors whose entries all have the same magnitude within a row")
+    indices = np.empty((len(words), depth), dtype=np.int32)
+    similarities = np.empty((len(words), depth), dtype=np.float32)
+    if bits:
+        packed = _sign_bits(kv.vectors)
+        block_size = block_size or 2048
+    else:
+        unit = _unit_rows(kv.vectors)
+        block_size = block_size or max(1, min(4096, (256 << 20) // (4 * n_keys)))
+
+    starts = range(0, len(words), block_size)
+    if progress:
+        starts = progress_bar(starts, desc="nearest neighbours", unit="block")
+    for start in starts:
+        stop = min(start + block_size, len(words))
+        if bits:
+            _binary_top_k(packed, query[start:stop], depth, kv.vector_size, indices[start:stop],
+                          similarities[start:stop])
+        else:
+            indices[start:stop], similarities[start:stop] = _blas_top_k(unit, query[start:stop], depth)
+    return Neighbours(keys=keys, words=list(words), indices=indices, similarities=similarities)
+
+
+def _blas_top_k(unit: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    n_keys = len(unit)
+    rows = np.arange(len(query))
+    block = unit[query] @ unit.T  # [b, n_keys] float32
+    block[rows, query] = -np.inf  # never one's own neighbour
+    top = np.argpartition(block, n_keys - k, axis=1)[:, n_keys - k:]
+    top_sims = np.take_along_axis(block, top, axis=1)
+    # exact order: similarity descending, then index ascending
+    order = np.lexsort((top, -top_sims), axis=1)
+    top = np.take_along_axis(top, order, axis=1)
+    top_sims = np.take_along_axis(top_sims, order, axis=1)
+    # ties at the cut-off: argpartition chose arbitrarily among equal values; take the smallest indices among
+    # them instead (quantized embeddings have few distinct cosines, so this is the common case for them)
+    kth = top_sims[:, -1]
+    ambiguous = np.flatnonzero(np.count_nonzero(block >= kth[:, None], axis=1) > k)
+    for row in ambiguous:
+        above = np.flatnonzero(block[row] > kth[row])
+        tied = np.flatnonzero(block[row] == kth[row])[: k - above.size]
+        chosen = np.concatenate([above[np.lexsort((above, -block[row, above]))], tied])
+        top[row] = chosen
+        top_sims[row] = block[row, chosen]
+    return top, top_sims
+
+
+def neighbours_from_gensim(kv, words: Sequence[str] | None = None, depth: int = 800) -> Neighbours:
+    """The same cache, filled by ``kv.most_similar(word, topn=depth)`` one word at a time (slow; for checking).
+
+    Its similarities are bit-identical to the ones gensim's ``WordEmbeddingSimilarityIndex`` sees, so matrices built
+    from it match gensim's even where a float32 rounding difference of the fast cache would flip a comparison.
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embeddings.
+    words : sequence of str, optional
+        The words (default: the vocabulary); words without an embedding are dropped.
+    depth : int
+        Neighbours per word; capped at ``len(kv) - 1``.
+
+    Returns
+    -------
+    Neighbours
+        The cache.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> neighbours_from_gensim(kv, depth=1).indices.tolist()
+    [[1], [0], [1]]
+    """
+    keys = list(kv.index_to_key)
+    depth = min(int(depth), len(keys) - 1)
+    if words is None:
+        words = keys
+    words = [word for word in words if word in kv.key_to_index]
+    indices = np.empty((len(words), depth), dtype=np.int32)
+    similarities = np.empty((len(words), depth), dtype=np.float32)
+    for row, word in enumerate(words):
+        result = kv.most_similar(positive=[word], topn=depth)
+        indices[row] = [kv.key_to_index[key] for key, _ in result]
+        similarities[row] = [similarity for _, similarity in result]
+    return Neighbours(keys=keys, words=words, indices=indices, similarities=similarities)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 2. the matrix builder
+# --------------------------------------------------------------------------------------------------------------
+def column_order(dictionary, tfidf=None) -> np.ndarray:
+    """Term ids in the order gensim processes the columns: ``sorted(ids, key=lambda i: (-idf[i], i))`` or id order."""
+    n = len(dictionary)
+    if tfidf is None:
+        return np.arange(n, dtype=np.int64)
+    idfs = tfidf.idfs
+    if len(idfs) != n or any(i not in idfs for i in range(n)):
+        raise ValueError("the tf-idf model must have an idf for every term id of the dictionary "
+                         "(e.g. TfidfModel(dictionary=dictionary))")
+    idf = np.fromiter((idfs[i] for i in range(n)), dtype=np.float64, count=n)
+    ids = np.arange(n, dtype=np.int64)
+    return np.lexsort((ids, -idf))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _value(s, power, have_power, exponent, integral, odd):
+    """similarity ** exponent as CPython computes it (float64); ``power`` is the memoised value if ``have_power``."""
+    if have_power:
+        return power
+    if exponent == 1.0:
+        return s
+    if exponent == 2.0:
+        return s * s  # exact for a float32 s, hence equal to pow(s, 2)
+    if s < 0.0 and integral:  # CPython: pow(|s|, y), negated for odd integer y
+        v = math.pow(-s, exponent)
+        return -v if odd else v
+    return math.pow(s, exponent)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _candidate(c1, j, p, sorted_pos, nbr_idx, kv2comp, nbr_sim, threshold):
+    """Column c1's j-th candidate in column order: ``(pos, c2, s)``, with c2 = -1 to skip it (not among the first
+    ``p`` neighbours, or not above the threshold) and -2 to end the column (only non-dictionary words follow)."""
+    pos = sorted_pos[c1, j]
+    if pos >= p:
+        return pos, -1, 0.0
+    c2 = kv2comp[nbr_idx[c1, pos]]
+    if c2 < 0:
+        return pos, -2, 0.0
+    s = np.float64(nbr_sim[c1, pos])
+    if not (s > threshold):
+        return pos, -1, s
+    return pos, c2, s
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_symmetric(process, nbr_idx, nbr_sim, powers, sorted_pos, kv2comp, limit, threshold, exponent, dominant,
+                    paper):
+    """The greedy loop for a symmetric S'. Works on compact indices c (dictionary words with an embedding, in
+    ascending id order); cache row c of nbr_idx/nbr_sim/sorted_pos belongs to compact word c. Columns depend on the
+    columns processed before them, so this loop is sequential.
+
+    powers: [m, k] float64 similarity**exponent, or a [0, 0] array to compute them here.
+    Returns per-column lists, unsorted: count[m], rows[m, limit] (compact row indices), vals[m, limit] (float32).
+    """
+    m = nbr_idx.shape[0]
+    k = nbr_idx.shape[1]
+    count = np.zeros(m, dtype=np.int64)
+    colsum = np.zeros(m, dtype=np.float32)
+    stamp = np.full(m, -1, dtype=np.int64)
+    rows = np.empty((m, limit), dtype=np.int32)
+    vals = np.empty((m, limit), dtype=np.float32)
+    one32 = np.float32(1.0)
+    have_powers = powers.shape[0] > 0
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    for step in range(process.shape[0]):
+        c1 = process[step]
+        p = limit - count[c1]  # num_rows: neighbours requested from most_similar
+        if p <= 0:
+            continue
+        for e in range(count[c1]):
+            stamp[rows[c1, e]] = c1
+        for j in range(k):  # candidates in column order (idf desc, id asc); non-dictionary words last
+            pos, c2, s = _candidate(c1, j, p, sorted_pos, nbr_idx, kv2comp, nbr_sim, threshold)
+            if c2 == -2:
+                break
+            if c2 < 0:
+                continue
+            v = _value(s, powers[c1, pos] if have_powers else 0.0, have_powers, exponent, integral, odd)
+            v32 = np.float32(v)
+            a = abs(v)
+            a32 = np.float32(a)
+            if paper:  # a dominance violation of the column ends it
+                if dominant and np.float64(colsum[c1]) + a >= 1.0:
+                    break
+                accept = count[c2] < limit and (not dominant or np.float64(colsum[c2]) + a < 1.0)
+            else:  # any violation skips the candidate
+                accept = count[c1] < limit and count[c2] < limit and not (
+                    dominant and (colsum[c1] + a32 >= one32 or colsum[c2] + a32 >= one32))
+            if not accept or stamp[c2] == c1:
+                continue
+            rows[c1, count[c1]] = c2
+            vals[c1, count[c1]] = v32
+            count[c1] += 1
+            rows[c2, count[c2]] = c1
+            vals[c2, count[c2]] = v32
+            count[c2] += 1
+            if dominant and paper:  # the fork's float64 sums, stored back into float32
+                colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
+                colsum[c2] = np.float32(np.float64(colsum[c2]) + a)
+            elif dominant:
+                colsum[c1] = colsum[c1] + a32
+                colsum[c2] = colsum[c2] + a32
+    return count, rows, vals
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _fill_independent(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2comp, limit, threshold, exponent,
+                      dominant, paper):
+    """The greedy loop for a non-symmetric S': every column depends only on its own candidates, so the columns run
+    in parallel. Same arguments as :func:`_fill_symmetric`; the lists come out sorted by row."""
+    m = nbr_idx.shape[0]
+    k = nbr_idx.shape[1]
+    count = np.zeros(m, dtype=np.int64)
+    rows = np.empty((m, limit), dtype=np.int32)
+    vals = np.empty((m, limit), dtype=np.float32)
+    one32 = np.float32(1.0)
+    have_powers = powers.shape[0] > 0
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    for step in numba.prange(process.shape[0]):
+        c1 = process[step]
+        chosen = np.zeros(k, dtype=np.bool_)
+        chosen_val = np.empty(k, dtype=np.float32)
+        n_chosen = 0
+        colsum = np.float32(0.0)
+        for j in range(k):  # candidates in column order (idf desc, id asc); non-dictionary words last
+            pos, c2, s = _candidate(c1, j, limit, sorted_pos, nbr_idx, kv2comp, nbr_sim, threshold)
+            if c2 == -2:
+                break
+            if c2 < 0:
+                continue
+            v = _value(s, powers[c1, pos] if have_powers else 0.0, have_powers, exponent, integral, odd)
+            a = abs(v)
+            if paper:
+                if dominant and np.float64(colsum) + a >= 1.0:
+                    break
+                if dominant:
+                    colsum = np.float32(np.float64(colsum) + a)
+            else:
+                if dominant and colsum + np.float32(a) >= one32:
+                    continue
+                if n_chosen == limit:
+                    continue
+                if dominant:
+                    colsum = colsum + np.float32(a)
+            chosen[pos] = True
+            chosen_val[pos] = np.float32(v)
+            n_chosen += 1
+        e = 0
+        for j in range(k):  # emit the column's entries sorted by row
+            pos = id_pos[c1, j]
+            if chosen[pos]:
+                rows[c1, e] = kv2comp[nbr_idx[c1, pos]]
+                vals[c1, e] = chosen_val[pos]
+                e += 1
+        count[c1] = n_chosen
+    return count, rows, vals
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp, sort):
+    """Column lists (+ unit diagonal) -> CSC arrays, columns in parallel. Each list must hold all of its column's
+    entries (true of both fills, since a symmetric fill writes every pair into both columns); ``sort`` sorts a
+    list by row first (the symmetric fill leaves them unsorted)."""
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        c = comp_of_dict[j]
+        indptr[j + 1] = indptr[j] + 1 + (count[c] if c >= 0 else 0)
+    nnz = indptr[n]
+    indices = np.empty(nnz, dtype=np.int32)
+    data = np.empty(nnz, dtype=np.float32)
+    for j in numba.prange(n):
+        out = indptr[j]
+        c = comp_of_dict[j]
+        diagonal_done = False
+        if c >= 0:
+            order = np.argsort(rows[c, :count[c]]) if sort else np.arange(count[c])
+            for e in range(count[c]):
+                r = rows[c, order[e]]
+                if not diagonal_done and r > c:
+                    indices[out] = j
+                    data[out] = 1.0
+                    out += 1
+                    diagonal_done = True
+                indices[out] = dict_of_comp[r]
+                data[out] = vals[c, order[e]]
+                out += 1
+        if not diagonal_done:
+            indices[out] = j
+            data[out] = 1.0
+    return indptr, indices, data
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _powers(sims, exponent):
+    """float64(s) ** exponent as CPython computes it (pow(|s|, y), negated for odd integer y when s < 0)."""
+    out = np.empty(sims.shape, dtype=np.float64)
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    for r in numba.prange(sims.shape[0]):
+        for j in range(sims.shape[1]):
+            s = np.float64(sims[r, j])
+            if exponent == 1.0:
+                out[r, j] = s
+            elif exponent == 2.0:
+                out[r, j] = s * s
+            elif s < 0.0:
+                v = math.pow(-s, exponent) if integral else np.nan
+                out[r, j] = -v if odd else v
+            else:
+                out[r, j] = math.pow(s, exponent)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sort_positions(keys, out):
+    """For every row, the positions 0..k-1 sorted by (key, position): a stable argsort per row."""
+    for r in range(keys.shape[0]):
+        out[r] = np.argsort(keys[r], kind="mergesort")
+    return out
+
+
+class TermSimilarityBuilder:
+    """Builds many term-similarity matrices over one dictionary (and tf-idf model) from one neighbour cache.
+
+    The constructor does the per-dictionary work once (token mapping, column order, sorting every cache row in
+    column order); :meth:`build` is then a single numba pass.
+    """
+
+    def __init__(self, neighbours: Neighbours, dictionary, tfidf=None):
+        self.neighbours = neighbours
+        self.dictionary = dictionary
+        self.tfidf = tfidf
+        n = len(dictionary)
+        if n == 0:
+            raise ValueError("the dictionary must not be empty")
+        self.n = n
+        order = column_order(dictionary, tfidf)
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+
+        row_of = neighbours.row_of
+        key_index = {key: i for i, key in enumerate(neighbours.keys)}
+        kv2dict = np.full(len(neighbours.keys), -1, dtype=np.int64)
+        embedded = np.zeros(n, dtype=bool)
+        cache_row = np.full(n, -1, dtype=np.int64)
+        missing = []
+        for token, term_id in dictionary.token2id.items():
+            i = key_index.get(token)
+            if i is None:
+                continue
+            kv2dict[i] = term_id
+            embedded[term_id] = True
+            row = row_of.get(token)
+            if row is None:
+                missing.append(token)
+            else:
+                cache_row[term_id] = row
+        if missing:
+            raise ValueError(f"{len(missing)} dictionary words have an embedding but no row in the neighbour cache, "
+                             f"e.g. {missing[:5]}; compute the cache over these words")
+        dict_of_comp = np.flatnonzero(embedded).astype(np.int64)
+        comp_of_dict = np.full(n, -1, dtype=np.int64)
+        comp_of_dict[dict_of_comp] = np.arange(dict_of_comp.size)
+        self.dict_of_comp = dict_of_comp
+        self.comp_of_dict = comp_of_dict
+        self.kv2comp = np.where(kv2dict >= 0, comp_of_dict[np.maximum(kv2dict, 0)], -1).astype(np.int64)
+        self.process = comp_of_dict[order[embedded[order]]]
+
+        # compact copies of the cache rows used; each row's positions sorted in column order and in id order
+        rows_used = cache_row[dict_of_comp]
+        self.nbr_idx = np.ascontiguousarray(neighbours.indices[rows_used])
+        self.nbr_sim = np.ascontiguousarray(neighbours.similarities[rows_used])
+        big = np.int64(n)  # non-dictionary neighbours sort last
+        pos_dtype = np.int16 if self.nbr_idx.shape[1] <= np.iinfo(np.int16).max else np.int32
+        rank_of_kv = np.where(kv2dict >= 0, rank[np.maximum(kv2dict, 0)], big)
+        self.sorted_pos = _sort_positions(rank_of_kv[self.nbr_idx], np.empty(self.nbr_idx.shape, dtype=pos_dtype))
+        if tfidf is None:
+            self.id_pos = self.sorted_pos
+        else:
+            id_of_kv = np.where(kv2dict >= 0, kv2dict, big)
+            self.id_pos = _sort_positions(id_of_kv[self.nbr_idx], np.empty(self.nbr_idx.shape, dtype=pos_dtype))
+        self._powers_exponent = None
+        self._powers = None
+
+    def powers(self, exponent: float) -> np.ndarray:
+        """similarity ** exponent over the cache (float64), memoised for the last exponent (Python's float pow)."""
+        if exponent != self._powers_exponent:
+            self._powers = None  # free the old one first
+            self._powers = _powers(self.nbr_sim, float(exponent))
+            self._powers_exponent = exponent
+        return self._powers
+
+    def build(self, nonzero_limit: int = 100, threshold: float = 0.0, exponent: float = 2.0, *,
+              symmetric: bool = True, dominant: bool = False, fill_rule: str = "paper",
+              memoise_powers: bool = True) -> sparse.csc_matrix:
+        """One matrix; see :func:`term_similarity_matrix`. ``memoise_powers`` keeps similarity**exponent for the
+        whole cache between calls (m × k float64) when the exponent is neither 1 nor 2."""
+        nonzero_limit, threshold, exponent = _validate(nonzero_limit, threshold, exponent, fill_rule, self.neighbours.depth)
+        if memoise_powers and exponent not in (1.0, 2.0):
+            powers = self.powers(exponent)
+        else:
+            powers = np.empty((0, 0), dtype=np.float64)
+        arguments = (self.process, self.nbr_idx, self.nbr_sim, powers, self.sorted_pos)
+        if symmetric:
+            count, rows, vals = _fill_symmetric(*arguments, self.kv2comp, nonzero_limit, threshold, exponent,
+                                                bool(dominant), fill_rule == "paper")
+        else:
+            count, rows, vals = _fill_independent(*arguments, self.id_pos, self.kv2comp, nonzero_limit, threshold,
+                                                  exponent, bool(dominant), fill_rule == "paper")
+        indptr, indices, data = _lists_to_csc(self.n, self.comp_of_dict, count, rows, vals, self.dict_of_comp,
+                                              bool(symmetric))
+        matrix = sparse.csc_matrix((data, indices, indptr), shape=(self.n, self.n))
+        matrix.has_sorted_indices = True
+        return matrix
+
+
+def _validate(nonzero_limit, threshold, exponent, fill_rule, depth):
+    if fill_rule not in FILL_RULES:
+        raise ValueError(f"unknown fill rule {fill_rule!r}; allowed: {', '.join(FILL_RULES)}")
+    if isinstance(nonzero_limit, bool) or not isinstance(nonzero_limit, (int, np.integer)):
+        raise TypeError(f"nonzero_limit must be an integer, got {nonzero_limit!r}")
+    if nonzero_limit < 1:
+        raise ValueError(f"nonzero_limit must be at least 1, got {nonzero_limit}")
+    if nonzero_limit > depth:
+        raise ValueError(f"nonzero_limit={nonzero_limit} exceeds the neighbour cache's depth={depth}; "
+                         f"recompute the cache with depth >= {nonzero_limit}")
+    threshold = float(threshold)
+    if not -1.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must lie in [-1, 1], got {threshold}")
+    exponent = float(exponent)
+    if not exponent > 0 or not math.isfinite(exponent):
+        raise ValueError(f"exponent must be positive and finite, got {exponent}")
+    if threshold < 0 and exponent != math.floor(exponent):
+        raise ValueError(f"a negative threshold ({threshold}) admits negative similarities, which a non-integer "
+                         f"exponent ({exponent}) would make complex")
+    return int(nonzero_limit), threshold, exponent
+
+
+_BUILDER_MEMO: dict = {}
+
+
+def term_similarity_matrix(neighbours: Neighbours, dictionary, tfidf=None, *, nonzero_limit: int = 100,
+                           threshold: float = 0.0, exponent: float = 2.0, symmetric: bool = True,
+                           dominant: bool = False, fill_rule: str = "paper") -> sparse.csc_matrix:
+    """The sparse term-similarity matrix (float32 CSC over the dictionary's ids); see the module docstring.
+
+    The per-dictionary preparation is memoised for the last (neighbours, dictionary, tfidf) triple, so calling this
+    repeatedly over a parameter grid costs one numba pass per call.
+
+    Parameters
+    ----------
+    neighbours : Neighbours
+        The neighbour cache (:func:`nearest_neighbours`), at least ``nonzero_limit`` deep.
+    dictionary : gensim.corpora.Dictionary
+        The rows and columns.
+    tfidf : gensim.models.TfidfModel, optional
+        Orders the columns by idf (the paper's Idf); None: by id.
+    nonzero_limit : int
+        C, the most non-zero entries per column besides the diagonal.
+    threshold : float
+        t, the smallest similarity kept.
+    exponent : float
+        o, similarities are raised to it.
+    symmetric, dominant : bool
+        Sym and Dom.
+    fill_rule : str
+        How a dominance violation is handled (:data:`FILL_RULES`).
+
+    Returns
+    -------
+    scipy.sparse.csc_matrix
+        S', float32.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> S = term_similarity_matrix(nearest_neighbours(kv, depth=2, progress=False), Dictionary([["a", "b", "c"]]),
+    ...                            nonzero_limit=1, exponent=1.0)
+    >>> S.toarray().round(2)
+    array([[1. , 0.8, 0. ],
+           [0.8, 1. , 0. ],
+           [0. , 0. , 1. ]], dtype=float32)
+    """
+    _validate(nonzero_limit, threshold, exponent, fill_rule, neighbours.depth)
+    key = (id(neighbours), id(dictionary), id(tfidf), len(dictionary))
+    builder = _BUILDER_MEMO.get(key)
+    if builder is None or builder.neighbours is not neighbours or builder.dictionary is not dictionary \
+            or builder.tfidf is not tfidf:
+        _BUILDER_MEMO.clear()
+        builder = _BUILDER_MEMO[key] = TermSimilarityBuilder(neighbours, dictionary, tfidf)
+    return builder.build(nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant, fill_rule=fill_rule)

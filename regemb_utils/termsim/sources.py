@@ -1,0 +1,152 @@
+"""The term similarity matrices S' for a grid point of the sparse SCM: from a grid held in memory, or from the
+neighbour cache and the dictionary in the artifact cache (what a joblib or dask worker loads itself)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scipy import sparse
+
+from ..study.cache import ArtifactCache, code_hash, fingerprint
+from ..text.preprocessing import corpus_dictionary
+from .orthogonalization import SPARSE_KEYS, MatrixGrid, neighbour_cache
+
+__all__ = ["InMemoryMatrices", "CachedMatrices", "restricted"]
+
+
+class InMemoryMatrices:
+    """S' for a grid point from neighbours and a dictionary held in memory (small cases); ``identity`` fingerprints
+    both by content, and the code that builds S' from them (for the keys of results computed with them).
+
+    Parameters
+    ----------
+    neighbours : Neighbours
+        The neighbour cache.
+    dictionary : gensim.corpora.Dictionary
+        The rows and columns of S'.
+    fill_rule : str
+        How a dominance violation is handled.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> matrices = InMemoryMatrices(nearest_neighbours(kv, depth=1, progress=False), Dictionary([["a", "b", "c"]]))
+    >>> point = dict(symmetric=True, dominant=True, idf=True, nonzero_limit=1, threshold=0.0, exponent=1.0)
+    >>> matrices.build(point).shape
+    (3, 3)
+    """
+
+    def __init__(self, neighbours, dictionary, fill_rule: str = "paper"):
+        self.grid = MatrixGrid(neighbours, dictionary, fill_rule)
+        self.identity = fingerprint(neighbours.keys, neighbours.words, neighbours.indices, neighbours.similarities,
+                                    sorted(dictionary.token2id.items()), sorted(dictionary.dfs.items()),
+                                    dictionary.num_docs, fill_rule, code_hash(__name__))
+
+    def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
+        return self.grid.build(**{key: point[key] for key in SPARSE_KEYS})
+
+
+_LOADED: dict = {}  # per process: the last CachedMatrices' MatrixGrid
+
+
+def _allow_kept_memory(limit: int = 16 * 2**30) -> None:
+    """joblib's loky workers restart themselves when their memory grows by 300 MB (a leak check); a worker that keeps
+    its S' source (≈ 2 GB for the paper's dictionary) on purpose would restart, and reload it, after every grid
+    point. Raise the check's limit in this worker (loky reads it on every check)."""
+    try:
+        from joblib.externals.loky import process_executor
+    except ImportError:  # pragma: no cover
+        return
+    process_executor._MAX_MEMORY_LEAK_SIZE = max(process_executor._MAX_MEMORY_LEAK_SIZE, limit)
+
+
+@dataclass(frozen=True)
+class CachedMatrices:
+    """S' for a grid point, from the neighbour cache and the dictionary in the artifact cache.
+
+    Pickles to a few strings; each process (a joblib or dask worker) loads the cache and prepares its builders once
+    and keeps only the last source in memory. The neighbour cache must already exist (chapter 3 makes it; call
+    :func:`regemb_utils.termsim.orthogonalization.neighbour_cache` in the main process first).
+
+    Parameters
+    ----------
+    root : str
+        The artifact cache's directory.
+    corpus_articles : int or None
+        The corpus dictionary's articles (None: all).
+    tokenizer : str
+        The corpus dictionary's tokenizer.
+    neighbour_key : tuple of (str, object) pairs
+        The neighbour cache's key (:func:`regemb_utils.termsim.orthogonalization.neighbour_key`), sorted.
+    depth : int
+        Neighbours per word in the cache.
+    fill_rule : str
+        How a dominance violation is handled.
+
+    Examples
+    --------
+    >>> source = CachedMatrices("/tmp/cache", None, "paper", (("model", "32-bit"),), 800)
+    >>> source.identity == CachedMatrices("/elsewhere", None, "paper", (("model", "32-bit"),), 800).identity
+    True
+    """
+
+    root: str
+    corpus_articles: int | None
+    tokenizer: str
+    neighbour_key: tuple[tuple[str, Any], ...]
+    depth: int  # neighbours per word in the cache
+    fill_rule: str = "paper"
+
+    def grid(self):
+        if self not in _LOADED:
+            _LOADED.clear()
+            cache = ArtifactCache(self.root)
+            dictionary = corpus_dictionary(self.corpus_articles, self.tokenizer, cache)
+            neighbours, _ = neighbour_cache(None, dictionary, self.depth, dict(self.neighbour_key), cache)
+            _LOADED[self] = MatrixGrid(neighbours, dictionary, self.fill_rule)
+            _allow_kept_memory()
+        return _LOADED[self]
+
+    @property
+    def identity(self) -> str:
+        """The S' source by content: the neighbour cache's key fingerprints the embeddings and names the dictionary;
+        with the code that builds S' from them; where the cache lives does not matter."""
+        return fingerprint(self.corpus_articles, self.tokenizer, dict(self.neighbour_key), self.depth, self.fill_rule,
+                           code_hash(__name__))
+
+    def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
+        return self.grid().build(**{key: point[key] for key in SPARSE_KEYS})
+
+
+def restricted(S, terms) -> sparse.csc_matrix:
+    """S' on the rows and columns ``terms`` only (dictionary ids, e.g. ``Documents.terms``: the words of one data
+    set), in that order: the term similarity of documents represented over these words.
+
+    Parameters
+    ----------
+    S : scipy.sparse matrix
+        A term-similarity matrix over the whole dictionary.
+    terms : numpy.ndarray
+        Dictionary ids.
+
+    Returns
+    -------
+    scipy.sparse.csc_matrix
+        ``S[terms][:, terms]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> S = sparse.csc_matrix(np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]]))
+    >>> restricted(S, np.array([0, 2])).toarray()
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    return sparse.csc_matrix(S[:, terms])[terms, :]

@@ -1,0 +1,96 @@
+"""The word-embedding training corpus: the first 102.7 MB of a 2015 English Wikipedia dump, as WikiExtractor wrote it.
+
+This stands in for the paper's corpus, enwik8 (the first 10^8 bytes of a 2006 dump) filtered by a modified
+``wikifil.pl`` into one lower-case article per line (see ``data/README.md``). The archive holds
+``text/AA/wiki_00`` … ``wiki_99``, 6,514 articles in all, each written as::
+
+    <doc id="12" url="http://en.wikipedia.org/wiki?curid=12" title="Anarchism">
+    Anarchism
+    <BLANKLINE>
+    Anarchism is a political philosophy ...
+    </doc>
+
+The archive is read as a stream (``tarfile`` mode ``"r|xz"``), one line at a time, so only one article is held in
+memory at once (besides the current ~1 MB member).
+"""
+from __future__ import annotations
+
+import html
+import io
+import re
+import tarfile
+from collections.abc import Iterator
+
+from .datasets import FILES, data_file
+from .tokenization import TOKENIZERS, tokenize
+
+WIKIPEDIA_ARTICLES = 6514
+
+_DOC_START = re.compile(r'<doc id="[^"]*" url="[^"]*" title="([^"]*)">\s*$')
+_MEMBER = re.compile(r"text/AA/wiki_\d\d")
+
+
+def _check_max_articles(max_articles: int | None) -> int | None:
+    if max_articles is None:
+        return None
+    if isinstance(max_articles, bool) or not isinstance(max_articles, int) or max_articles < 1:
+        raise ValueError(f"max_articles must be a positive integer or None, not {max_articles!r}")
+    return max_articles
+
+
+def wikipedia_articles(max_articles: int | None = None) -> Iterator[tuple[str, str]]:
+    """Yield ``(title, text)`` for each article in file order, at most ``max_articles`` of them.
+
+    ``text`` is everything between the ``<doc …>`` and ``</doc>`` lines (WikiExtractor repeats the title as its
+    first line), without the surrounding newlines. The archive's checksum is verified first.
+    """
+    max_articles = _check_max_articles(max_articles)
+    path = data_file(FILES["wikipedia"])
+    count = 0
+    title: str | None = None
+    lines: list[str] = []
+    with tarfile.open(path, "r|xz") as tar:
+        for member in tar:
+            if not member.isfile() or not _MEMBER.fullmatch(member.name):
+                continue
+            # A member is about 1 MB; a streamed tar member is not seekable, so it is read whole and split.
+            for line in io.StringIO(tar.extractfile(member).read().decode("utf-8")):  # lines end at "\n" only
+                if title is None:
+                    match = _DOC_START.match(line)
+                    if match:
+                        title, lines = html.unescape(match.group(1)), []
+                    elif line.strip():
+                        raise ValueError(f"{path}: {member.name}: text outside a <doc>: {line[:80]!r}")
+                elif line.rstrip("\n") == "</doc>":
+                    yield title, "".join(lines).strip("\n")
+                    title, lines = None, []
+                    count += 1
+                    if max_articles is not None and count >= max_articles:
+                        return
+                else:
+                    lines.append(line)
+    if title is not None:
+        raise ValueError(f"{path}: the last article, {title!r}, has no </doc>")
+
+
+class WikipediaCorpus:
+    """The Wikipedia articles as token lists, re-iterable (e.g. once per training epoch, or for a gensim Dictionary).
+
+    Each iteration streams the archive anew and yields ``tokenize(text, tokenizer)`` for each article.
+    """
+
+    def __init__(self, max_articles: int | None = None, tokenizer: str = "paper"):
+        self.max_articles = _check_max_articles(max_articles)
+        if tokenizer not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {tokenizer!r}; allowed: {', '.join(TOKENIZERS)}")
+        self.tokenizer = tokenizer
+
+    def __iter__(self) -> Iterator[list[str]]:
+        for _, text in wikipedia_articles(self.max_articles):
+            yield tokenize(text, self.tokenizer)
+
+    def __len__(self) -> int:
+        return WIKIPEDIA_ARTICLES if self.max_articles is None else min(self.max_articles, WIKIPEDIA_ARTICLES)
+
+    def __repr__(self) -> str:
+        return f"WikipediaCorpus(max_articles={self.max_articles!r}, tokenizer={self.tokenizer!r})"

@@ -1,0 +1,242 @@
+"""Chapter 1's computations: data set statistics (the paper's Table 1), class distributions, the corpus dictionary."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from gensim.corpora import Dictionary
+
+from ..study.cache import ArtifactCache
+from .corpus import WikipediaCorpus
+from .datasets import Dataset, Split
+from ..study.paper import DIFFERENT_DATA, TEST_ERRORS, table_1
+from .tokenization import tokenize
+
+ARTIFACTS = ("corpus-dictionary",)  # the artifact kinds computed here (their keys hash this code: regemb_utils.cache)
+
+def head(dataset: Dataset, n: int | None) -> Dataset:
+    """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices."""
+    if n is None:
+        return dataset
+
+    def cut(split: Split) -> Split:
+        return Split(split.texts[:n], split.labels[:n])
+
+    return dataclasses.replace(
+        dataset, train=cut(dataset.train), validation=cut(dataset.validation), test=cut(dataset.test)
+    )
+
+
+def _mean_unique_words(texts, tokenizer: str, vocabularies: dict) -> dict[str, float]:
+    """E[p] for several vocabularies at once (``None``: every word), tokenizing each document once."""
+    counts = {name: [] for name in vocabularies}
+    for text in texts:
+        words = set(tokenize(text, tokenizer))
+        for name, vocabulary in vocabularies.items():
+            counts[name].append(len(words) if vocabulary is None else sum(1 for w in words if w in vocabulary))
+    return {name: float(np.mean(c)) if c else float("nan") for name, c in counts.items()}
+
+
+def frequent_words(dictionary: Dictionary, min_count: int) -> set[str]:
+    """The dictionary's words that occur at least ``min_count`` times in the corpus: the words that chapter 2's
+    embeddings (trained on the same corpus with that ``min_count``) give a vector."""
+    return {dictionary[i] for i, count in dictionary.cfs.items() if count >= min_count}
+
+
+def dataset_statistics(datasets: dict[str, Dataset], tokenizer: str = "paper", dictionary: Dictionary | None = None,
+                       min_count: int = 5):
+    """Our Table 1 beside the paper's, one row per data set.
+
+    With a ``dictionary``, E[p] is also counted over the words of the corpus dictionary (what the paper's code kept:
+    ``"E[p] in corpus dictionary"``) and over the words that occur at least ``min_count`` times in the corpus, the
+    words that get an embedding (what the paper's text says it kept: ``"E[p] with an embedding"``)."""
+    vocabularies = {"E[p]": None}
+    if dictionary is not None:
+        vocabularies["E[p] in corpus dictionary"] = dictionary.token2id
+        vocabularies["E[p] with an embedding"] = frequent_words(dictionary, min_count)
+    rows = []
+    for name, d in datasets.items():
+        texts = d.train.texts + d.validation.texts + d.test.texts
+        means = _mean_unique_words(texts, tokenizer, vocabularies)
+        row = {"dataset": name, "train": len(d.train) + len(d.validation), "test": len(d.test), "E[p]": means["E[p]"],
+               "classes": len(d.class_names)}
+        row.update({column: value for column, value in means.items() if column != "E[p]"})
+        rows.append(row)
+    ours = pd.DataFrame(rows).set_index("dataset")
+    paper = table_1().loc[ours.index]
+    return pd.concat({"ours": ours, "paper": paper}, axis=1)
+
+
+def class_distribution(datasets: dict[str, Dataset]) -> pd.DataFrame:
+    """One row per (data set, split, class): the number of documents."""
+    rows = []
+    for name, d in datasets.items():
+        for split_name in ("train", "validation", "test"):
+            split = getattr(d, split_name)
+            counts = np.bincount(split.labels, minlength=len(d.class_names))
+            for class_name, count in zip(d.class_names, counts):
+                rows.append({"dataset": name, "split": split_name, "class": class_name, "documents": int(count)})
+    return pd.DataFrame(rows)
+
+
+def table_1_comparison(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`dataset_statistics`' table for reading: one row per data set, our sizes, classes and E[p] beside the
+    paper's Table 1. Sizes are "train / test" text and classes a number, each with the paper's value in parentheses
+    where it differs; E[p] is counted over all words, over the corpus dictionary's words and over the words with an
+    embedding (where the table has them), beside the paper's."""
+    ours, paper = table["ours"], table["paper"]
+
+    def sizes(train, test):
+        return f"{int(train):,}\u00a0/\u00a0{int(test):,}"
+
+    shown = pd.DataFrame(index=pd.Index([name.upper() for name in table.index], name="data set"))
+    shown["train / test (paper's if different)"] = [
+        sizes(a, b) + ("" if (int(a), int(b)) == (int(c), int(d)) else f" (paper: {sizes(c, d)})")
+        for a, b, c, d in zip(ours["train"], ours["test"], paper["train"], paper["test"])]
+    shown["classes"] = [f"{int(a)}" if int(a) == int(b) else f"{int(a)} (paper: {int(b)})"
+                        for a, b in zip(ours["classes"], paper["classes"])]
+    shown["E[p]: all words"] = ours["E[p]"].to_numpy()
+    for column, label in (("E[p] in corpus dictionary", "E[p]: in corpus dictionary"),
+                          ("E[p] with an embedding", "E[p]: with an embedding")):
+        if column in ours:
+            shown[label] = ours[column].to_numpy()
+    shown["paper: E[p]"] = paper["E[p]"].to_numpy()
+    return shown
+
+
+def majority_class_error(datasets: dict[str, Dataset]) -> pd.DataFrame:
+    """The test error of a classifier that always answers the largest class of the training split (the reference
+    set of the kNN classifier; ties go to the lower class id), one row per data set: the class, its share of the
+    training split and the error on the test split (fractions)."""
+    rows = []
+    for name, d in datasets.items():
+        train = np.bincount(d.train.labels, minlength=len(d.class_names))
+        largest = int(np.argmax(train))
+        test = np.asarray(d.test.labels)
+        rows.append({"dataset": name, "largest class": d.class_names[largest],
+                     "share of training split": train[largest] / train.sum() if train.sum() else float("nan"),
+                     "test error": float(np.mean(test != largest)) if test.size else float("nan")})
+    return pd.DataFrame(rows).set_index("dataset")
+
+
+def majority_class_table(majority: pd.DataFrame) -> pd.DataFrame:
+    """:func:`majority_class_error` for reading, beside the lowest and the highest test error of the paper's seven
+    methods on each data set ("paper: ...", from its Figure 8), as fractions."""
+    shown = majority.rename(columns={"share of training split": "share of the training split",
+                                     "test error": "majority-class test error"})
+    errors = {d: [v.value for (_, dataset), v in TEST_ERRORS.items() if dataset == d] for d in majority.index}
+    shown["paper: lowest test error"] = [min(errors[d]) / 100 if errors[d] else np.nan for d in majority.index]
+    shown["paper: highest test error"] = [max(errors[d]) / 100 if errors[d] else np.nan for d in majority.index]
+    shown.index = pd.Index([d.upper() for d in majority.index], name="data set")
+    return shown
+
+
+def e_p_gaps(table: pd.DataFrame) -> pd.Series:
+    """How far each of our E[p] columns of :func:`dataset_statistics`' table is from the paper's Table 1: the mean
+    absolute difference over the data sets whose documents are the paper's (all data sets if none is)."""
+    ours, paper = table["ours"], table["paper"]
+    same = [d for d in table.index if d not in DIFFERENT_DATA] or list(table.index)
+    columns = [c for c in ("E[p]", "E[p] in corpus dictionary", "E[p] with an embedding") if c in ours]
+    return pd.Series({c: float(np.mean(np.abs(ours.loc[same, c] - paper.loc[same, "E[p]"]))) for c in columns})
+
+
+SPLIT_COLOURS = {"train": "#4C72B0", "validation": "#DD8452", "test": "#55A868"}
+
+
+def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | None = None, bar_px: int = 17):
+    """:func:`class_distribution` as a plotly figure: one panel per data set, one above the other, each as tall as
+    its number of classes (``bar_px`` pixels per class), with the classes in their label order, stacked bars for the
+    train, validation and test splits and no text smaller than 12 px (9 pt); with ``majority``
+    (:func:`majority_class_error`), each panel's title names the largest class and the majority-class test error."""
+    from plotly.subplots import make_subplots
+    import plotly.graph_objects as go
+
+    datasets = list(dict.fromkeys(classes["dataset"]))
+    sizes = [classes.loc[classes.dataset == d, "class"].nunique() for d in datasets]
+    titles = []
+    for d in datasets:
+        title = f"<b>{d.upper()}</b>"
+        if majority is not None and d in majority.index:
+            row = majority.loc[d]
+            title += f": always answering “{row['largest class']}”: {100 * row['test error']:.1f}\u00a0% test error"
+        titles.append(title)
+    # the class names sit in a fixed left margin, so that every panel title can start at the figure's left edge
+    label_px = int(7.2 * max(len(str(c)) for c in classes["class"])) + 16
+    gap_px, top_px, bottom_px = 70, 70, 50
+    height = top_px + bottom_px + sum(n * bar_px for n in sizes) + gap_px * (len(datasets) - 1) + 30
+    figure = make_subplots(rows=len(datasets), cols=1, row_heights=list(sizes), subplot_titles=titles,
+                           vertical_spacing=gap_px / (height - top_px - bottom_px))
+    for row, d in enumerate(datasets, start=1):
+        part = classes[classes.dataset == d]
+        order = list(dict.fromkeys(part["class"]))
+        for split, colour in SPLIT_COLOURS.items():
+            counts = part[part.split == split].set_index("class")["documents"].reindex(order, fill_value=0)
+            figure.add_trace(go.Bar(x=counts.to_numpy(), y=order, orientation="h", name=split, legendgroup=split,
+                                    marker_color=colour, showlegend=row == 1,
+                                    hovertemplate=f"{d.upper()}, %{{y}}<br>{split}: %{{x:,}} documents"
+                                                  "<extra></extra>"), row=row, col=1)
+        figure.update_yaxes(categoryorder="array", categoryarray=order[::-1], row=row, col=1)
+        figure.update_xaxes(title_text="documents" if row == len(datasets) else None, row=row, col=1)
+    figure.update_layout(barmode="stack", height=height, font=dict(size=13), bargap=0.25,
+                         margin=dict(l=label_px, r=10, t=top_px, b=bottom_px),
+                         legend=dict(orientation="h", x=0, xanchor="left", xref="container", y=1, yanchor="top",
+                                     yref="container", title=None))
+    figure.update_annotations(font_size=13, xanchor="left", x=0, xshift=-(label_px - 8))
+    figure.update_yaxes(tickfont_size=12, automargin=False)
+    figure.update_xaxes(tickfont_size=12, tickformat=",d")
+    return figure
+
+
+@dataclasses.dataclass(frozen=True)
+class CorpusStatistics:
+    articles: int
+    tokens: int
+    vocabulary: int
+    vocabulary_min_count_5: int
+
+
+def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache: ArtifactCache | None = None) -> Dictionary:
+    """The common dictionary: every token of the Wikipedia corpus (``prune_at=None``, no filtering), as the paper."""
+    cache = cache or ArtifactCache()
+
+    def compute() -> Dictionary:
+        return Dictionary(WikipediaCorpus(max_articles=max_articles, tokenizer=tokenizer), prune_at=None)
+
+    def save(dictionary: Dictionary, directory: Path) -> None:
+        dictionary.save(str(directory / "dictionary.gensim"))
+
+    def load(directory: Path) -> Dictionary:
+        return Dictionary.load(str(directory / "dictionary.gensim"))
+
+    params = {"corpus": "enwiki-2015-wikiextractor-AA", "max_articles": max_articles, "tokenizer": tokenizer}
+    return cache.get("corpus-dictionary", params, compute, save, load)
+
+
+def corpus_statistics(dictionary: Dictionary) -> CorpusStatistics:
+    return CorpusStatistics(
+        articles=dictionary.num_docs,
+        tokens=dictionary.num_pos,
+        vocabulary=len(dictionary),
+        vocabulary_min_count_5=sum(1 for count in dictionary.cfs.values() if count >= 5),
+    )
+
+
+def table_1_summary(table: pd.DataFrame) -> str:
+    """One line per data set of :func:`dataset_statistics`' table, in Markdown: our sizes and E[p] beside the
+    paper's Table 1, and why they differ where our documents are not the paper's."""
+    lines = []
+    for name, row in table.iterrows():
+        ours, paper = row["ours"], row["paper"]
+        same = int(ours["train"]) == int(paper["train"]) and int(ours["test"]) == int(paper["test"])
+        sizes = (f"{int(ours['train']):,} training and {int(ours['test']):,} test documents"
+                 + (", as in the paper's Table 1" if same
+                    else f" (the paper's Table 1: {int(paper['train']):,} and {int(paper['test']):,})"))
+        ep = ours.get("E[p] in corpus dictionary", ours["E[p]"])
+        line = (f"- **{name.upper()}**: {sizes}; $E[p]$ {ep:.1f} over the corpus dictionary's words "
+                f"(Table 1: {paper['E[p]']:.1f})")
+        if name in DIFFERENT_DATA:
+            line += f"; our documents differ from the paper's: {DIFFERENT_DATA[name]}"
+        lines.append(line + ".")
+    return "\n".join(lines)
