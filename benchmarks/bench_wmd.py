@@ -85,7 +85,7 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
     from regemb_utils.text.documents import prepare_documents, stratified_order
     from regemb_utils.embeddings.trained import embedding_settings, trained_embeddings
     from regemb_utils.study.params import chapter_parameters
-    from regemb_utils.text.preprocessing import corpus_dictionary
+    from regemb_utils.text.corpus import corpus_dictionary
     from regemb_utils.measures.similarity import embedding_matrix
 
     cache = ArtifactCache(cache_dir)

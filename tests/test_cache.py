@@ -207,18 +207,21 @@ def test_staging_of_a_killed_run_is_removed_and_artifacts_are_group_readable(tmp
 def test_artifacts_pickled_before_the_subpackages_load(tmp_path):
     """An artifact stored when the package was flat (``regemb_utils.knn_runs``, ...) keeps its key and loads."""
     from regemb_utils.classification.methods import Settings
+    from regemb_utils.text.corpus import CorpusStatistics
     from regemb_utils.text.datasets import Split
 
-    value = {"split": Split(["a b", "c"], np.array([0, 1])), "settings": Settings(ks=(1, 3))}
+    value = {"split": Split(["a b", "c"], np.array([0, 1])), "settings": Settings(ks=(1, 3)),
+             "corpus": CorpusStatistics(2, 4, 2, 0)}
     text = pickle.dumps(value, protocol=0)  # the module of each class is a line of its own
     assert b"regemb_utils.text.datasets\n" in text and b"regemb_utils.classification.methods\n" in text
     old = text.replace(b"regemb_utils.text.datasets\n", b"regemb_utils.data\n").replace(
-        b"regemb_utils.classification.methods\n", b"regemb_utils.methods\n")
+        b"regemb_utils.classification.methods\n", b"regemb_utils.methods\n").replace(
+        b"regemb_utils.text.corpus\nCorpusStatistics", b"regemb_utils.preprocessing\nCorpusStatistics")
     cache = ArtifactCache(tmp_path)
     cache.get("knn", {"n": 1}, lambda: None, save=lambda value, d: (d / "artifact.pkl").write_bytes(old))
     loaded = cache.get("knn", {"n": 1}, lambda: pytest.fail("recomputed"))
     assert loaded["split"].texts == ["a b", "c"] and list(loaded["split"].labels) == [0, 1]
-    assert loaded["settings"] == value["settings"]
+    assert loaded["settings"] == value["settings"] and loaded["corpus"] == value["corpus"]
     modules = {f"regemb_utils.{p.parent.name}.{p.stem}" for p in (cache_module.REPOSITORY / "regemb_utils").glob("*/*.py")
                if p.stem != "__init__"}
     assert set(cache_module._MOVED_MODULES.values()) <= modules  # every old module maps onto one that exists

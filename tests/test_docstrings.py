@@ -16,6 +16,7 @@ DOCUMENTED = {
     "text.tokenization": ["tokenize"],
     "text.datasets": ["dataset_from_texts", "load_dataset"],
     "text.documents": ["prepare_documents", "query_rows", "stratified_order"],
+    "text.corpus": ["corpus_dictionary", "corpus_statistics"],
     "measures.representations": ["bow_matrix", "represent"],
     "measures.similarity": ["cosine_similarity", "embedding_matrix", "dense_scm", "sparse_scm", "similarity_matrix"],
     "measures.wmd": ["wmd", "wmd_knn"],
@@ -48,3 +49,9 @@ def test_entry_points_have_numpydoc_sections(module, name):
     doc = inspect.getdoc(getattr(importlib.import_module(f"regemb_utils.{module}"), name))
     for section in ("Parameters", "Returns", "Examples"):
         assert f"\n{section}\n{'-' * len(section)}\n" in doc, f"{module}.{name} has no {section} section"
+
+
+def test_the_api_reference_documents_every_module():
+    page = (ROOT / "api.md").read_text()
+    missing = [name for name in MODULES if f".. automodule:: {name}\n" not in page]
+    assert not missing, f"api.md does not document {missing}"

@@ -7,11 +7,12 @@ import pytest
 from gensim.corpora import Dictionary
 
 from regemb_utils.study import paper
-from regemb_utils.text.datasets import Dataset, Split
-from regemb_utils.text.preprocessing import (
-    class_distribution, class_distribution_figure, dataset_statistics, e_p_gaps, frequent_words,
-    majority_class_error, majority_class_table, table_1_comparison,
+from regemb_utils.study.preprocessing import (
+    class_distribution, class_distribution_figure, dataset_statistics, e_p_gaps, majority_class_error,
+    majority_class_table, table_1_comparison,
 )
+from regemb_utils.text.corpus import frequent_words
+from regemb_utils.text.datasets import Dataset, Split
 
 
 def _split(labels, text="w"):

@@ -58,6 +58,22 @@ def parameter_grid(specification: Mapping[str, Sequence[Any]]) -> list[dict[str,
 
 @dataclass(frozen=True)
 class GridSearchResult:
+    """The outcome of a grid search (:func:`select_grid`).
+
+    Parameters
+    ----------
+    best_params : dict
+        The best grid point, with ``"k"`` when the errors were per k.
+    best_error : float
+        Its validation error.
+    table : list of dict
+        One row per (grid point, k): the parameters, ``"k"`` (if any) and ``"error"``.
+
+    Examples
+    --------
+    See :func:`select_grid`.
+    """
+
     best_params: dict[str, Any]  # includes "k" when evaluate returned errors per k
     best_error: float
     table: list[dict[str, Any]]  # one row per (grid point, k): the parameters, "k" (if any) and "error"
@@ -121,6 +137,21 @@ def select_best(table: Sequence[Mapping[str, Any]]) -> GridSearchResult:
 
     The lowest error is the highest accuracy; the first row among equals is the earliest grid point, then the
     smallest k (notes §8). A NaN error raises ``ValueError``.
+
+    Parameters
+    ----------
+    table : sequence of mapping
+        Rows with the parameters and ``"error"``.
+
+    Returns
+    -------
+    GridSearchResult
+        The best row's parameters and error, and the table.
+
+    Examples
+    --------
+    >>> select_best([{"C": 1, "error": 0.2}, {"C": 2, "error": 0.1}]).best_params
+    {'C': 2}
     """
     table = [dict(row) for row in table]
     if not table:

@@ -80,6 +80,22 @@ def agresti_coull(successes: int, trials: int, confidence: float = 0.95) -> tupl
 
 @dataclass(frozen=True)
 class McNemarResult:
+    """The discordant pairs of two classifiers and the exact McNemar test's p-value (:func:`mcnemar_exact`).
+
+    Parameters
+    ----------
+    only_a_correct : int
+        Documents A classifies right and B wrong.
+    only_b_correct : int
+        Documents B classifies right and A wrong.
+    pvalue : float
+        The two-sided p-value.
+
+    Examples
+    --------
+    See :func:`mcnemar_exact`.
+    """
+
     only_a_correct: int  # b: classifier A right, B wrong
     only_b_correct: int  # c: classifier B right, A wrong
     pvalue: float
@@ -148,6 +164,24 @@ def benjamini_hochberg(pvalues) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PaperTTestResult:
+    """The paper's t-test (:func:`paper_t_test`).
+
+    Parameters
+    ----------
+    t : float
+        The statistic.
+    df : int
+        Its degrees of freedom.
+    pvalue : float
+        One-sided: ``1 - T.cdf(t, df)``.
+    pooled : bool
+        Whether the F test chose the pooled-variance formula.
+
+    Examples
+    --------
+    See :func:`paper_t_test`.
+    """
+
     t: float
     df: int
     pvalue: float  # one-sided: 1 - T.cdf(t, df)
@@ -388,6 +422,20 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
 
 @dataclass(frozen=True)
 class PairedDifference:
+    """A difference of two paired error rates with its interval (:func:`paired_difference_interval`).
+
+    Parameters
+    ----------
+    difference : float
+        p_a − p_b.
+    lower, upper : float
+        The interval's bounds.
+
+    Examples
+    --------
+    See :func:`paired_difference_interval`.
+    """
+
     difference: float  # p_a − p_b
     lower: float
     upper: float
@@ -402,7 +450,26 @@ def paired_difference_interval(a_only: int, b_only: int, both: int, neither: int
     With Wilson intervals (l₁, u₁) for p_a and (l₂, u₂) for p_b and φ the phi coefficient of the 2×2 table (0 when
     a margin is empty): L = θ̂ − √((p_a − l₁)² − 2φ(p_a − l₁)(u₂ − p_b) + (u₂ − p_b)²),
     U = θ̂ + √((u₁ − p_a)² − 2φ(u₁ − p_a)(p_b − l₂) + (p_b − l₂)²). The interval stays in [−1, 1], is never
-    degenerate and covers close to the nominal level down to small n (Newcombe 1998; Fagerland et al. 2014)."""
+    degenerate and covers close to the nominal level down to small n (Newcombe 1998; Fagerland et al. 2014).
+
+    Parameters
+    ----------
+    a_only, b_only, both, neither : int
+        Documents only A, only B, both and neither classified right.
+    confidence : float
+        1 − α.
+
+    Returns
+    -------
+    PairedDifference
+        The difference of the error rates (B's minus A's) and its interval.
+
+    Examples
+    --------
+    >>> result = paired_difference_interval(10, 4, 80, 6)
+    >>> round(result.difference, 2), round(result.lower, 3), round(result.upper, 3)
+    (0.06, -0.014, 0.138)
+    """
     counts = (a_only, b_only, both, neither)
     if any(c < 0 for c in counts) or sum(counts) == 0:
         raise ValueError("counts must be non-negative with a positive total")

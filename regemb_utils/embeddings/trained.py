@@ -15,7 +15,7 @@ from ..study.cache import ArtifactCache
 from ..text.corpus import WikipediaCorpus
 from .word2bits import load_vectors, save_vectors, train_word2bits
 
-ARTIFACTS = ("word2bits",)  # the artifact kinds computed here (their keys hash this code: regemb_utils.cache)
+ARTIFACTS = ("word2bits",)  # the artifact kinds computed here (their keys hash this code: study.cache)
 
 # The paper's two models: full precision ("32-bit") and 1-bit quantized.
 BITLEVELS = {"32-bit": 0, "1-bit": 1}
@@ -23,6 +23,26 @@ BITLEVELS = {"32-bit": 0, "1-bit": 1}
 
 @dataclass(frozen=True)
 class TrainingSummary:
+    """What the training of one model measured (:func:`trained_embeddings`).
+
+    Parameters
+    ----------
+    vocabulary : int
+        Words with a vector.
+    training_words : int
+        In-vocabulary words of the corpus (one epoch).
+    seconds : float
+        The training time.
+    words_per_second : float
+        Words read per second.
+    loss_per_epoch : list of float
+        The mean loss of each epoch.
+
+    Examples
+    --------
+    See :func:`trained_embeddings`.
+    """
+
     vocabulary: int
     training_words: int
     seconds: float
@@ -38,6 +58,34 @@ def trained_embeddings(
 
     ``workers`` is part of the artifact's key: one thread gives the same vectors on every run, several threads
     update without locks in a varying order and so give other vectors each time.
+
+    Parameters
+    ----------
+    model : {"32-bit", "1-bit"}
+        The bit level (0 or 1 in Word2Bits' terms).
+    size, epochs, window, negative, sample, min_count, workers, seed
+        Word2Bits' training settings (:func:`regemb_utils.embeddings.word2bits.train_word2bits`).
+    corpus_articles : int or None
+        The corpus's first articles (None: all).
+    tokenizer : {"paper", "gensim"}
+        See :func:`regemb_utils.text.tokenization.tokenize`.
+    cache : ArtifactCache, optional
+        Where the vectors are kept.
+
+    Returns
+    -------
+    (gensim.models.KeyedVectors, TrainingSummary)
+        The vectors and what their training measured.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     vectors, summary = trained_embeddings("1-bit", size=4, corpus_articles=1, tokenizer="paper", epochs=1,
+    ...                                           window=2, negative=2, sample=0.0, min_count=5, workers=1,
+    ...                                           cache=ArtifactCache(root))
+    >>> vectors.vector_size, float(np.abs(vectors.vectors).max()).__round__(4)
+    (4, 0.3333)
     """
     if model not in BITLEVELS:
         raise ValueError(f"unknown model {model!r}; allowed: {', '.join(BITLEVELS)}")
@@ -77,7 +125,32 @@ def word_benchmarks(vectors: KeyedVectors, restrict_vocab: int = 30_000) -> dict
 
 
 def sample_cosines(vectors: KeyedVectors, pairs: int, seed: int = 0, batch: int = 100_000) -> np.ndarray:
-    """Cosine similarities of ``pairs`` word pairs drawn uniformly from all pairs of distinct words."""
+    """Cosine similarities of ``pairs`` word pairs drawn uniformly from all pairs of distinct words.
+
+    Parameters
+    ----------
+    vectors : gensim.models.KeyedVectors
+        The embeddings.
+    pairs : int
+        Pairs drawn.
+    seed : int
+        The draw's seed.
+    batch : int
+        Pairs per step.
+
+    Returns
+    -------
+    numpy.ndarray
+        The cosines.
+
+    Examples
+    --------
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(4)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1, 1, 1, 1], [1, 1, 1, -1], [-1, -1, 1, 1]], dtype=float) / 3)
+    >>> sample_cosines(kv, 3, seed=0).tolist()
+    [0.0, 0.5, 0.5]
+    """
     unit = vectors.get_normed_vectors()
     rng = np.random.default_rng(seed)
     first = rng.integers(0, len(unit), pairs)
@@ -91,6 +164,23 @@ def sample_cosines(vectors: KeyedVectors, pairs: int, seed: int = 0, batch: int 
 
 
 def cosine_summary(cosines: np.ndarray) -> dict[str, float]:
+    """The mean, standard deviation, minimum, median and maximum of some cosines.
+
+    Parameters
+    ----------
+    cosines : numpy.ndarray
+        The cosines (e.g. :func:`sample_cosines`).
+
+    Returns
+    -------
+    dict of str to float
+        ``mean``, ``sd``, ``min``, ``median``, ``max``.
+
+    Examples
+    --------
+    >>> cosine_summary(np.array([0.0, 0.5, 1.0]))["median"]
+    0.5
+    """
     return {"mean": float(cosines.mean()), "sd": float(cosines.std()), "min": float(cosines.min()),
             "median": float(np.median(cosines)), "max": float(cosines.max())}
 
@@ -113,7 +203,26 @@ def cosine_lattice_step(vectors: KeyedVectors) -> float | None:
     """The spacing of the values that the cosine of two words can take, for quantized embeddings: when every
     coordinate of every vector is ±c (1-bit embeddings, c = 1/3), the cosine of two words is (d - 2h) / d for the
     Hamming distance h of their signs, a multiple of 2/d away from 1, so the step is 2/d. ``None`` for embeddings
-    whose coordinates are not all ±c (full-precision ones), whose cosines take any value."""
+    whose coordinates are not all ±c (full-precision ones), whose cosines take any value.
+
+    Parameters
+    ----------
+    vectors : gensim.models.KeyedVectors
+        The embeddings.
+
+    Returns
+    -------
+    float or None
+        2/d, or None.
+
+    Examples
+    --------
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(4)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1, 1, 1, 1], [1, 1, 1, -1], [-1, -1, 1, 1]], dtype=float) / 3)
+    >>> cosine_lattice_step(kv)
+    0.5
+    """
     matrix = vectors.vectors
     if matrix.size == 0:
         return None
@@ -170,7 +279,28 @@ def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd
 
 
 def word_pair_table(vectors: KeyedVectors, pairs: list[tuple[str, str]]) -> pd.DataFrame:
-    """Cosine of each pair and each word's rank among the other's nearest neighbours (1 = the nearest)."""
+    """Cosine of each pair and each word's rank among the other's nearest neighbours (1 = the nearest).
+
+    Parameters
+    ----------
+    vectors : gensim.models.KeyedVectors
+        The embeddings.
+    pairs : list of (str, str)
+        The word pairs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair.
+
+    Examples
+    --------
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(4)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1, 1, 1, 1], [1, 1, 1, -1], [-1, -1, 1, 1]], dtype=float) / 3)
+    >>> word_pair_table(kv, [("a", "b")])["cosine"].tolist()
+    [0.5]
+    """
     rows = []
     for a, b in pairs:
         if a in vectors and b in vectors:

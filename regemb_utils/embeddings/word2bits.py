@@ -101,6 +101,23 @@ _JIT = dict(nogil=True, cache=True, error_model="numpy")
 
 
 def check_bitlevel(bitlevel) -> int:
+    """A bit level as an int, or a ValueError that names the allowed ones.
+
+    Parameters
+    ----------
+    bitlevel : int
+        0, 1 or 2.
+
+    Returns
+    -------
+    int
+        The bit level.
+
+    Examples
+    --------
+    >>> check_bitlevel(np.int64(1))
+    1
+    """
     if isinstance(bitlevel, bool) or not isinstance(bitlevel, (int, np.integer)) or int(bitlevel) not in ALLOWED_BITLEVELS:
         raise ValueError(f"unknown bit level {bitlevel!r}; allowed bit levels are {', '.join(map(str, ALLOWED_BITLEVELS))}")
     return int(bitlevel)
@@ -125,7 +142,26 @@ def _quantize(x, bitlevel):
 
 
 def quantize_array(x: np.ndarray, bitlevel: int) -> np.ndarray:
-    """Word2Bits' quantize() applied to every element of a float32 array (a new array)."""
+    """Word2Bits' quantize() applied to every element of a float32 array (a new array).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        float32 values.
+    bitlevel : int
+        0 (no quantization), 1 or 2 bits.
+
+    Returns
+    -------
+    numpy.ndarray
+        The quantized values.
+
+    Examples
+    --------
+    >>> x = np.array([0.2, -0.7, 0.01], dtype=np.float32)
+    >>> quantize_array(x, 1).astype(float).round(4).tolist(), quantize_array(x, 2).tolist()
+    ([0.3333, -0.3333, 0.3333], [0.25, -0.75, 0.25])
+    """
     bitlevel = check_bitlevel(bitlevel)
     x = np.asarray(x, dtype=np.float32)
     if bitlevel == 0:
@@ -442,6 +478,26 @@ def _sum_quantized(u, v, bitlevel, out):
 
 @dataclass
 class Vocabulary:
+    """The vocabulary and the encoded corpus (:func:`build_vocabulary`).
+
+    Parameters
+    ----------
+    words : list of str
+        The kept words, by descending count.
+    counts : numpy.ndarray
+        Their counts (int64).
+    corpus : numpy.ndarray
+        int32 word ids of the whole corpus, out-of-vocabulary words dropped.
+    offsets : numpy.ndarray
+        Article a is ``corpus[offsets[a]:offsets[a + 1]]``.
+    raw_words : int
+        Tokens in the corpus, out-of-vocabulary ones included.
+
+    Examples
+    --------
+    See :func:`build_vocabulary`.
+    """
+
     words: list[str]
     counts: np.ndarray  # int64, descending
     corpus: np.ndarray  # int32 word ids of the whole corpus, out-of-vocabulary words dropped
@@ -455,7 +511,26 @@ class Vocabulary:
 
 def build_vocabulary(corpus: Iterable[Sequence[str]], min_count: int = 5) -> Vocabulary:
     """One pass over the corpus: count words, keep those with count >= min_count in descending order of count
-    (ties by first occurrence) and encode the corpus as int32 ids with article offsets."""
+    (ties by first occurrence) and encode the corpus as int32 ids with article offsets.
+
+    Parameters
+    ----------
+    corpus : iterable of sequence of str
+        Token lists, one per article.
+    min_count : int
+        The fewest occurrences a kept word has.
+
+    Returns
+    -------
+    Vocabulary
+        The words, their counts and the encoded corpus.
+
+    Examples
+    --------
+    >>> vocabulary = build_vocabulary([["a", "b", "a"], ["b", "a", "c"]], min_count=2)
+    >>> vocabulary.words, vocabulary.counts.tolist(), vocabulary.corpus.tolist()
+    (['a', 'b'], [3, 2], [0, 1, 0, 1, 0])
+    """
     provisional: dict[str, int] = {}
     setdefault = provisional.setdefault
     chunks: list[np.ndarray] = []
@@ -528,6 +603,32 @@ def _split_articles(offsets: np.ndarray, parts: int) -> list[tuple[int, int]]:
 
 @dataclass
 class TrainingResult:
+    """The trained vectors and what the training measured (:func:`train_word2bits`).
+
+    Parameters
+    ----------
+    vectors : gensim.models.KeyedVectors
+        ``quantize(u + v, bitlevel)``, words in vocabulary order, counts set.
+    loss_per_epoch : list of float
+        The mean loss of each epoch.
+    words_per_second : float
+        Words read (before sub-sampling) per second of training.
+    seconds : float
+        The training time, vocabulary building excluded.
+    training_words : int
+        In-vocabulary words in the corpus (one epoch).
+    bitlevel : int
+        The bit level.
+    vocabulary_seconds : float
+        The vocabulary's building time.
+    params : dict
+        The training settings.
+
+    Examples
+    --------
+    See :func:`train_word2bits`.
+    """
+
     vectors: "KeyedVectors"  # noqa: F821 - gensim.models.KeyedVectors
     loss_per_epoch: list[float]
     words_per_second: float  # raw: words read (before sub-sampling) per second of training
@@ -577,6 +678,18 @@ def train_word2bits(corpus: Iterable[Sequence[str]], *, size: int = 200, bitleve
     ``corpus`` is an iterable of token lists, one per article (it is read once). The saved vectors are
     ``quantize(u + v, bitlevel)`` in a gensim ``KeyedVectors``, words in vocabulary order, with the counts set as the
     ``count`` attribute.
+
+    Returns
+    -------
+    TrainingResult
+        The vectors (gensim ``KeyedVectors``) and what the training measured.
+
+    Examples
+    --------
+    >>> result = train_word2bits([["a", "b", "a", "c"] * 20] * 5, size=4, bitlevel=1, min_count=1, epochs=1,
+    ...                          workers=1, progress=False)
+    >>> result.vectors.index_to_key, np.unique(np.abs(result.vectors.vectors)).astype(float).round(4).tolist()
+    (['a', 'b', 'c'], [0.3333])
     """
     from gensim.models import KeyedVectors
 
@@ -677,6 +790,24 @@ def save_vectors(kv, directory: str | os.PathLike, bitlevel: int) -> Path:
     ``counts.npy`` (int64) and ``vectors.npy``: float32 for bit level 0; ``np.packbits`` of the sign bits
     (1 = +1/3) for bit level 1 (32x smaller); uint8 codes 0..3 for -0.75, -0.25, 0.25, 0.75 at bit level 2.
     Raises ValueError if the vectors hold values that the bit level cannot represent exactly.
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The vectors, with counts.
+    directory : path-like
+        Where the files go.
+    bitlevel : int
+        The vectors' bit level.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory.
+
+    Examples
+    --------
+    See :func:`load_vectors`.
     """
     bitlevel = check_bitlevel(bitlevel)
     directory = Path(directory)
@@ -711,7 +842,28 @@ def save_vectors(kv, directory: str | os.PathLike, bitlevel: int) -> Path:
 
 
 def load_vectors(directory: str | os.PathLike):
-    """Load what :func:`save_vectors` stored, as a gensim ``KeyedVectors`` (float32, counts set)."""
+    """Load what :func:`save_vectors` stored, as a gensim ``KeyedVectors`` (float32, counts set).
+
+    Parameters
+    ----------
+    directory : path-like
+        What :func:`save_vectors` wrote.
+
+    Returns
+    -------
+    gensim.models.KeyedVectors
+        The vectors, with counts.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> result = train_word2bits([["a", "b", "a", "c"] * 20] * 5, size=4, bitlevel=1, min_count=1, epochs=1,
+    ...                          workers=1, progress=False)
+    >>> with tempfile.TemporaryDirectory() as directory:
+    ...     kv = load_vectors(save_vectors(result.vectors, directory, 1))
+    >>> bool((kv.vectors == result.vectors.vectors).all())
+    True
+    """
     from gensim.models import KeyedVectors
 
     directory = Path(directory)

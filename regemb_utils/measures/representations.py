@@ -119,7 +119,23 @@ def _row_scale(matrix: sparse.csr_matrix, factors: np.ndarray) -> sparse.csr_mat
 
 
 def l1_normalize(matrix: sparse.spmatrix) -> sparse.csr_matrix:
-    """Divide every row by its L1 norm; all-zero rows stay zero."""
+    """Divide every row by its L1 norm; all-zero rows stay zero.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse matrix
+        Documents.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Each non-zero row divided by its L1 norm.
+
+    Examples
+    --------
+    >>> l1_normalize(sparse.csr_matrix([[2.0, 0.0, 2.0]])).toarray()
+    array([[0.5, 0. , 0.5]])
+    """
     matrix = sparse.csr_matrix(matrix)
     norms = np.asarray(abs(matrix).sum(axis=1), dtype=np.float64).ravel()
     with np.errstate(divide="ignore"):
@@ -128,7 +144,23 @@ def l1_normalize(matrix: sparse.spmatrix) -> sparse.csr_matrix:
 
 
 def l2_normalize(matrix: sparse.spmatrix) -> sparse.csr_matrix:
-    """Divide every row by its L2 norm (gensim ``unitvec``); all-zero rows stay zero."""
+    """Divide every row by its L2 norm (gensim ``unitvec``); all-zero rows stay zero.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse matrix
+        Documents.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Each non-zero row divided by its L2 norm.
+
+    Examples
+    --------
+    >>> l2_normalize(sparse.csr_matrix([[0.0, 3.0, 4.0]])).toarray()
+    array([[0. , 0.6, 0.8]])
+    """
     matrix = sparse.csr_matrix(matrix)
     norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1), dtype=np.float64).ravel())
     with np.errstate(divide="ignore"):
@@ -137,12 +169,49 @@ def l2_normalize(matrix: sparse.spmatrix) -> sparse.csr_matrix:
 
 
 def nbow_matrix(documents: Iterable[Sequence[str]], dictionary, dtype=np.float64) -> sparse.csr_matrix:
-    """nBOW: L1-normalised term counts (the WMD weights); documents without a known word are zero rows."""
+    """nBOW: L1-normalised term counts (the WMD weights); documents without a known word are zero rows.
+
+    Parameters
+    ----------
+    documents : iterable of sequence of str
+        Tokenized documents.
+    dictionary : gensim.corpora.Dictionary
+        The columns.
+    dtype : numpy dtype
+        Of the weights.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Normalized bags of words (rows sum to 1).
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> nbow_matrix([["a", "a", "b"]], Dictionary([["a", "b"]])).toarray().round(4)
+    array([[0.6667, 0.3333]])
+    """
     return l1_normalize(bow_matrix(documents, dictionary, dtype=dtype))
 
 
 def mean_character_length(documents: Iterable[Sequence[str]]) -> float:
-    """The paper's ``avgdl``: mean over documents of Σ len(token) over all tokens (before dictionary filtering)."""
+    """The paper's ``avgdl``: mean over documents of Σ len(token) over all tokens (before dictionary filtering).
+
+    Parameters
+    ----------
+    documents : iterable of sequence of str
+        Tokenized documents.
+
+    Returns
+    -------
+    float
+        The mean over documents of the characters of their tokens.
+
+    Examples
+    --------
+    >>> mean_character_length([["ab", "c"], ["abcd"]])
+    3.5
+    """
     lengths = [sum(len(token) for token in document) for document in documents]
     if not lengths:
         raise ValueError("mean_character_length needs at least one document")
@@ -206,7 +275,25 @@ class DtbWeighting:
 
 
 def tfidf_l1_matrix(counts: sparse.spmatrix, train_counts: sparse.spmatrix) -> sparse.csr_matrix:
-    """TF-IDF (scikit-learn defaults, idf fitted on ``train_counts``) with L1-normalised rows (Sato et al. 2022)."""
+    """TF-IDF (scikit-learn defaults, idf fitted on ``train_counts``) with L1-normalised rows (Sato et al. 2022).
+
+    Parameters
+    ----------
+    counts : scipy.sparse matrix
+        Raw counts of the documents to weight.
+    train_counts : scipy.sparse matrix
+        Raw counts of the reference set (the document frequencies).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        TF-IDF rows, L1-normalised.
+
+    Examples
+    --------
+    >>> tfidf_l1_matrix(sparse.csr_matrix([[1.0, 1.0]]), sparse.csr_matrix([[1.0, 0.0], [1.0, 1.0]])).toarray().round(4)
+    array([[0.4157, 0.5843]])
+    """
     from sklearn.feature_extraction.text import TfidfTransformer
 
     transformer = TfidfTransformer(norm="l1", use_idf=True, smooth_idf=True, sublinear_tf=False)

@@ -239,7 +239,24 @@ def dense_scm(X, Y, embeddings: np.ndarray, *, normalized_embeddings: bool = Fal
 def cosine_term_similarity(embeddings: np.ndarray) -> np.ndarray:
     """The dense S of :func:`dense_scm` as a matrix: Sᵢⱼ = cos(eᵢ, eⱼ) over the rows of ``embeddings`` (float64); a
     word without an embedding (a zero row) has a zero row and column, its diagonal included. Only for a few words
-    (e.g. one pair of documents): :func:`dense_scm` never forms S."""
+    (e.g. one pair of documents): :func:`dense_scm` never forms S.
+
+    Parameters
+    ----------
+    embeddings : numpy.ndarray
+        One row per word.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_words, n_words]`` cosines.
+
+    Examples
+    --------
+    >>> cosine_term_similarity(np.array([[1.0, 0.0], [0.6, 0.8]]))
+    array([[1. , 0.6],
+           [0.6, 1. ]])
+    """
     unit = unit_rows(np.asarray(embeddings, dtype=np.float64))
     return unit @ unit.T
 
@@ -268,7 +285,27 @@ def scm_contributions(x, y, term_similarity) -> ScmContributions:
     ``term_similarity`` is S as a dense array (e.g. :func:`cosine_term_similarity`), a scipy sparse matrix (S' of
     chapter 3) or a gensim ``SparseTermSimilarityMatrix``; S need not be symmetric (the value is xᵀSy). A document
     with xᵀSx ≤ 0 (no word with a weight, or only words without an embedding under the dense S) has SCM 0 to every
-    document in :func:`dense_scm` and :func:`sparse_scm`, but no contributions: ``ValueError``."""
+    document in :func:`dense_scm` and :func:`sparse_scm`, but no contributions: ``ValueError``.
+
+    Parameters
+    ----------
+    x, y : scipy.sparse matrix
+        The two documents (one row each) over the columns of ``term_similarity``.
+    term_similarity : numpy.ndarray, scipy.sparse matrix or gensim SparseTermSimilarityMatrix
+        S or S'.
+
+    Returns
+    -------
+    ScmContributions
+        Each pair of terms' share of the SCM and the two quadratic forms.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> S = cosine_term_similarity(np.array([[1.0, 0.0], [0.6, 0.8]]))
+    >>> scm_contributions(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0]]), S).contributions
+    array([[0.6]])
+    """
     X, Y = _csr(np.atleast_2d(x) if not sparse.issparse(x) else x, "x"), _csr(
         np.atleast_2d(y) if not sparse.issparse(y) else y, "y")
     if X.shape[0] != 1 or Y.shape[0] != 1:

@@ -317,7 +317,27 @@ def wmd_flows(x, y, embeddings) -> WmdFlows:
     ``embeddings``, words without an embedding at the origin), solved by POT's ``ot.emd`` on the full problem over
     both supports (not the reduced one of :func:`wmd`, so that the plan shows every word's mass, also the mass a
     word shared by both documents keeps in place); ``total`` equals :func:`wmd` up to rounding. A document without
-    any weight has no plan: ``ValueError``."""
+    any weight has no plan: ``ValueError``.
+
+    Parameters
+    ----------
+    x, y : scipy.sparse matrix or array_like
+        Non-negative weights of the two documents (L1-normalised here).
+    embeddings : numpy.ndarray
+        One row per column.
+
+    Returns
+    -------
+    WmdFlows
+        The terms, weights, the optimal flows and the distances between the terms.
+
+    Examples
+    --------
+    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> flows = wmd_flows(np.array([1.0, 0.0]), np.array([0.0, 2.0]), E)
+    >>> flows.flows, flows.distances
+    (array([[1.]]), array([[5.]]))
+    """
     import ot
 
     X = sparse.csr_matrix(np.atleast_2d(x) if not sparse.issparse(x) else x)
@@ -476,7 +496,27 @@ def ict_bounds(Q, T, embeddings) -> np.ndarray:
     """ICT ("iterative constrained transfers", Atasu & Mittelholzer 2019) for all pairs: a lower bound of WMD at
     least as tight as RWMD. One-sided: each word's mass moves to the other document's words in order of distance, a
     word taking at most its own weight from each word (the constraint RWMD drops); the bound is the max of both
-    directions. +inf for empty documents."""
+    directions. +inf for empty documents.
+
+    Parameters
+    ----------
+    Q, T : scipy.sparse matrix
+        Non-negative document weights (L1-normalised here).
+    embeddings : numpy.ndarray
+        One row per column.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_Q, n_T]`` lower bounds of the WMD.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> ict_bounds(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E)
+    array([[5. , 2.5]])
+    """
     return _all_pairs(Q, T, embeddings, lambda collection, q_ids, q_w, Dt: _relaxed(collection, q_w, Dt, True))
 
 
@@ -612,7 +652,32 @@ def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np
     """Entropic dual lower bounds of WMD for all pairs: ``iterations`` Sinkhorn iterations at regularisation
     ``epsilon`` (in units of the ground distance), then exact c-transforms give a dual-feasible pair (f, g),
     fᵢ + gⱼ ≤ cᵢⱼ, whose value Σ aᵢfᵢ + Σ bⱼgⱼ is ≤ the EMD by weak duality (less a bound on its rounding error);
-    the best value after any iteration. +inf for empty documents, 0 for identical ones."""
+    the best value after any iteration. +inf for empty documents, 0 for identical ones.
+
+    Parameters
+    ----------
+    Q, T : scipy.sparse matrix
+        Non-negative document weights (L1-normalised here).
+    embeddings : numpy.ndarray
+        One row per column.
+    epsilon : float
+        The entropic regularisation.
+    iterations : int
+        Sinkhorn iterations at most.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_Q, n_T]`` certified lower bounds of the WMD.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> E = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> bounds = dual_bounds(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E, epsilon=0.1)
+    >>> bool((bounds <= np.array([[5.0, 2.5]]) + 1e-9).all())
+    True
+    """
     if not epsilon > 0 or not math.isfinite(epsilon):
         raise ValueError(f"epsilon must be a positive number, got {epsilon}")
     if iterations < 1:
@@ -746,6 +811,26 @@ def _chunk(Q, collection: _Collection, rows, search: _Search):
 
 @dataclass(frozen=True)
 class WMDNeighbours:
+    """The exact WMD neighbours of every query and the work their search did (:func:`wmd_knn`).
+
+    Parameters
+    ----------
+    indices : numpy.ndarray
+        ``[n_queries, k]`` training indices, nearest first (ties: lower index first).
+    distances : numpy.ndarray
+        ``[n_queries, k]`` their exact WMDs.
+    solved : numpy.ndarray
+        ``[n_queries]`` exact EMD problems solved per query.
+    certified : numpy.ndarray
+        ``[n_queries]`` candidates ruled out by the entropic dual bound per query (``bound="dual"``).
+    n_train : int
+        Training documents.
+
+    Examples
+    --------
+    See :func:`wmd_knn`.
+    """
+
     indices: np.ndarray  # [n_queries, k] training indices, nearest first (ties: lower index first)
     distances: np.ndarray  # [n_queries, k] their exact WMDs
     solved: np.ndarray  # [n_queries] exact EMD problems solved per query

@@ -270,7 +270,7 @@ def save_pickle(obj: Any, directory: Path) -> None:
 # Where the modules of the flat package (before issue 18's subpackages) went: artifacts and chapter records pickled
 # before the move name the old modules, and their keys did not change.
 _MOVED_MODULES = {f"regemb_utils.{old}": f"regemb_utils.{new}" for old, new in (
-    ("text", "text.tokenization"), ("preprocessing", "text.preprocessing"), ("corpus", "text.corpus"),
+    ("text", "text.tokenization"), ("preprocessing", "study.preprocessing"), ("corpus", "text.corpus"),
     ("data", "text.datasets"), ("documents", "text.documents"), ("word2bits", "embeddings.word2bits"),
     ("embeddings", "embeddings.trained"), ("termsim", "termsim.matrix"),
     ("orthogonalization", "termsim.orthogonalization"), ("term_matrices", "termsim.sources"),
@@ -285,9 +285,13 @@ _MOVED_MODULES = {f"regemb_utils.{old}": f"regemb_utils.{new}" for old, new in (
     ("browser", "study.browser"), ("progress", "study.progress"))}
 
 
+# Classes that left their module in the move.
+_MOVED_CLASSES = {("regemb_utils.preprocessing", "CorpusStatistics"): "regemb_utils.text.corpus"}
+
+
 class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
-        return super().find_class(_MOVED_MODULES.get(module, module), name)
+        return super().find_class(_MOVED_CLASSES.get((module, name)) or _MOVED_MODULES.get(module, module), name)
 
 
 def unpickle(path: Path) -> Any:

@@ -47,9 +47,9 @@ from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddin
 from ..measures.similarity import embedding_matrix
 from ..termsim.orthogonalization import neighbour_cache, neighbour_depth, neighbour_key
 from ..termsim.sources import CachedMatrices
-from ..text.datasets import load_dataset
+from ..text.corpus import corpus_dictionary
+from ..text.datasets import head, load_dataset
 from ..text.documents import prepare_documents
-from ..text.preprocessing import corpus_dictionary, head
 from .book import table
 from .cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle, write_error
 from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, _parsed, chapter_parameters

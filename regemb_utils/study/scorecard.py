@@ -60,7 +60,7 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
               parameters: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
     """The scorecard from the chapters' tables (each optional; a missing one gives no rows).
 
-    ``table_1``: :func:`regemb_utils.text.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
+    ``table_1``: :func:`regemb_utils.study.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
     ``cosines``: model -> {"mean", "sd"} of random word pairs (chapter 2); ``good_bad``: model -> cos(good, bad);
     ``errors``, ``relative``, ``speeds``, ``parameters``: chapter 4's :func:`error_table`,
     :func:`relative_error_table`, :func:`speed_table` and :func:`optimal_parameters`; ``paired``: chapter 4's

@@ -22,6 +22,26 @@ __all__ = [
 
 @dataclass
 class CholeskyInfo:
+    """What a factorization found and cost (:func:`orthogonalized_embeddings`).
+
+    Parameters
+    ----------
+    ok : bool
+        Whether a factor was produced.
+    reason : str or None
+        Why not (None when ``ok``).
+    n : int
+        Rows of S.
+    nnz_S, nnz_factor : int
+        Stored entries of S and of the factor.
+    seconds : float
+        The factorization's time.
+
+    Examples
+    --------
+    See :func:`orthogonalized_embeddings`.
+    """
+
     ok: bool
     reason: str | None  # why no factor was produced (None when ok)
     n: int
@@ -157,6 +177,28 @@ def dense_orthogonalized(E_prime, dims: int, *, random_state: int = 0, n_iter: i
     """Reduce the sparse orthogonalized embeddings to ``dims`` dense dimensions with truncated SVD (rows = words).
 
     Returns ``U Σ`` (the TruncatedSVD transform), whose inner products approximate ``E' E'ᵀ = S``.
+
+    Parameters
+    ----------
+    E_prime : scipy.sparse matrix
+        The orthogonalized embeddings (rows = words).
+    dims : int
+        Dense dimensions.
+    random_state : int
+        The randomized SVD's seed.
+    n_iter : int
+        Its power iterations.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``float32 [n_words, dims]``.
+
+    Examples
+    --------
+    >>> E = dense_orthogonalized(sparse.identity(5, format="csr"), 2)
+    >>> E.shape, E.dtype
+    ((5, 2), dtype('float32'))
     """
     from sklearn.decomposition import TruncatedSVD
 

@@ -134,7 +134,23 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
 
 def is_binary(vectors: np.ndarray) -> bool:
     """Every entry of every row has the same magnitude (e.g. Word2Bits' 1-bit vectors, all +-1/3): then the cosine of
-    two rows is ``(d - 2 h) / d`` for ``h`` the Hamming distance of their sign bits."""
+    two rows is ``(d - 2 h) / d`` for ``h`` the Hamming distance of their sign bits.
+
+    Parameters
+    ----------
+    vectors : numpy.ndarray
+        Word vectors.
+
+    Returns
+    -------
+    bool
+        Whether every row's entries have one magnitude.
+
+    Examples
+    --------
+    >>> is_binary(np.array([[1.0, -1.0], [-0.5, 0.5]])), is_binary(np.array([[1.0, 0.5]]))
+    (True, False)
+    """
     magnitude = np.abs(vectors[:, :1])
     return bool(np.all(magnitude > 0) and np.all(np.abs(vectors) == magnitude))
 
@@ -328,7 +344,26 @@ def neighbours_from_gensim(kv, words: Sequence[str] | None = None, depth: int = 
 # 2. the matrix builder
 # --------------------------------------------------------------------------------------------------------------
 def column_order(dictionary, tfidf=None) -> np.ndarray:
-    """Term ids in the order gensim processes the columns: ``sorted(ids, key=lambda i: (-idf[i], i))`` or id order."""
+    """Term ids in the order gensim processes the columns: ``sorted(ids, key=lambda i: (-idf[i], i))`` or id order.
+
+    Parameters
+    ----------
+    dictionary : gensim.corpora.Dictionary
+        The columns.
+    tfidf : gensim.models.TfidfModel, optional
+        Its idf orders the columns (None: by id).
+
+    Returns
+    -------
+    numpy.ndarray
+        Dictionary ids in processing order.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> column_order(Dictionary([["a", "b"], ["a"]]))
+    array([0, 1])
+    """
     n = len(dictionary)
     if tfidf is None:
         return np.arange(n, dtype=np.int64)

@@ -16,7 +16,7 @@ from ..study.progress import progress_bar
 from .cholesky import inner_product_errors, orthogonalized_embeddings
 from .matrix import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
-ARTIFACTS = ("neighbours",)  # the artifact kinds computed here (their keys hash this code: regemb_utils.cache)
+ARTIFACTS = ("neighbours",)  # the artifact kinds computed here (their keys hash this code: study.cache)
 
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:

@@ -9,7 +9,7 @@ from typing import Any
 from scipy import sparse
 
 from ..study.cache import ArtifactCache, code_hash, fingerprint
-from ..text.preprocessing import corpus_dictionary
+from ..text.corpus import corpus_dictionary
 from .orthogonalization import SPARSE_KEYS, MatrixGrid, neighbour_cache
 
 __all__ = ["InMemoryMatrices", "CachedMatrices", "restricted"]

@@ -15,14 +15,21 @@ memory at once (besides the current ~1 MB member).
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
 import re
 import tarfile
 from collections.abc import Iterator
+from pathlib import Path
 
+from gensim.corpora import Dictionary
+
+from ..study.cache import ArtifactCache
 from .datasets import FILES, data_file
 from .tokenization import TOKENIZERS, tokenize
+
+ARTIFACTS = ("corpus-dictionary",)  # the artifact kinds computed here (their keys hash this code: study.cache)
 
 WIKIPEDIA_ARTICLES = 6514
 
@@ -43,6 +50,22 @@ def wikipedia_articles(max_articles: int | None = None) -> Iterator[tuple[str, s
 
     ``text`` is everything between the ``<doc …>`` and ``</doc>`` lines (WikiExtractor repeats the title as its
     first line), without the surrounding newlines. The archive's checksum is verified first.
+
+    Parameters
+    ----------
+    max_articles : int, optional
+        At most this many (None: all).
+
+    Yields
+    ------
+    (str, str)
+        The title and the text of each article.
+
+    Examples
+    --------
+    >>> title, text = next(wikipedia_articles(1))
+    >>> title
+    'Anarchism'
     """
     max_articles = _check_max_articles(max_articles)
     path = data_file(FILES["wikipedia"])
@@ -77,6 +100,18 @@ class WikipediaCorpus:
     """The Wikipedia articles as token lists, re-iterable (e.g. once per training epoch, or for a gensim Dictionary).
 
     Each iteration streams the archive anew and yields ``tokenize(text, tokenizer)`` for each article.
+
+    Parameters
+    ----------
+    max_articles : int, optional
+        At most this many articles (None: all).
+    tokenizer : {"paper", "gensim"}
+        See :func:`regemb_utils.text.tokenization.tokenize`.
+
+    Examples
+    --------
+    >>> next(iter(WikipediaCorpus(1)))[:5]
+    ['anarchism', 'anarchism', 'is', 'a', 'political']
     """
 
     def __init__(self, max_articles: int | None = None, tokenizer: str = "paper"):
@@ -94,3 +129,94 @@ class WikipediaCorpus:
 
     def __repr__(self) -> str:
         return f"WikipediaCorpus(max_articles={self.max_articles!r}, tokenizer={self.tokenizer!r})"
+
+
+def frequent_words(dictionary: Dictionary, min_count: int) -> set[str]:
+    """The dictionary's words that occur at least ``min_count`` times in the corpus: the words that chapter 2's
+    embeddings (trained on the same corpus with that ``min_count``) give a vector."""
+    return {dictionary[i] for i, count in dictionary.cfs.items() if count >= min_count}
+
+@dataclasses.dataclass(frozen=True)
+class CorpusStatistics:
+    """The size of the corpus dictionary's corpus (:func:`corpus_statistics`).
+
+    Parameters
+    ----------
+    articles, tokens, vocabulary, vocabulary_min_count_5 : int
+        Articles, tokens, distinct words, and distinct words that occur at least 5 times.
+
+    Examples
+    --------
+    See :func:`corpus_statistics`.
+    """
+
+    articles: int
+    tokens: int
+    vocabulary: int
+    vocabulary_min_count_5: int
+
+def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache: ArtifactCache | None = None) -> Dictionary:
+    """The common dictionary: every token of the Wikipedia corpus (``prune_at=None``, no filtering), as the paper.
+
+    Parameters
+    ----------
+    max_articles : int or None
+        The corpus's first articles (None: all).
+    tokenizer : {"paper", "gensim"}
+        See :func:`regemb_utils.text.tokenization.tokenize`.
+    cache : ArtifactCache, optional
+        Where the dictionary is kept.
+
+    Returns
+    -------
+    gensim.corpora.Dictionary
+        Every token of those articles.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from regemb_utils.study.cache import ArtifactCache
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     dictionary = corpus_dictionary(1, cache=ArtifactCache(root))
+    >>> dictionary.num_docs, "anarchism" in dictionary.token2id
+    (1, True)
+    """
+    cache = cache or ArtifactCache()
+
+    def compute() -> Dictionary:
+        return Dictionary(WikipediaCorpus(max_articles=max_articles, tokenizer=tokenizer), prune_at=None)
+
+    def save(dictionary: Dictionary, directory: Path) -> None:
+        dictionary.save(str(directory / "dictionary.gensim"))
+
+    def load(directory: Path) -> Dictionary:
+        return Dictionary.load(str(directory / "dictionary.gensim"))
+
+    params = {"corpus": "enwiki-2015-wikiextractor-AA", "max_articles": max_articles, "tokenizer": tokenizer}
+    return cache.get("corpus-dictionary", params, compute, save, load)
+
+def corpus_statistics(dictionary: Dictionary) -> CorpusStatistics:
+    """The articles, tokens and vocabulary of a dictionary's corpus.
+
+    Parameters
+    ----------
+    dictionary : gensim.corpora.Dictionary
+        A corpus dictionary (:func:`corpus_dictionary`).
+
+    Returns
+    -------
+    CorpusStatistics
+        Its sizes.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> corpus_statistics(Dictionary([["a", "b", "a"], ["a"]]))
+    CorpusStatistics(articles=2, tokens=4, vocabulary=2, vocabulary_min_count_5=0)
+    """
+    return CorpusStatistics(
+        articles=dictionary.num_docs,
+        tokens=dictionary.num_pos,
+        vocabulary=len(dictionary),
+        vocabulary_min_count_5=sum(1 for count in dictionary.cfs.values() if count >= 5),
+    )

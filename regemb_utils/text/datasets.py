@@ -20,7 +20,7 @@ import lzma
 import os
 import re
 import tarfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from stat import S_ISBLK, S_ISCHR, S_ISDIR, S_ISFIFO, S_ISREG, S_ISSOCK
 
@@ -77,6 +77,16 @@ def data_dir() -> Path:
 
     Installed outside the repository, the package has no ``data/`` beside it: set ``REGEMB_DATA`` to a copy of the
     repository's ``data/`` folder (with its ``SHA256SUMS``).
+
+    Returns
+    -------
+    pathlib.Path
+        The data folder.
+
+    Examples
+    --------
+    >>> data_dir().name
+    'data'
     """
     override = directory_from_environment("REGEMB_DATA")
     if override is not None:
@@ -124,6 +134,23 @@ def data_file(relative_path: str, directory: str | os.PathLike | None = None) ->
     The file is looked up in ``directory``, else in :func:`data_dir`. The hash is computed once per process for each
     (path, size, modification time). Raises :class:`FileNotFoundError` if the file is missing and
     :class:`DataChecksumError` if its checksum is wrong; both messages say how to restore it.
+
+    Parameters
+    ----------
+    relative_path : str
+        The file's path inside the data folder, as ``SHA256SUMS`` lists it.
+    directory : path-like, optional
+        Another data folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The verified file.
+
+    Examples
+    --------
+    >>> data_file("bbcsport/bbcsport.csv.xz").name
+    'bbcsport.csv.xz'
     """
     relative_path = Path(relative_path).as_posix()
     expected = _expected_checksums().get(relative_path)
@@ -167,7 +194,20 @@ def data_file(relative_path: str, directory: str | os.PathLike | None = None) ->
 
 @dataclass(frozen=True, eq=False)
 class Split:
-    """Documents and their integer labels (indices into :attr:`Dataset.class_names`)."""
+    """Documents and their integer labels (indices into :attr:`Dataset.class_names`).
+
+    Parameters
+    ----------
+    texts : list of str
+        The documents.
+    labels : numpy.ndarray
+        One integer label per document.
+
+    Examples
+    --------
+    >>> Split(["a text", "another"], np.array([0, 1])).labels.tolist()
+    [0, 1]
+    """
 
     texts: list[str]
     labels: np.ndarray
@@ -182,6 +222,22 @@ class Split:
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
+    """A data set's name, class names and its train, validation and test splits.
+
+    Parameters
+    ----------
+    name : str
+        The name.
+    class_names : tuple of str
+        The labels' names; a label indexes them.
+    train, validation, test : Split
+        The splits.
+
+    Examples
+    --------
+    See :func:`load_dataset` and :func:`dataset_from_texts`.
+    """
+
     name: str
     class_names: tuple[str, ...]
     train: Split
@@ -514,4 +570,37 @@ def load_dataset(name: str) -> Dataset:
         train=_copy_split(dataset.train),
         validation=_copy_split(dataset.validation),
         test=_copy_split(dataset.test),
+    )
+
+
+def head(dataset: Dataset, n: int | None) -> Dataset:
+    """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data set.
+    n : int or None
+        Documents kept per split.
+
+    Returns
+    -------
+    Dataset
+        The cut data set (the same one for ``None``).
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import load_dataset
+    >>> small = head(load_dataset("bbcsport"), 3)
+    >>> len(small.train.texts), len(small.test.texts)
+    (3, 3)
+    """
+    if n is None:
+        return dataset
+
+    def cut(split: Split) -> Split:
+        return Split(split.texts[:n], split.labels[:n])
+
+    return replace(
+        dataset, train=cut(dataset.train), validation=cut(dataset.validation), test=cut(dataset.test)
     )

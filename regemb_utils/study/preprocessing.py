@@ -1,32 +1,15 @@
-"""Chapter 1's computations: data set statistics (the paper's Table 1), class distributions, the corpus dictionary."""
+"""Chapter 1's computations: data set statistics (the paper's Table 1), class distributions, the majority-class
+baseline, and how our data sets differ from the paper's."""
 from __future__ import annotations
-
-import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from gensim.corpora import Dictionary
 
-from ..study.cache import ArtifactCache
-from .corpus import WikipediaCorpus
-from .datasets import Dataset, Split
-from ..study.paper import DIFFERENT_DATA, TEST_ERRORS, table_1
-from .tokenization import tokenize
-
-ARTIFACTS = ("corpus-dictionary",)  # the artifact kinds computed here (their keys hash this code: regemb_utils.cache)
-
-def head(dataset: Dataset, n: int | None) -> Dataset:
-    """The first ``n`` documents of each split (all of them for ``None``): the smoke profile's slices."""
-    if n is None:
-        return dataset
-
-    def cut(split: Split) -> Split:
-        return Split(split.texts[:n], split.labels[:n])
-
-    return dataclasses.replace(
-        dataset, train=cut(dataset.train), validation=cut(dataset.validation), test=cut(dataset.test)
-    )
+from ..text.corpus import frequent_words
+from ..text.datasets import Dataset
+from ..text.tokenization import tokenize
+from .paper import DIFFERENT_DATA, TEST_ERRORS, table_1
 
 
 def _mean_unique_words(texts, tokenizer: str, vocabularies: dict) -> dict[str, float]:
@@ -37,12 +20,6 @@ def _mean_unique_words(texts, tokenizer: str, vocabularies: dict) -> dict[str, f
         for name, vocabulary in vocabularies.items():
             counts[name].append(len(words) if vocabulary is None else sum(1 for w in words if w in vocabulary))
     return {name: float(np.mean(c)) if c else float("nan") for name, c in counts.items()}
-
-
-def frequent_words(dictionary: Dictionary, min_count: int) -> set[str]:
-    """The dictionary's words that occur at least ``min_count`` times in the corpus: the words that chapter 2's
-    embeddings (trained on the same corpus with that ``min_count``) give a vector."""
-    return {dictionary[i] for i, count in dictionary.cfs.items() if count >= min_count}
 
 
 def dataset_statistics(datasets: dict[str, Dataset], tokenizer: str = "paper", dictionary: Dictionary | None = None,
@@ -187,40 +164,6 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
     figure.update_yaxes(tickfont_size=12, automargin=False)
     figure.update_xaxes(tickfont_size=12, tickformat=",d")
     return figure
-
-
-@dataclasses.dataclass(frozen=True)
-class CorpusStatistics:
-    articles: int
-    tokens: int
-    vocabulary: int
-    vocabulary_min_count_5: int
-
-
-def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache: ArtifactCache | None = None) -> Dictionary:
-    """The common dictionary: every token of the Wikipedia corpus (``prune_at=None``, no filtering), as the paper."""
-    cache = cache or ArtifactCache()
-
-    def compute() -> Dictionary:
-        return Dictionary(WikipediaCorpus(max_articles=max_articles, tokenizer=tokenizer), prune_at=None)
-
-    def save(dictionary: Dictionary, directory: Path) -> None:
-        dictionary.save(str(directory / "dictionary.gensim"))
-
-    def load(directory: Path) -> Dictionary:
-        return Dictionary.load(str(directory / "dictionary.gensim"))
-
-    params = {"corpus": "enwiki-2015-wikiextractor-AA", "max_articles": max_articles, "tokenizer": tokenizer}
-    return cache.get("corpus-dictionary", params, compute, save, load)
-
-
-def corpus_statistics(dictionary: Dictionary) -> CorpusStatistics:
-    return CorpusStatistics(
-        articles=dictionary.num_docs,
-        tokens=dictionary.num_pos,
-        vocabulary=len(dictionary),
-        vocabulary_min_count_5=sum(1 for count in dictionary.cfs.values() if count >= 5),
-    )
 
 
 def table_1_summary(table: pd.DataFrame) -> str:
