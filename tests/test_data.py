@@ -444,7 +444,7 @@ def test_a_data_file_that_cannot_be_read_is_named_at_once(bbcsport_copy, monkeyp
             def refused(path):
                 raise PermissionError(13, "Permission denied", str(path))
 
-            monkeypatch.setattr(data, "file_sha256", refused)
+            monkeypatch.setattr(datasets_module, "file_sha256", refused)
         said = "cannot be read (Permission denied): make it readable"
     start = time.perf_counter()
     with pytest.raises(datasets_module.DataFileError) as error:

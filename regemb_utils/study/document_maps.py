@@ -642,7 +642,7 @@ def methods_left_out(shown: Mapping[str, str], methods: Sequence[str], record: s
     Examples
     --------
     >>> methods_left_out({"soft_vsm": "non-regularized"}, ["bow"], "20261125T000000-abcdef")[:60]
-    'Chapter 4 (record 20261125T000000-abcdef) did not run Soft VS'
+    'Chapter 4 (record 20261125T000000-abcdef) did not run Soft V'
     >>> methods_left_out({"soft_vsm": "non-regularized"}, ["bow", "soft_vsm"], "20261125T000000-abcdef") is None
     True
     """
