@@ -16,7 +16,25 @@ import plotly.io as pio
 
 def glue(name: str, value, display: bool = False):
     """``myst_nb.glue`` for numbers in the prose; numpy scalars become Python numbers, so that a format spec such as
-    ``{glue:text}`name:.1f``` works (numpy 2 writes them as ``np.float64(...)``)."""
+    ``{glue:text}`name:.1f``` works (numpy 2 writes them as ``np.float64(...)``).
+
+    Parameters
+    ----------
+    name : str
+        The name the prose uses.
+    value : object
+        A number, text, Markdown, a table or a figure.
+    display : bool
+        Also show it where the cell runs.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    In a chapter, ``glue("n_documents", np.int64(737))`` lets the prose write ``{glue:text}`n_documents:,d```.
+    """
     if isinstance(value, np.generic):
         value = value.item()
     return myst_nb.glue(name, value, display=display)
@@ -195,6 +213,16 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
       behind a compact display).
     * ``links={"claim": hrefs}`` makes each cell of that column a link to the href of its row (a sequence as long
       as the frame; None or "" for no link).
+
+    Returns
+    -------
+    Table
+        The rendered table (its ``html`` and ``csv``).
+
+    Examples
+    --------
+    >>> table(pd.DataFrame({"test error (%)": [4.5678]}), {"test error (%)": ".2f"}).html
+    '<table class="regemb-table table"><thead><tr><th style="text-align: right">test error (%)</th></tr></thead><tbody><tr><td style="text-align: right">4.57</td></tr></tbody></table>'
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"table() needs a pandas DataFrame, not {type(frame).__name__}")
@@ -247,7 +275,25 @@ def _details(body: str, summary: str) -> str:
 
 
 def collapsible(content, summary: str) -> Table:
-    """Wrap a :class:`Table` (or any object with ``_repr_html_``, or an HTML string) in a closed ``<details>``."""
+    """Wrap a :class:`Table` (or any object with ``_repr_html_``, or an HTML string) in a closed ``<details>``.
+
+    Parameters
+    ----------
+    content : Table, object with ``_repr_html_``, or str
+        What is hidden.
+    summary : str
+        What the closed box shows.
+
+    Returns
+    -------
+    Table
+        The box.
+
+    Examples
+    --------
+    >>> collapsible("<p>x</p>", "Show").html
+    '<details class="regemb-collapsed"><summary>Show</summary><p>x</p></details>'
+    """
     if isinstance(content, Table):
         return Table(_details(content.html, summary), content.csv)
     text = content._repr_html_() if hasattr(content, "_repr_html_") else str(content)

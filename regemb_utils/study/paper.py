@@ -45,6 +45,23 @@ KINDS = (
 
 @dataclass(frozen=True)
 class PaperValue:
+    """A number (or tuple, or bool) attributed to the paper or its code, with where it stands.
+
+    Parameters
+    ----------
+    value : object
+        The value.
+    source : str
+        Where: "§6.3", "Figure 8", "the paper's notebook, cells 54-57", ...
+    kind : str
+        One of :data:`KINDS`.
+
+    Examples
+    --------
+    >>> TEST_ERRORS["bow", "bbcsport"]
+    PaperValue(value=23, source='Figure 8', kind='paper figure (bar labels)')
+    """
+
     value: Any
     source: str  # where: "§6.3", "Figure 8", "the paper's notebook, cells 54-57", ...
     kind: str  # one of KINDS
@@ -55,7 +72,27 @@ class PaperValue:
 
 
 def value(table: dict, key, default=np.nan):
-    """``table[key].value``, or ``default`` where the paper has no such value."""
+    """``table[key].value``, or ``default`` where the paper has no such value.
+
+    Parameters
+    ----------
+    table : dict
+        A table of :class:`PaperValue` s (e.g. :data:`TEST_ERRORS`).
+    key : object
+        Its key.
+    default : object
+        For a key the paper has no value for.
+
+    Returns
+    -------
+    object
+        The value.
+
+    Examples
+    --------
+    >>> value(TEST_ERRORS, ("bow", "bbcsport")), value(TEST_ERRORS, ("wmd_tfidf", "bbcsport"))
+    (23, nan)
+    """
     return table[key].value if key in table else default
 
 
@@ -161,12 +198,34 @@ def _frame(table: dict, columns) -> pd.DataFrame:
 
 
 def table_1() -> pd.DataFrame:
-    """The paper's Table 1, one row per data set: train (train + validation), test, E[p], classes."""
+    """The paper's Table 1, one row per data set: train (train + validation), test, E[p], classes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by data set.
+
+    Examples
+    --------
+    >>> table_1().loc["bbcsport"].to_dict()
+    {'train': 517.0, 'test': 220.0, 'E[p]': 181.0, 'classes': 5.0}
+    """
     return _frame(TABLE_1, _TABLE_1_COLUMNS)
 
 
 def table_2() -> pd.DataFrame:
-    """The paper's Table 2, one row per data set, in the columns of chapter 4's chosen parameters."""
+    """The paper's Table 2, one row per data set, in the columns of chapter 4's chosen parameters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by data set.
+
+    Examples
+    --------
+    >>> table_2().columns.tolist()
+    ['symmetric', 'dominant', 'idf', 'nonzero_limit', 'threshold', 'exponent', 'slope', 'k']
+    """
     return _frame(TABLE_2, _TABLE_2_COLUMNS)
 
 

@@ -22,7 +22,25 @@ def mode() -> str:
 
 
 def progress_bar(iterable=None, **tqdm_kwargs):
-    """A tqdm progress bar over ``iterable`` (or a manual one with ``total=``), text or widget as :func:`mode` says."""
+    """A tqdm progress bar over ``iterable`` (or a manual one with ``total=``), text or widget as :func:`mode` says.
+
+    Parameters
+    ----------
+    iterable : iterable, optional
+        What is iterated.
+    **tqdm_kwargs
+        tqdm's arguments (``total``, ``desc``, ``unit``, ``disable``).
+
+    Returns
+    -------
+    tqdm.tqdm
+        The bar, iterable like ``iterable``.
+
+    Examples
+    --------
+    >>> sum(progress_bar(range(3), disable=True))
+    3
+    """
     if mode() == "text":
         from tqdm.std import tqdm
     else:
