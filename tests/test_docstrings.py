@@ -30,6 +30,8 @@ DOCUMENTED = {
     "classification.methods": ["represent_pair"],
     "classification.wmd_samples": ["query_limit"],
     "classification.knn_runs": ["classify"],
+    "classification.estimators": ["as_keyed_vectors"],
+    "classification.experiment": ["training_dictionary", "run_methods"],
 }
 
 

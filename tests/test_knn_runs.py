@@ -19,7 +19,6 @@ from regemb_utils.classification.wmd_samples import query_limit
 from regemb_utils.study.results import significance_table, speed_table
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.termsim.sources import InMemoryMatrices
-from regemb_utils.termsim.matrix import nearest_neighbours
 
 SPARSE_GRID = (("symmetric", (True, False)), ("dominant", (True,)), ("idf", (True,)), ("nonzero_limit", (2, 4)),
                ("threshold", (-1.0,)), ("exponent", (1.0,)))
@@ -34,8 +33,7 @@ def toy(tmp_path_factory):
     dataset, dictionary, kv = separable_dataset()
     documents = {"toy": prepare_documents(dataset, dictionary)}
     embeddings = {"toy": embedding_matrix(kv, dictionary, terms=documents["toy"].terms)}
-    neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], depth=4)
-    matrices = InMemoryMatrices(neighbours, dictionary, "paper")
+    matrices = InMemoryMatrices(kv, dictionary, 4, "paper")
     settings = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, n_jobs=1)
     cache = ArtifactCache(tmp_path_factory.mktemp("artifacts"))
     results = {}

@@ -1,30 +1,48 @@
-"""Chapter 4's methods on data sets of one's own, with explicit settings (the package used as a library).
+"""Chapter 4's study on data sets of one's own: model selection on the validation split, the test run, paired
+results (the package used as a library, on the same route as the book).
+
+To classify new texts, or to search a grid with scikit-learn, use the estimators of :mod:`regemb_utils.classification.estimators`;
+:func:`run_methods` is a thin wrapper over chapter 4's own run (:func:`regemb_utils.classification.knn_runs.classify`: the same
+weighting, similarities, S′ and WMD search as the estimators), for a study whose tables
+(:mod:`regemb_utils.study.results`) are the book's: the paper's selection rule, every k at once, query samples for the WMD,
+timings, paired predictions for the significance tests.
 
     from regemb_utils.text.datasets import dataset_from_texts
     from regemb_utils.classification.experiment import run_methods
     from regemb_utils.classification.methods import Settings
 
     dataset = dataset_from_texts("mine", texts, labels, test_size=0.3)       # the paper's split rule
-    results = run_methods(dataset, ["bow", "soft_vsm", "wmd"], Settings(ks=(1, 3, 5)), vectors={"32-bit": kv})
+    results = run_methods(dataset, ["bow", "soft_vsm", "wmd"], Settings(ks=(1, 3, 5)), vectors=kv)
 
 ``results`` maps (data set, method) to :class:`regemb_utils.classification.knn_runs.MethodResult`; the tables of
 :mod:`regemb_utils.study.results` read it. ``examples/own_dataset.py`` runs a small data set end to end.
 """
 from __future__ import annotations
 
+import logging
+import tempfile
+from contextlib import nullcontext
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
 from gensim.corpora import Dictionary
 
 from ..measures.similarity import embedding_matrix
 from ..study.cache import ArtifactCache
-from ..termsim.matrix import nearest_neighbours
 from ..termsim.sources import InMemoryMatrices
 from ..text.datasets import Dataset
 from ..text.documents import prepare_documents
 from ..text.tokenization import tokenize
+from .estimators import MissingEmbeddingsWarning, as_keyed_vectors
 from .knn_runs import MethodResult, classify
 from .methods import METHODS, Settings
+from .wmd_samples import query_limit
+
+__all__ = ["training_dictionary", "run_methods"]
+
+log = logging.getLogger(__name__)
+
+_MODELS = tuple(sorted({m.model for m in METHODS.values()} - {None}))
 
 
 def _as_mapping(datasets) -> dict[str, Dataset]:
@@ -40,6 +58,23 @@ def _as_mapping(datasets) -> dict[str, Dataset]:
     return {d.name: d for d in datasets}
 
 
+def _model_vectors(vectors, models: set[str]) -> dict[str, object]:
+    """``{model: KeyedVectors}`` for the ``models`` the methods need, from ``vectors``: one set of embeddings (a
+    ``KeyedVectors`` or a mapping word → vector) for every model, or a mapping model name → embeddings."""
+    if vectors is None:
+        given = {}
+    elif isinstance(vectors, Mapping) and vectors and set(vectors) <= set(_MODELS):
+        given = {model: as_keyed_vectors(kv, f"vectors[{model!r}]") for model, kv in vectors.items()}
+    else:
+        kv = as_keyed_vectors(vectors)
+        given = {model: kv for model in _MODELS}
+    lacking = sorted(models - set(given))
+    if lacking:
+        raise ValueError(f"the methods need embeddings for {lacking}: pass vectors=KeyedVectors (for every model) or "
+                         f"vectors={{{lacking[0]!r}: KeyedVectors}}")
+    return given
+
+
 def training_dictionary(datasets: Iterable[Dataset], tokenizer: str = "paper") -> Dictionary:
     """A dictionary of the words of the data sets' training and validation documents (test words it lacks are
     dropped from the documents, as the paper's corpus dictionary drops the words it does not know).
@@ -47,102 +82,121 @@ def training_dictionary(datasets: Iterable[Dataset], tokenizer: str = "paper") -
     Parameters
     ----------
     datasets : iterable of Dataset
-        The data sets.
     tokenizer : {"paper", "gensim"}
-        See :func:`regemb_utils.text.tokenization.tokenize`.
 
     Returns
     -------
     gensim.corpora.Dictionary
-        Their training and validation words.
 
     Examples
     --------
     >>> from regemb_utils.text.datasets import dataset_from_texts
-    >>> data = dataset_from_texts("toy", [f"w{i} common" for i in range(10)], [0, 1] * 5, test_size=2)
-    >>> "common" in training_dictionary([data]).token2id
-    True
+    >>> d = dataset_from_texts("toy", ["a cat", "a dog", "my cat", "my dog", "a car", "the car", "old car"] * 2,
+    ...                        ["pets", "pets", "pets", "pets", "cars", "cars", "cars"] * 2, test_size=4)
+    >>> sorted(training_dictionary([d]).token2id)
+    ['a', 'car', 'cat', 'dog', 'my', 'old', 'the']
     """
     return Dictionary(tokenize(text, tokenizer) for d in datasets for split in (d.train, d.validation)
                       for text in split.texts)
 
 
-def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors: Mapping[str, object] | None = None,
+def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors=None,
                 dictionary: Dictionary | None = None, tokenizer: str = "paper",
                 cache: ArtifactCache | None = None) -> dict[tuple[str, str], MethodResult]:
-    """Every method of ``methods`` on every data set, with ``settings`` (ks, grids, WMD samples, ...).
-
-    ``vectors`` maps "32-bit" and/or "1-bit" to gensim ``KeyedVectors`` (the methods' ``model``); ``dictionary``
-    (default: :func:`training_dictionary`) defines the words the documents are counted over and, for the sparse SCM,
-    the idf order of S'. Results are cached in ``cache`` (default: the package's cache location) by their inputs'
-    content.
+    """Chapter 4's run of every method of ``methods`` on every data set, with ``settings``.
 
     Parameters
     ----------
-    datasets : Dataset, sequence of Dataset or mapping of str to Dataset
-        The data sets.
-    methods : sequence of str
-        Keys of :data:`regemb_utils.classification.methods.METHODS`.
+    datasets : Dataset or collection of them
+        :func:`regemb_utils.text.datasets.dataset_from_texts` makes one (the paper's split or a fixed test split).
+    methods : list of str
+        names from :data:`regemb_utils.classification.methods.METHODS`: ``bow`` (BoW), ``soft_vsm`` (Soft VSM, 32-bit),
+        ``soft_vsm_quantized`` (1-bit), ``soft_vsm_ortho`` and ``soft_vsm_quantized_ortho`` (the SCM with S′),
+        ``wmd`` and ``wmd_quantized`` (the exact WMD), ``tfidf_l1`` and ``wmd_tfidf`` (Sato et al. 2022).
     settings : Settings
-        The grid, the ks and the options.
-    vectors : mapping of str to gensim.models.KeyedVectors, optional
-        ``"32-bit"`` and/or ``"1-bit"`` embeddings.
-    dictionary : gensim.corpora.Dictionary, optional
-        The documents' words.
+        the ks (odd), the slopes, the S′ grid (``sparse_grid``; needed by the S′ methods), WMD query samples
+        (``wmd_queries``: without one, the WMD answers every validation and test query), ``n_jobs``, ``progress``.
+    vectors : KeyedVectors, mapping word → vector, or mapping {"32-bit": …, "1-bit": …}
+        the embeddings of the methods' models; one set of embeddings serves every model.
+    dictionary : gensim Dictionary, optional
+        the words counted and the idf order of S′ (default: :func:`training_dictionary`).
     tokenizer : {"paper", "gensim"}
-        See :func:`regemb_utils.text.tokenization.tokenize`.
     cache : ArtifactCache, optional
-        Where results are kept.
+        where the results are kept, keyed by their inputs' content, so that a rerun reads them (S′'s neighbour search
+        included: it runs only for a result that is not there). None (default): nothing is kept (a temporary cache,
+        removed at the end).
 
     Returns
     -------
-    dict of (str, str) to MethodResult
-        ``{(data set, method): result}``.
+    dict
+        ``{(data set, method): MethodResult}`` (labels as codes into the data set's ``class_names``).
 
     Examples
     --------
-    >>> import tempfile
     >>> from regemb_utils.text.datasets import dataset_from_texts
-    >>> texts = ["ball goal", "goal match", "vote party", "party law"] * 5
-    >>> data = dataset_from_texts("toy", texts, ["sport", "sport", "politics", "politics"] * 5, test_size=4)
-    >>> with tempfile.TemporaryDirectory() as root:
-    ...     results = run_methods(data, ["bow"], Settings(ks=(1, 3)), cache=ArtifactCache(root))
-    >>> results["toy", "bow"].test_error
-    0.0
+    >>> texts = ["a cat", "a dog", "my cat", "my dog", "a car", "the car", "old car", "my car"] * 2
+    >>> d = dataset_from_texts("toy", texts, ["pets"] * 4 + ["cars"] * 4 + ["pets"] * 4 + ["cars"] * 4, test_size=4)
+    >>> result = run_methods(d, ["bow"], Settings(ks=(1,)))["toy", "bow"]
+    >>> result.k, result.test_error
+    (1, 0.0)
     """
     datasets = _as_mapping(datasets)
+    if isinstance(methods, str):
+        raise TypeError(f"methods must be a list of method names, not the string {methods!r}; allowed: "
+                        f"{', '.join(METHODS)}")
+    methods = list(methods)
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise ValueError(f"unknown or no methods {unknown}; allowed: {', '.join(METHODS)}")
-    vectors = dict(vectors or {})
-    needed = {METHODS[m].model for m in methods} - {None} - set(vectors)
-    if needed:
-        raise ValueError(f"methods {[m for m in methods if METHODS[m].model in needed]} need vectors for "
-                         f"{sorted(needed)}: pass vectors={{model: KeyedVectors}}")
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a regemb_utils.methods.Settings, got {type(settings).__name__}")
+    vectors = _model_vectors(vectors, {METHODS[m].model for m in methods} - {None})
     strays = {name for name, _ in settings.wmd_queries} - set(datasets)
     if strays:
         raise ValueError(f"settings.wmd_queries names {sorted(strays)}, which are not among the data sets "
                          f"{sorted(datasets)}")
+    sparse_methods = [m for m in methods if METHODS[m].measure == "sparse_scm"]
+    if sparse_methods and not settings.sparse_grid:
+        raise ValueError(f"{sparse_methods} need settings.sparse_grid (the S′ grid)")
+    for method in (m for m in methods if METHODS[m].measure == "wmd"):
+        for name, d in datasets.items():
+            try:
+                limit = query_limit(settings, method, name, "test", len(d.test))
+            except ValueError as error:
+                raise ValueError(f"settings.wmd_queries for {name!r}: {error}") from None
+            if limit is None:
+                log.info("%s answers all %d test and %d validation queries of %s (settings.wmd_queries limits them)",
+                         method, len(d.test), len(d.validation), name)
     dictionary = dictionary if dictionary is not None else training_dictionary(datasets.values(), tokenizer)
     documents = {name: prepare_documents(d, dictionary, tokenizer) for name, d in datasets.items()}
     small = [name for name, d in documents.items() if d.split(settings.reference)[0].shape[0] < max(settings.ks)]
     if small:
         raise ValueError(f"data set(s) {small} have fewer reference documents than the largest k ({max(settings.ks)})")
-    results: dict[tuple[str, str], MethodResult] = {}
-    for method in methods:
-        m = METHODS[method]
-        embeddings = matrices = None
-        if m.measure in ("dense_scm", "wmd"):
-            embeddings = {name: embedding_matrix(vectors[m.model], dictionary, terms=d.terms)
-                          for name, d in documents.items()}
-        if m.measure == "sparse_scm":
-            depth = settings.neighbour_depth
-            if depth < 1:
-                raise ValueError("the sparse SCM needs settings.sparse_grid with a nonzero_limit")
-            kv = vectors[m.model]
-            neighbours = nearest_neighbours(kv, [w for w in dictionary.token2id if w in kv], depth=depth, progress=False)
-            matrices = InMemoryMatrices(neighbours, dictionary, settings.fill_rule)
-        for name, result in classify(method, documents, settings, embeddings=embeddings, matrices=matrices,
-                                     cache=cache).items():
-            results[name, method] = result
+    for model, kv in vectors.items():
+        if model in {METHODS[m].model for m in methods}:
+            _report_missing(model, kv, dictionary, documents)
+    with tempfile.TemporaryDirectory(prefix="regemb-") if cache is None else nullcontext(cache.root) as root:
+        cache = ArtifactCache(root) if cache is None else cache
+        results: dict[tuple[str, str], MethodResult] = {}
+        for method in methods:
+            m = METHODS[method]
+            embeddings = matrices = None
+            if m.measure in ("dense_scm", "wmd"):
+                embeddings = {name: embedding_matrix(vectors[m.model], dictionary, terms=d.terms)
+                              for name, d in documents.items()}
+            if m.measure == "sparse_scm":
+                depth = settings.neighbour_depth
+                matrices = InMemoryMatrices(vectors[m.model], dictionary, depth, settings.fill_rule, settings.progress)
+            for name, result in classify(method, documents, settings, embeddings=embeddings, matrices=matrices,
+                                         cache=cache).items():
+                results[name, method] = result
     return results
+
+
+def _report_missing(model: str, kv, dictionary: Dictionary, documents) -> None:
+    words = {dictionary[int(t)] for d in documents.values() for t in d.terms}
+    missing = sorted(w for w in words if w not in kv.key_to_index)
+    if missing:
+        message = (f"{len(missing)} of the {len(words)} words of the documents ({100 * len(missing) / len(words):.1f} %) "
+                   f"have no {model} embedding, e.g. {missing[:5]}; they add nothing to the SCM and the WMD")
+        warnings.warn(message, MissingEmbeddingsWarning, stacklevel=3)

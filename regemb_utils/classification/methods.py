@@ -1,6 +1,7 @@
 """The methods of chapter 4 (the paper's seven configurations and two baselines) and the settings of a run."""
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -104,6 +105,56 @@ class Settings:
     wmd_validation_queries: tuple[tuple[str, int | None], ...] = ()
     n_jobs: int = 1
     progress: bool = False
+
+    def __post_init__(self):
+        """Every field as the run reads it, or a ``ValueError`` naming the field and what is allowed: one value where a
+        tuple is expected becomes a tuple of it, a mapping where pairs are expected becomes its pairs, NumPy scalars
+        become Python numbers."""
+        def tuple_of(name, value):
+            if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+                value = (value,)
+            return tuple(v.item() if isinstance(v, np.generic) else v for v in value)
+
+        def pairs(name, value):
+            if not isinstance(value, Mapping) and (isinstance(value, (str, bytes)) or not hasattr(value, "__iter__")):
+                raise ValueError(f"{name}={value!r} is not allowed; give a mapping or (key, value) pairs")
+            items = list(value.items()) if isinstance(value, Mapping) else list(value)
+            if not all(isinstance(item, (tuple, list)) and len(item) == 2 for item in items):
+                raise ValueError(f"{name}={value!r} is not allowed; give a mapping or (key, value) pairs")
+            return [(key, v.item() if isinstance(v, np.generic) else v) for key, v in items]
+
+        ks = tuple_of("ks", self.ks)
+        if not ks or any(isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1 or k % 2 == 0
+                         for k in ks):
+            raise ValueError(f"ks={self.ks!r} is not allowed; ks must be odd positive integers (the paper's "
+                             "k ∈ {1, 3, …, 19}: odd, so that two classes never tie)")
+        object.__setattr__(self, "ks", tuple(int(k) for k in ks))
+        slopes = tuple_of("slopes", self.slopes)
+        if not slopes or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not 0 <= s <= 1 for s in slopes):
+            raise ValueError(f"slopes={self.slopes!r} is not allowed; slopes must be numbers in [0, 1]")
+        object.__setattr__(self, "slopes", slopes)
+        grid = dict(pairs("sparse_grid", self.sparse_grid))
+        if grid:
+            unknown, missing = sorted(set(grid) - set(SPARSE_KEYS)), [k for k in SPARSE_KEYS if k not in grid]
+            if unknown or missing:
+                raise ValueError(f"sparse_grid={self.sparse_grid!r} is not allowed: "
+                                 + (f"unknown keys {unknown}; " if unknown else "")
+                                 + (f"missing keys {missing}; " if missing else "")
+                                 + f"it needs a value or a list of values for each of {', '.join(SPARSE_KEYS)}")
+        object.__setattr__(self, "sparse_grid", tuple((key, tuple_of(key, grid[key])) for key in SPARSE_KEYS
+                                                      if key in grid))
+        for name, power in (("wmd_queries", True), ("wmd_validation_queries", False)):
+            entries = pairs(name, getattr(self, name))
+            for dataset, limit in entries:
+                if not (limit is None or (power and limit == "power") or (
+                        isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and limit >= 1)):
+                    allowed = "a positive number of queries, None for all" + (" or 'power'" if power else "")
+                    raise ValueError(f"{name}[{dataset!r}]={limit!r} is not allowed; give {allowed}")
+            object.__setattr__(self, name, tuple((dataset, limit if limit is None or limit == "power" else int(limit))
+                                                 for dataset, limit in entries))
+        if self.reference not in ("train", "train+validation"):
+            raise ValueError(f"reference={self.reference!r} is not allowed; reference must be 'train' or "
+                             "'train+validation'")
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any], progress: bool = True) -> "Settings":

@@ -342,6 +342,7 @@ CHAPTERS: dict[str, tuple[Parameter, ...]] = {
     "04_scm_vs_wmd": (*_CLASSIFICATION, _PREVIOUS_RECORD),
     "05_confusion_tsne": (*_MAPS, _PREVIOUS_RECORD),
     "06_scorecard": (_PREVIOUS_RECORD,),
+    "07_own_data": (),
 }
 
 

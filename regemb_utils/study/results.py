@@ -49,7 +49,8 @@ def _ordered(results: Mapping[tuple[str, str], MethodResult]):
 
 
 def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: float = 0.95) -> pd.DataFrame:
-    """Figure 8: test error (%) with its Agresti–Coull interval for every (data set, method), the paper's beside."""
+    """Figure 8: test error (%) with its Agresti–Coull interval for every (data set, method), the paper's beside
+    (column ``paper``, only when some row is one of the paper's data sets)."""
     rows = []
     for dataset, method in _ordered(results):
         r = results[dataset, method]
@@ -58,7 +59,8 @@ def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: flo
                      "test documents": len(r.truth), "errors": r.test_errors, "error": 100 * r.test_error,
                      "lower": 100 * lower, "upper": 100 * upper,
                      "paper": paper.value(paper.TEST_ERRORS, (method, dataset))})
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    return table if table.empty or set(table["dataset"]) & set(DATASETS) else table.drop(columns="paper")
 
 
 def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:

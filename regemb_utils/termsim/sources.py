@@ -10,46 +10,69 @@ from scipy import sparse
 
 from ..study.cache import ArtifactCache, code_hash, fingerprint
 from ..text.corpus import corpus_dictionary
+from .matrix import nearest_neighbours
 from .orthogonalization import SPARSE_KEYS, MatrixGrid, neighbour_cache
 
 __all__ = ["InMemoryMatrices", "CachedMatrices", "restricted"]
 
 
 class InMemoryMatrices:
-    """S' for a grid point from neighbours and a dictionary held in memory (small cases); ``identity`` fingerprints
-    both by content, and the code that builds S' from them (for the keys of results computed with them).
+    """S' for a grid point from embeddings and a dictionary held in memory (a library user's data set).
+
+    The neighbour search (the top-``depth`` neighbours of the dictionary's words with an embedding) runs on the first
+    :meth:`build`, so a result answered from the artifact cache never runs it; ``identity`` fingerprints the
+    embeddings, the dictionary, ``depth`` and the fill rule by content, and the code that builds S' from them (for the
+    keys of results computed with them).
+    Pickling (a joblib worker) builds the source first, so it is computed once, by the caller.
 
     Parameters
     ----------
-    neighbours : Neighbours
-        The neighbour cache.
+    vectors : gensim.models.KeyedVectors
+        The embeddings.
     dictionary : gensim.corpora.Dictionary
         The rows and columns of S'.
+    depth : int
+        Neighbours per word (the grid's largest C).
     fill_rule : str
         How a dominance violation is handled.
+    progress : bool
+        Show the neighbour search's progress bar.
 
     Examples
     --------
     >>> import numpy as np
     >>> from gensim.corpora import Dictionary
     >>> from gensim.models import KeyedVectors
-    >>> from regemb_utils.termsim.matrix import nearest_neighbours
     >>> kv = KeyedVectors(2)
     >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
-    >>> matrices = InMemoryMatrices(nearest_neighbours(kv, depth=1, progress=False), Dictionary([["a", "b", "c"]]))
+    >>> matrices = InMemoryMatrices(kv, Dictionary([["a", "b", "c"]]), depth=1)
     >>> point = dict(symmetric=True, dominant=True, idf=True, nonzero_limit=1, threshold=0.0, exponent=1.0)
     >>> matrices.build(point).shape
     (3, 3)
     """
 
-    def __init__(self, neighbours, dictionary, fill_rule: str = "paper"):
-        self.grid = MatrixGrid(neighbours, dictionary, fill_rule)
-        self.identity = fingerprint(neighbours.keys, neighbours.words, neighbours.indices, neighbours.similarities,
-                                    sorted(dictionary.token2id.items()), sorted(dictionary.dfs.items()),
-                                    dictionary.num_docs, fill_rule, code_hash(__name__))
+    def __init__(self, vectors, dictionary, depth: int, fill_rule: str = "paper", progress: bool = False):
+        self.vectors, self.dictionary, self.depth, self.fill_rule, self.progress = (vectors, dictionary, int(depth),
+                                                                                    fill_rule, progress)
+        self._grid = None
+        self.identity = fingerprint(list(vectors.index_to_key), vectors.vectors, sorted(dictionary.token2id.items()),
+                                    sorted(dictionary.dfs.items()), dictionary.num_docs, self.depth, fill_rule,
+                                    code_hash(__name__))
+
+    def grid(self) -> MatrixGrid:
+        """The S' source, from the neighbour search on the first call."""
+        if self._grid is None:
+            words = [word for word in self.dictionary.token2id if word in self.vectors.key_to_index]
+            neighbours = nearest_neighbours(self.vectors, words, depth=self.depth, progress=self.progress)
+            self._grid = MatrixGrid(neighbours, self.dictionary, self.fill_rule)
+        return self._grid
+
+    def __getstate__(self):
+        self.grid()
+        return dict(self.__dict__, vectors=None)
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
-        return self.grid.build(**{key: point[key] for key in SPARSE_KEYS})
+        return self.grid().build(**{key: point[key] for key in SPARSE_KEYS})
 
 
 _LOADED: dict = {}  # per process: the last CachedMatrices' MatrixGrid

@@ -17,6 +17,7 @@ import functools
 import html
 import json
 import lzma
+import numbers
 import os
 import re
 import tarfile
@@ -253,11 +254,12 @@ class Dataset:
 # Splitting
 
 
-def _split(texts, labels, train_size, test_size) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
+def _split(texts, labels, train_size, test_size, seed: int = SEED
+           ) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
     """Seeded train+validation vs test split, as the paper's code did it."""
     trval_texts, test_texts, trval_labels, test_labels = train_test_split(
         texts, np.asarray(labels, dtype=np.int64), train_size=train_size, test_size=test_size, shuffle=True,
-        random_state=SEED,
+        random_state=seed,
     )
     return list(trval_texts), trval_labels, list(test_texts), test_labels
 
@@ -280,12 +282,14 @@ def _make_dataset(name, class_names, trval_texts, trval_labels, test_texts, test
     )
 
 
-def dataset_from_texts(name: str, texts, labels, *, test_size: int | float = 0.3,
-                       class_names=None) -> Dataset:
-    """A data set of one's own, split by the paper's rule: a seeded shuffle (``random_state=42``) into train +
-    validation and test (``test_size`` documents, or that fraction), then the last 20 % of train + validation as the
-    validation split (unshuffled, as for BBCSPORT and TWITTER).
+def dataset_from_texts(name: str, texts, labels, *, test_size: int | float = 0.3, class_names=None,
+                       test_texts=None, test_labels=None, random_state: int = SEED) -> Dataset:
+    """A data set of one's own, split by the paper's rule: a seeded shuffle (``random_state``, the paper's 42) into
+    train + validation and test (``test_size`` documents, or that fraction), then the last 20 % of train + validation
+    as the validation split (unshuffled, as for BBCSPORT and TWITTER).
 
+    With ``test_texts`` and ``test_labels`` the test split is fixed: ``texts`` and ``labels`` are train +
+    validation (split by the same 80/20 rule) and ``test_size`` is not used.
     ``labels`` may be any values; ``class_names`` (default: the sorted distinct labels) fixes their order.
 
     Parameters
@@ -293,13 +297,17 @@ def dataset_from_texts(name: str, texts, labels, *, test_size: int | float = 0.3
     name : str
         The data set's name (it keys cached results).
     texts : sequence of str
-        The documents.
+        The documents (with ``test_texts``: the training and validation documents).
     labels : sequence
         One label per document, of any hashable type.
     test_size : int or float
-        Test documents: a number, or a fraction of all documents.
+        Test documents: a number, or a fraction of all documents (NumPy numbers too).
     class_names : sequence, optional
         The labels in the order of their integer codes.
+    test_texts, test_labels : sequence, optional
+        A fixed test split.
+    random_state : int
+        The seed of the train + validation vs test shuffle (the paper's 42).
 
     Returns
     -------
@@ -311,28 +319,47 @@ def dataset_from_texts(name: str, texts, labels, *, test_size: int | float = 0.3
     >>> d = dataset_from_texts("toy", [f"text {i}" for i in range(10)], ["a", "b"] * 5, test_size=2)
     >>> [len(d.train.texts), len(d.validation.texts), len(d.test.texts)], d.class_names
     ([6, 2, 2], ('a', 'b'))
+    >>> d = dataset_from_texts("pets", ["a cat", "a dog"] * 5, ["cat", "dog"] * 5, test_texts=["my cat"],
+    ...                        test_labels=["cat"])
+    >>> (len(d.train), len(d.validation), d.test.texts, d.class_names)
+    (8, 2, ['my cat'], ('cat', 'dog'))
     """
     texts = list(texts)
     labels = list(labels)
     if not isinstance(name, str) or not name:
         raise ValueError("name must be a non-empty string")
-    if len(texts) != len(labels):
-        raise ValueError(f"{len(texts)} texts but {len(labels)} labels")
-    if not all(isinstance(t, str) for t in texts):
-        raise ValueError("every text must be a string")
-    names = tuple(sorted(set(labels), key=str)) if class_names is None else tuple(class_names)
-    unknown = set(labels) - set(names)
+    if (test_texts is None) != (test_labels is None):
+        raise ValueError("test_texts and test_labels go together: give both for a fixed test split, or neither")
+    fixed = test_texts is not None
+    test_texts, test_labels = (list(test_texts), list(test_labels)) if fixed else ([], [])
+    for which, (t, l) in {"": (texts, labels), "test_": (test_texts, test_labels)}.items():
+        if len(t) != len(l):
+            raise ValueError(f"{len(t)} {which}texts but {len(l)} {which}labels")
+        if not all(isinstance(x, str) for x in t):
+            raise ValueError(f"every {which}text must be a string")
+    names = tuple(sorted(set(labels + test_labels), key=str)) if class_names is None else tuple(class_names)
+    unknown = set(labels + test_labels) - set(names)
     if unknown:
         raise ValueError(f"labels {sorted(map(str, unknown))} are not among class_names {list(names)}")
     if len(names) < 2:
         raise ValueError("a classification data set needs at least two classes")
-    n_test = round(test_size * len(texts)) if isinstance(test_size, float) else test_size
-    if isinstance(test_size, bool) or not isinstance(n_test, int) or not 1 <= n_test <= len(texts) - 5:
-        raise ValueError(f"test_size={test_size!r} is not allowed; give a number of test documents, or a fraction, "
-                         f"that leaves at least 5 of the {len(texts)} documents for training and validation")
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        raise ValueError(f"random_state={random_state!r} is not allowed; give an integer seed")
     index = {label: i for i, label in enumerate(names)}
     codes = [index[label] for label in labels]
-    return _make_dataset(name, names, *_split(texts, codes, len(texts) - n_test, n_test), shuffle_validation=False)
+    if fixed:
+        if not test_texts or len(texts) < 5:
+            raise ValueError("a fixed split needs at least one test text and 5 texts for training and validation")
+        return _make_dataset(name, names, texts, codes, test_texts, [index[label] for label in test_labels],
+                             shuffle_validation=False)
+    integral = isinstance(test_size, numbers.Integral) and not isinstance(test_size, (bool, np.bool_))
+    fraction = isinstance(test_size, numbers.Real) and not integral and not isinstance(test_size, (bool, np.bool_))
+    n_test = int(test_size) if integral else round(float(test_size) * len(texts)) if fraction else None
+    if n_test is None or not 1 <= n_test <= len(texts) - 5:
+        raise ValueError(f"test_size={test_size!r} is not allowed; give a number of test documents, or a fraction, "
+                         f"that leaves at least 5 of the {len(texts)} documents for training and validation")
+    return _make_dataset(name, names, *_split(texts, codes, len(texts) - n_test, n_test, int(random_state)),
+                         shuffle_validation=False)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
