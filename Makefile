@@ -38,8 +38,9 @@ rerun: setup
 	$(BIN)/python scripts/run_chapters.py --profile $(PROFILE) --output notebooks --from $(CHAPTER) $(ARGS)
 	$(BIN)/jupyter-book build --warningiserror --keep-going .
 
+# On every core (pytest-xdist); workers that are idle take queued tests from busy ones.
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 setup: $(VENV)/.installed assets/plotly.min.js assets/mathjax/.node
 

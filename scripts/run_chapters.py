@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     parser.add_argument("-y", "--yaml", action="append", default=[], help="parameters as YAML, e.g. 'ks: [1, 3]'")
     args = parser.parse_args(argv)
 
-    from regemb_utils.study.cache import ArtifactCache, CacheError
+    from regemb_utils.study.cache import ArtifactCache, CacheError, directory_from_environment
     from regemb_utils.study.params import ParameterError, chapter_parameters
 
     notebooks = chapters()
@@ -113,7 +113,11 @@ def main(argv=None) -> int:
         selected = list(range(select(names, args.start) if args.start else 0, len(names)))
     parameters = {name: parse_value(value) for name, value in args.parameter}
     for text in args.yaml:
-        loaded = yaml.safe_load(text)
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            raise SystemExit(f"-y {text!r} is not valid YAML ({str(error).splitlines()[0]}); give a mapping such as "
+                             "'ks: [1, 3]'") from None
         if not isinstance(loaded, dict):
             raise SystemExit(f"-y {text!r} is not a YAML mapping of parameter names to values")
         parameters.update(loaded)
@@ -124,9 +128,11 @@ def main(argv=None) -> int:
         chapter_parameters(first, args.profile, **parameters)
         cache = ArtifactCache()
         cache.check_writable()
-    except (ParameterError, CacheError) as error:
+        data = directory_from_environment("REGEMB_DATA")
+    except (ParameterError, CacheError, ValueError) as error:
         raise SystemExit(f"{first}: {error}") from None
-    os.environ.update(BATCH, REGEMB_CACHE=str(cache.root))  # absolute: papermill's kernels run in notebooks/
+    # absolute paths (relative ones start here, where the command ran): papermill's kernels run in notebooks/
+    os.environ.update(BATCH, REGEMB_CACHE=str(cache.root), **({"REGEMB_DATA": str(data)} if data else {}))
     args.output.mkdir(parents=True, exist_ok=True)
     for index in selected:
         notebook = notebooks[index]
@@ -134,8 +140,14 @@ def main(argv=None) -> int:
         print(f"running {notebook.name} with profile {args.profile}" + (f" and {given}" if given else ""), flush=True)
         # Into a temporary file first: a chapter that fails never replaces a good notebook (it is kept for reading).
         partial = args.output / f".{notebook.stem}.partial.ipynb"
-        papermill.execute_notebook(notebook, partial, parameters={"profile": args.profile, **given},
-                                   cwd=notebook.parent, progress_bar=False)
+        try:
+            papermill.execute_notebook(notebook, partial, parameters={"profile": args.profile, **given},
+                                       cwd=notebook.parent, progress_bar=False)
+        except papermill.PapermillExecutionError as error:  # the chapter's own message, not papermill's traceback
+            later = ", ".join(notebooks[i].stem for i in selected if i > index)
+            raise SystemExit(f"{notebook.stem} stopped at cell {error.exec_count}: {error.ename}: {error.evalue}\n"
+                             f"The executed chapter, with the error, is kept in {partial}; no record of the chapter was "
+                             f"written" + (f", and {later} did not run." if later else ".")) from None
         tidy_notebook(partial)
         partial.replace(args.output / notebook.name)
     return 0

@@ -8,11 +8,11 @@ readable (nothing wider than the text column, no nan/None in tables, every figur
 from __future__ import annotations
 
 import functools
-import hashlib
 import http.server
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -20,36 +20,33 @@ from pathlib import Path
 
 import pytest
 from book_sources import copy_book_sources
+from conftest import once
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.book
 
 
-def _digest(paths):
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+@pytest.fixture(scope="session")
+def book(smoke_chapters, tmp_path_factory):
+    """The book built with warnings as errors from the smoke chapters (both made once per session: conftest.py)."""
+    cache, notebooks = smoke_chapters
+
+    def build(where):
+        copy_book_sources(where)
+        shutil.copytree(notebooks, where / "notebooks")
+        subprocess.run([BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", where], check=True,
+                       env=dict(os.environ, REGEMB_CACHE=str(cache)))
+
+    return once(tmp_path_factory, "smoke-book", build)
 
 
-@pytest.fixture(scope="module")
-def smoke_cache(tmp_path_factory):
-    """The artifact cache of the smoke run (filled by ``book``)."""
-    return tmp_path_factory.mktemp("artifacts")
-
-
-@pytest.fixture(scope="module")
-def book(tmp_path_factory, smoke_cache):
-    committed = sorted((ROOT / "notebooks").glob("0*.ipynb"))  # the chapters (the explorer is not one)
-    before = _digest(committed)
-    book = tmp_path_factory.mktemp("book")
-    copy_book_sources(book)
-    env = dict(os.environ, REGEMB_CACHE=str(smoke_cache))
-    subprocess.run(
-        [sys.executable, ROOT / "scripts" / "run_chapters.py", "--profile", "smoke", "--output", book / "notebooks"],
-        check=True, env=env,
-    )
-    subprocess.run([BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", book], check=True, env=env)
-    assert _digest(committed) == before, "running the chapters changed the committed notebooks"
-    return book
+@pytest.fixture(scope="session")
+def book_cache(smoke_chapters, tmp_path_factory):
+    """A copy of the artifact cache of the smoke run the book was built from, made once per session (the explorer
+    may add artifacts to it; the session's own cache stays read-only)."""
+    return once(tmp_path_factory, "book-cache",
+                lambda where: shutil.copytree(smoke_chapters[0], where, dirs_exist_ok=True))
 
 
 def test_chapters_ran_without_errors(book):
@@ -257,7 +254,7 @@ def test_every_page_is_readable(built_html):
 # directly, and the page as `make explore` serves it (Voila), driven in headless Chromium
 
 
-def test_explorer_view_agrees_with_the_measures(book, smoke_cache):
+def test_explorer_view_agrees_with_the_measures(book, book_cache):
     import numpy as np
 
     from regemb_utils.classification.methods import represent_pair
@@ -267,7 +264,7 @@ def test_explorer_view_agrees_with_the_measures(book, smoke_cache):
     from regemb_utils.study.explorer import Explorer, ExplorerSettings
     from regemb_utils.termsim.sources import restricted
 
-    explorer = Explorer(ArtifactCache(smoke_cache))
+    explorer = Explorer(ArtifactCache(book_cache))
     settings = ExplorerSettings(profile="smoke", dataset="twitter", query=3, reference=5, nonzero_limit=20, dominant=False)
     view = explorer.view(settings)
     S = explorer.matrix(settings)
@@ -292,7 +289,7 @@ def test_explorer_view_agrees_with_the_measures(book, smoke_cache):
 
 
 @pytest.fixture(scope="module")
-def explorer_url(book, smoke_cache):
+def explorer_url(book, book_cache):
     """The explorer served as `make explore PROFILE=smoke` serves it, on the smoke run's artifacts."""
     import socket
     import time
@@ -301,7 +298,7 @@ def explorer_url(book, smoke_cache):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = dict(os.environ, REGEMB_CACHE=str(smoke_cache), REGEMB_PROFILE="smoke", JUPYTER_PATH=str(ROOT))
+    env = dict(os.environ, REGEMB_CACHE=str(book_cache), REGEMB_PROFILE="smoke", JUPYTER_PATH=str(ROOT))
     server = subprocess.Popen(
         [BIN / "voila", ROOT / "notebooks" / "explorer.ipynb", "--template=regemb", "--no-browser", f"--port={port}",
          "--Voila.ip=127.0.0.1"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -362,14 +359,14 @@ def _open_explorer(browser, url):
     return _until(browser, lambda shown: "scm" in shown)
 
 
-def test_explorer_answers_a_change_with_the_right_values(explorer_url, smoke_cache):
+def test_explorer_answers_a_change_with_the_right_values(explorer_url, book_cache):
     from dataclasses import replace
 
     from regemb_utils.study.browser import Chromium
     from regemb_utils.study.cache import ArtifactCache
     from regemb_utils.study.explorer import Explorer, ExplorerSettings
 
-    explorer = Explorer(ArtifactCache(smoke_cache))
+    explorer = Explorer(ArtifactCache(book_cache))
     first = ExplorerSettings(profile="smoke")
     with Chromium() as browser:
         shown = _open_explorer(browser, explorer_url)
@@ -400,12 +397,12 @@ def test_explorer_answers_a_change_with_the_right_values(explorer_url, smoke_cac
         assert requested == {explorer_url.split("/")[2]}, f"the explorer loads from {requested}"
 
 
-def test_explorer_shows_bad_input_as_a_message(explorer_url, smoke_cache):
+def test_explorer_shows_bad_input_as_a_message(explorer_url, book_cache):
     from regemb_utils.study.browser import Chromium
     from regemb_utils.study.cache import ArtifactCache
     from regemb_utils.study.explorer import Explorer
 
-    n_test = Explorer(ArtifactCache(smoke_cache)).chapter("smoke").datasets(["bbcsport"])["bbcsport"].test.labels.size
+    n_test = Explorer(ArtifactCache(book_cache)).chapter("smoke").datasets(["bbcsport"])["bbcsport"].test.labels.size
     with Chromium() as browser:
         _open_explorer(browser, explorer_url)
         _set(browser, "query", 99999)

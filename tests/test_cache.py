@@ -1,9 +1,11 @@
 import errno
+import importlib
 import os
 import pickle
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +24,67 @@ def test_key_depends_on_parameters_and_the_kind_version(monkeypatch):
     assert a != artifact_key("knn", {"n": 1, "m": 2})  # a bumped computation never reads the old artifact
     with pytest.raises(KeyError, match="unknown artifact kind 'thing'"):
         artifact_key("thing", {})
+
+
+_CACHED_RUN = """
+import sys
+from regemb_utils.study.cache import ACCESSED, ArtifactCache
+value = ArtifactCache(sys.argv[1]).get("knn", {"n": 1}, lambda: sys.argv[2])
+print(value, ACCESSED[-1]["computed"])
+"""
+
+
+def _defining(package: Path, function: str) -> Path:
+    return next(p for p in sorted(package.rglob("*.py")) if f"def {function}(" in p.read_text())
+
+
+def test_a_code_change_recomputes_and_a_change_elsewhere_reuses(tmp_path):
+    """The package copied into a temporary directory and changed there: a result of the kNN runs is recomputed after
+    a change to the function that counts the votes, and read back after a change to a module the runs never import
+    or to a docstring."""
+    import shutil
+
+    from regemb_utils.study.cache import computing_module, dependencies
+
+    _, source = cache_module._package_root()
+    copy = tmp_path / "src"
+    shutil.copytree(source, copy / source.name, ignore=shutil.ignore_patterns("__pycache__"))
+    package = copy / source.name
+
+    def run(label):
+        done = subprocess.run([sys.executable, "-c", _CACHED_RUN, str(tmp_path / "cache"), label], cwd=tmp_path,
+                              env=dict(os.environ, PYTHONPATH=str(copy)), capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    assert run("first") == ["first", "True"]
+    assert run("second") == ["first", "False"]  # nothing changed: read back
+    votes = _defining(package, "knn_votes")
+    text = votes.read_text()
+    votes.write_text(text.replace('    """', '    """A changed docstring. ', 1))
+    assert run("third") == ["first", "False"]  # a docstring is not code
+    runs = computing_module("knn")
+    unrelated = sorted(m for m in cache_module._package_modules() if m not in dependencies(runs))
+    assert unrelated, "every module of the package feeds the kNN runs"
+    elsewhere = package.joinpath(*unrelated[0].split(".")[1:]).with_suffix(".py")
+    if not elsewhere.exists():
+        elsewhere = elsewhere.with_suffix("") / "__init__.py"
+    elsewhere.write_text(elsewhere.read_text() + "\n\ndef _added_elsewhere():\n    return 0\n")
+    assert run("fourth") == ["first", "False"]  # a module the runs never import
+    # every vote to class 0, as a broken change would do: the old results must not be served
+    votes.write_text(text.replace("def knn_votes(", "def _votes(", 1) + (
+        "\n\ndef knn_votes(neighbour_labels, ks=K_VALUES, n_labels=None):\n"
+        "    return 0 * _votes(neighbour_labels, ks, n_labels)\n"))
+    assert run("fifth") == ["fifth", "True"]
+
+
+def test_every_artifact_kind_is_computed_in_one_module():
+    """The module that declares a kind in ARTIFACTS is the one that asks the cache for it (its code is hashed)."""
+    for name in cache_module.ARTIFACT_VERSIONS:
+        module = importlib.import_module(cache_module.computing_module(name))
+        assert name in module.ARTIFACTS
+        assert f'.get("{name}",' in Path(module.__file__).read_text(), f"{module.__name__} does not compute {name}"
+    with pytest.raises(KeyError, match="declared in 0 modules"):
+        cache_module.computing_module("thing")
 
 
 def test_fingerprint_is_by_content():
@@ -89,9 +152,15 @@ def test_a_damaged_artifact_is_reported_and_recomputed(tmp_path, capfd, damage):
 def test_root_from_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("REGEMB_CACHE", str(tmp_path / "elsewhere"))
     assert ArtifactCache().root == tmp_path / "elsewhere"
-    monkeypatch.chdir(tmp_path)
+    # relative: from the directory where the user ran the command ($PWD), not the process's working directory
+    # (a kernel started by papermill or JupyterLab works in notebooks/ but inherits $PWD)
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")
+    monkeypatch.setenv("PWD", str(tmp_path))
     monkeypatch.setenv("REGEMB_CACHE", "relative")
-    assert ArtifactCache().root == tmp_path / "relative"  # made absolute where it is read
+    assert ArtifactCache().root == tmp_path / "relative"
+    monkeypatch.delenv("PWD")
+    assert ArtifactCache().root == tmp_path / "notebooks" / "relative"  # no $PWD: the working directory
 
 
 def test_empty_environment_variable_is_refused(monkeypatch):

@@ -403,3 +403,51 @@ def test_outside_the_repository_the_data_folder_is_named(monkeypatch, tmp_path):
     monkeypatch.setattr(datasets_module, "DATA_DIR", tmp_path / "nowhere")
     with pytest.raises(FileNotFoundError, match="set REGEMB_DATA to the repository's data/ folder"):
         datasets_module.data_dir()
+
+
+def test_regemb_data_follows_regemb_caches_rule(bbcsport_copy, monkeypatch):
+    folder, relative, target = bbcsport_copy
+    monkeypatch.setenv("REGEMB_DATA", "")
+    with pytest.raises(ValueError, match="REGEMB_DATA is set but empty; unset it"):
+        data_file(relative)
+    (folder / "notebooks").mkdir()
+    monkeypatch.chdir(folder / "notebooks")  # as a papermill kernel: in notebooks/, $PWD where the user ran it
+    monkeypatch.setenv("PWD", str(folder.parent))
+    monkeypatch.setenv("REGEMB_DATA", folder.name)
+    assert data_file(relative) == target
+    monkeypatch.setenv("REGEMB_DATA", "no-such-folder")
+    with pytest.raises(FileNotFoundError, match=f"REGEMB_DATA names {folder.parent / 'no-such-folder'}, which is not "
+                                                "a directory"):
+        data_file(relative)
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "unreadable", "device"])
+def test_a_data_file_that_cannot_be_read_is_named_at_once(bbcsport_copy, monkeypatch, kind):
+    import time
+
+    folder, relative, target = bbcsport_copy
+    monkeypatch.setenv("REGEMB_DATA", str(folder))
+    target.unlink()
+    if kind == "directory":
+        target.mkdir()
+        said = "is a directory, not a regular file"
+    elif kind == "fifo":
+        os.mkfifo(target)  # reading it would wait forever for a writer
+        said = "is a FIFO (named pipe), not a regular file"
+    elif kind == "device":
+        target.symlink_to("/dev/null")
+        said = "is a character device, not a regular file"
+    else:
+        shutil.copyfile(datasets_module.DATA_DIR / relative, target)
+        target.chmod(0)
+        if os.access(target, os.R_OK):  # root reads every file: refuse the read as the kernel would for others
+            def refused(path):
+                raise PermissionError(13, "Permission denied", str(path))
+
+            monkeypatch.setattr(datasets_module, "file_sha256", refused)
+        said = "cannot be read (Permission denied): make it readable"
+    start = time.perf_counter()
+    with pytest.raises(datasets_module.DataFileError) as error:
+        load_dataset("bbcsport")
+    assert time.perf_counter() - start < 10
+    assert f"data file {target} {said}" in str(error.value) and "git checkout -- data/" in str(error.value)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+import os
+import sys
 
 import numpy as np
 import pandas as pd
@@ -153,3 +155,48 @@ def test_dask_cluster_gives_the_local_results(toy):
         pd.testing.assert_frame_equal(remote.validation, local.validation)
         for k in local.predictions:
             np.testing.assert_array_equal(remote.predictions[k], local.predictions[k])
+
+
+_KERNEL = """
+import os, sys, time
+import joblib
+from regemb_utils.classification.knn_runs import parallel_context
+
+def worker(_):
+    time.sleep(0.3)
+    return os.getpid()
+
+with parallel_context("local", 2):
+    pids = set(joblib.Parallel(n_jobs=2)(joblib.delayed(worker)(i) for i in range(6)))
+    print(" ".join(map(str, sorted(pids))), flush=True)
+    time.sleep(300)  # still at work when it is killed; loky keeps its idle workers meanwhile
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (a killed worker that nobody reaped yet)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the workers' end rests on Linux's prctl")
+def test_workers_end_when_their_kernel_is_killed():
+    import signal
+    import subprocess
+    import time
+
+    kernel = subprocess.Popen([sys.executable, "-c", _KERNEL], stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(p) for p in kernel.stdout.readline().split()]
+        assert workers and all(_running(p) for p in workers) and kernel.pid not in workers
+        os.kill(kernel.pid, signal.SIGKILL)  # the kernel alone, as the out-of-memory killer would
+        kernel.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while any(_running(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [p for p in workers if _running(p)], "worker processes survived their killed kernel"
+    finally:
+        kernel.kill()

@@ -1,6 +1,6 @@
 import pytest
 
-from regemb_utils.study.params import DATASETS, ParameterError, chapter_parameters
+from regemb_utils.study.params import CHAPTERS, DATASETS, ParameterError, chapter_parameters
 
 
 def test_profile_defaults():
@@ -134,3 +134,31 @@ def test_values_that_would_fail_later_are_refused_at_the_start(chapter, kwargs, 
 def test_json_strings_are_read_as_lists_and_mappings():
     p = chapter_parameters("04_scm_vs_wmd", "smoke", ks="[3, 1]", wmd_queries='{"bbcsport": 5}')
     assert p.ks == (1, 3) and dict(p.wmd_queries)["bbcsport"] == 5
+
+
+LIST_PARAMETERS = [(chapter, p.name) for chapter, spec in CHAPTERS.items() for p in spec if "list" in p.allowed]
+
+
+@pytest.mark.parametrize("chapter, name", LIST_PARAMETERS, ids=lambda v: v)
+def test_one_rule_for_every_list_parameter(chapter, name):
+    """A mapping is not a list (its keys would be taken), a set is not either, and a value given twice is refused
+    rather than merged; the default's own values, given as a list, are accepted."""
+    default = chapter_parameters(chapter, "smoke")[name]
+    if default == "inherited":
+        default = DATASETS
+    values = list(default)
+    assert chapter_parameters(chapter, "smoke", **{name: values})[name] == tuple(default)
+    for bad, reason in (({v: 1 for v in values}, "a mapping is not a list"), (set(values), "a set is not a list"),
+                        (values + values[:1], "given more than once"), ([], "the list is empty")):
+        with pytest.raises(ParameterError) as error:
+            chapter_parameters(chapter, "smoke", **{name: bad})
+        assert f"{name}={bad!r} is not allowed ({reason}" in str(error.value) or (
+            reason == "given more than once" and "given more than once" in str(error.value)), str(error.value)
+        assert f"{name} must be " in str(error.value)
+
+
+def test_tsne_words_cannot_exceed_the_factorized_words():
+    assert chapter_parameters("03_orthogonalization", "smoke", tsne_words=300).tsne_words == 300
+    with pytest.raises(ParameterError, match="tsne_words=301 is not allowed; Figure 1 shows words among the "
+                                             "factor_words=300 most frequent ones: give at most that many"):
+        chapter_parameters("03_orthogonalization", "smoke", tsne_words=301)

@@ -1,5 +1,6 @@
 """The chapter pipeline: parameters read from a notebook's cells, records, lineage and inherited parameters."""
 import json
+import shutil
 
 import pytest
 
@@ -90,8 +91,16 @@ def test_chapter_4_inherits_chapter_1s_data_sets_and_documents(tmp_path):
         run("04_scm_vs_wmd", cache, datasets=["reuters"])
     with pytest.raises(ParameterError, match="max_documents=16 is not allowed; chapter 01_preprocessing .* kept 15"):
         run("04_scm_vs_wmd", cache, max_documents=16, ks=[1])
-    with pytest.raises(ParameterError, match="max_documents=15 is not allowed; it must be at least the largest k"):
+    first = records("01_preprocessing", "smoke", cache)[-1]
+    with pytest.raises(ParameterError, match=rf"max_documents=15 \(taken from chapter 01_preprocessing, record "
+                                             rf"{first.id}, .*\) is not allowed; it must be at least the largest k"):
         run("04_scm_vs_wmd", cache, ks=[1, 19])
+    with pytest.raises(ParameterError, match=r"max_documents=11 is not allowed; max_documents must be at least the "):
+        run("04_scm_vs_wmd", cache, ks=[1, 13], max_documents=11)
+    assert run("04_scm_vs_wmd", cache, ks=[1], wmd_queries={"twitter": 5}).params.wmd_queries == (("twitter", 5),)
+    with pytest.raises(ParameterError, match=r"wmd_queries=\{'twitter': 5\} is not allowed; it names data sets "
+                                             r"this run does not classify \(twitter; datasets=\['bbcsport'\]\)"):
+        run("04_scm_vs_wmd", cache, ks=[1], datasets=["bbcsport"], wmd_queries={"twitter": 5})
 
 
 def test_chapter_5_checks_its_maps_against_chapter_4(tmp_path):
@@ -102,7 +111,7 @@ def test_chapter_5_checks_its_maps_against_chapter_4(tmp_path):
     cache = ArtifactCache(tmp_path)
     lineage(cache)
     results = {(d, m): SimpleNamespace(truth=np.zeros(n)) for d, n in (("bbcsport", 40), ("twitter", 8))
-               for m in ("soft_vsm", "soft_vsm_quantized_ortho")}
+               for m in ("bow", "soft_vsm", "soft_vsm_quantized_ortho")}
     run("04_scm_vs_wmd", cache).finish(results=results)
     assert run("05_confusion_tsne", cache, perplexity=5).params.datasets == ("bbcsport", "twitter")
     with pytest.raises(ParameterError, match="perplexity=8.0 is not allowed; .* twitter has 8 test documents"):
@@ -110,9 +119,9 @@ def test_chapter_5_checks_its_maps_against_chapter_4(tmp_path):
     assert run("05_confusion_tsne", cache, perplexity=8, datasets=["bbcsport"]).params.perplexity == 8.0
     with pytest.raises(ParameterError, match="bbcsport has 5 test documents on its map"):
         run("05_confusion_tsne", cache, perplexity=5, map_documents=5, datasets=["bbcsport"])
-    run("04_scm_vs_wmd", cache, methods=["bow", "soft_vsm"]).finish(results=results)
-    with pytest.raises(PipelineError, match="did not run soft_vsm_quantized_ortho"):
-        run("05_confusion_tsne", cache)
+    # without both soft VSMs the chapter runs, and says what it leaves out (tests/test_chapter_subsets.py)
+    run("04_scm_vs_wmd", cache, methods=["bow"]).finish(results={k: v for k, v in results.items() if k[1] == "bow"})
+    assert run("05_confusion_tsne", cache, perplexity=5).params.datasets == ("bbcsport", "twitter")
 
 
 def test_data_dependent_ranges_are_checked_at_the_first_cell(tmp_path):
@@ -129,3 +138,103 @@ def test_data_dependent_ranges_are_checked_at_the_first_cell(tmp_path):
     with pytest.raises(ParameterError, match=r"nonzero_limits=\[10, 60\] is not allowed; every C must be smaller "
                                              r"than the embeddings' vocabulary \(60 words"):
         run("03_orthogonalization", cache, nonzero_limits=[10, 60])
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# damaged, misplaced and half-written records; a full disk; an unreachable scheduler
+
+
+def test_damaged_records_are_named_with_what_to_do(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    record = run("01_preprocessing", cache).finish(table_1="a")
+    (record.path / "record.json").write_text('{"id": "20')
+    with pytest.raises(PipelineError, match=rf"the record {record.path} cannot be read \(JSONDecodeError.*remove "
+                                            rf"{record.path}"):
+        run("02_training", cache)
+    shutil.rmtree(record.path)  # as the message says
+    record = run("01_preprocessing", cache).finish(table_1="b")
+    (record.path / "values.pkl").write_bytes(b"\x80\x05garbage")
+    with pytest.raises(PipelineError, match=rf"the record {record.path} cannot be read \(values.pkl: Unpickling"):
+        run("02_training", cache)  # the record itself is readable; the values chapter 2 checks its min_count on not
+
+
+def test_a_record_moved_to_another_profile_is_refused(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    record = run("01_preprocessing", cache).finish()
+    paper = tmp_path / "records" / "paper" / "01_preprocessing"
+    paper.mkdir(parents=True)
+    shutil.copytree(record.path, paper / record.id)
+    with pytest.raises(PipelineError, match=rf"the record {paper / record.id} says it is of profile 'smoke', but it "
+                                            r"lies among the records of profile 'paper'"):
+        records("01_preprocessing", "paper", cache)
+    data = json.loads((record.path / "record.json").read_text())
+    (record.path / "record.json").write_text(json.dumps(dict(data, profile="paper")))
+    shutil.rmtree(paper / record.id)
+    shutil.copytree(record.path, paper / record.id)
+    shutil.rmtree(record.path)
+    with pytest.raises(PipelineError, match=r"ran with profile 'smoke' but says 'paper'"):
+        records("01_preprocessing", "paper", cache)
+
+
+def test_staging_directories_are_never_read_as_records(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    record = run("01_preprocessing", cache).finish(table_1="a")
+    staging = record.path.with_name(f".{record.id}.half")
+    shutil.copytree(record.path, staging)  # a record half-written when its chapter was killed, complete-looking
+    assert [r.id for r in records("01_preprocessing", "smoke", cache)] == [record.id]
+
+
+def test_records_replaced_by_a_file_is_named(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    (tmp_path / "records").write_text("not a directory")
+    with pytest.raises(PipelineError, match=rf"{tmp_path / 'records'} in the artifact cache is not a directory"):
+        run("02_training", cache)
+
+
+def test_a_full_disk_is_found_at_the_start_and_named_when_writing(tmp_path, monkeypatch):
+    import errno
+    import os
+    import shutil as shell
+    from collections import namedtuple
+
+    from regemb_utils.study import cache as cache_module
+    from regemb_utils.study.cache import CacheError
+
+    cache = ArtifactCache(tmp_path)
+    monkeypatch.setenv("REGEMB_CACHE", str(tmp_path))
+    usage = namedtuple("usage", "total used free")
+    real = shell.disk_usage
+    monkeypatch.setattr(cache_module.shutil, "disk_usage", lambda path: usage(10 * 2**30, 10 * 2**30 - 2**20, 2**20))
+    with pytest.raises(CacheError, match=rf"the artifact cache {tmp_path} \(REGEMB_CACHE\) has 1 MiB free; chapter "
+                                         r"01_preprocessing .* needs about 64 MiB"):
+        run("01_preprocessing", cache)
+    monkeypatch.setattr(cache_module.shutil, "disk_usage", real)
+    chapter = run("01_preprocessing", cache)
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("regemb_utils.study.pipeline.os.rename", full)
+    with pytest.raises(CacheError, match=rf"could not be written into the artifact cache {tmp_path} "
+                                         r"\(REGEMB_CACHE\): the disk is full. Free some space, or set REGEMB_CACHE"):
+        chapter.finish()
+    monkeypatch.setattr(cache_module.os, "rename", full)
+    with pytest.raises(CacheError, match="the disk is full"):
+        cache.get("knn", {"full": 1}, lambda: 1)
+    assert not [p for p in tmp_path.rglob(".*") if p.is_dir()]  # no staging directory left behind
+
+
+def test_an_unreachable_dask_scheduler_stops_chapter_4_at_its_first_cell(tmp_path, monkeypatch):
+    import socket
+    import time
+
+    cache = ArtifactCache(tmp_path)
+    lineage(cache, max_documents=15)
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    start = time.perf_counter()
+    monkeypatch.setattr("regemb_utils.classification.knn_runs.SCHEDULER_TIMEOUT", 2)
+    with pytest.raises(ConnectionError, match=rf"the dask scheduler tcp://127.0.0.1:{port} did not answer within 2 s"):
+        run("04_scm_vs_wmd", cache, ks=[1], scheduler=f"tcp://127.0.0.1:{port}")
+    assert time.perf_counter() - start < 30

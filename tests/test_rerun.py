@@ -12,19 +12,15 @@ from pathlib import Path
 
 import pytest
 from book_sources import copy_book_sources
+from conftest import run_chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.book
 
 # Glue keys that hold timings (or a figure of them): the only numbers allowed to differ between two runs.
-TIMINGS = re.compile(r"seconds|minutes|hours|wps|time_ratio|speed|scm_over_wmd|^figure_10$")
-
-
-def run_chapters(cache: Path, output: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, REGEMB_CACHE=str(cache))
-    return subprocess.run([sys.executable, ROOT / "scripts" / "run_chapters.py", "--profile", "smoke", "--output",
-                           output, *args], env=env, capture_output=True, text=True)
+# The verdict tables show the measured speed ratio too; the verdicts themselves are compared (claim_verdicts).
+TIMINGS = re.compile(r"seconds|minutes|hours|wps|time_ratio|speed|scm_over_wmd|^figure_10$|^verdicts")
 
 
 def build_book(notebooks: Path, where: Path) -> Path:
@@ -60,18 +56,11 @@ def latest(cache: Path, chapter: str) -> dict:
     return max(found, key=lambda r: (r["finished"], r["id"]))
 
 
-@pytest.fixture(scope="module")
-def first(tmp_path_factory):
-    cache, output = tmp_path_factory.mktemp("cache-a"), tmp_path_factory.mktemp("run-a")
-    done = run_chapters(cache, output)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return cache, output
-
-
-def test_two_runs_from_empty_caches_give_the_same_results(first, tmp_path_factory):
+def test_two_runs_from_empty_caches_give_the_same_results(request, tmp_path_factory):
     cache, output = tmp_path_factory.mktemp("cache-b"), tmp_path_factory.mktemp("run-b")
-    done = run_chapters(cache, output)
+    done = run_chapters(cache, output)  # first, so that it runs beside the session's run on another worker
     assert done.returncode == 0, done.stderr[-3000:]
+    first = request.getfixturevalue("smoke_chapters")
     compared = 0
     for notebook in sorted(first[1].glob("*.ipynb")):
         a, b = glued(notebook), glued(output / notebook.name)
@@ -81,6 +70,8 @@ def test_two_runs_from_empty_caches_give_the_same_results(first, tmp_path_factor
                 assert a[key] == b[key], f"{notebook.name}: {key} differs between two runs ({a[key]} vs {b[key]})"
                 compared += 1
     assert compared > 100
+    verdicts = glued(first[1] / "06_scorecard.ipynb")["claim_verdicts"]
+    assert "faster than the WMD" in verdicts  # the speed claim's verdict is among those the two runs agree on
     import numpy as np
 
     from regemb_utils.study.cache import ArtifactCache
@@ -93,8 +84,8 @@ def test_two_runs_from_empty_caches_give_the_same_results(first, tmp_path_factor
         np.testing.assert_array_equal(a[model][0].vectors, b[model][0].vectors)
 
 
-def test_a_rerun_of_chapter_2_flows_into_chapters_3_and_4(first, tmp_path):
-    cache, base = first
+def test_a_rerun_of_chapter_2_flows_into_chapters_3_and_4(smoke_chapters, smoke_cache, tmp_path):
+    cache, base = smoke_cache, smoke_chapters[1]
     done = run_chapters(cache, tmp_path / "notebooks", "--from", "02", "-p", "dimensions", "20")
     assert done.returncode == 0, done.stderr[-3000:]
     training, orthogonalization, classification = (latest(cache, c) for c in
@@ -110,8 +101,8 @@ def test_a_rerun_of_chapter_2_flows_into_chapters_3_and_4(first, tmp_path):
 
 
 @pytest.mark.parametrize("chapter", ["04", "01"])
-def test_a_rerun_on_one_data_set_builds_a_consistent_book(first, tmp_path, chapter):
-    cache, base = first
+def test_a_rerun_on_one_data_set_builds_a_consistent_book(smoke_chapters, smoke_cache, tmp_path, chapter):
+    cache, base = smoke_cache, smoke_chapters[1]
     done = run_chapters(cache, tmp_path / "notebooks", "--from", chapter, "-p", "datasets", '["twitter"]')
     assert done.returncode == 0, done.stderr[-3000:]
     for notebook in base.glob("*.ipynb"):
@@ -126,8 +117,8 @@ def test_a_rerun_on_one_data_set_builds_a_consistent_book(first, tmp_path, chapt
     assert glued(tmp_path / "notebooks" / "04_scm_vs_wmd.ipynb")["n_datasets"] == "1"
 
 
-def test_bad_parameters_are_refused_before_anything_runs(first, tmp_path):
-    cache, _ = first
+def test_bad_parameters_are_refused_before_anything_runs(smoke_cache, tmp_path):
+    cache = smoke_cache
     for args, message in (
         (["--from", "02", "-p", "dimension", "20"], "unknown parameter(s) dimension for chapter 02_training; allowed:"),
         (["--from", "02", "-y", "threshold: [0.5]"], "unknown parameter(s) threshold"),
@@ -136,9 +127,24 @@ def test_bad_parameters_are_refused_before_anything_runs(first, tmp_path):
         (["--only", "01", "-p", "corpus_articles", "1"], "corpus_articles must be an integer of at least 200"),
         (["--only", "04", "-p", "methods", '["wmd"]'], "that includes 'bow'"),
         (["--only", "05", "-p", "perplexity", "0.5"], "perplexity must be a number in [1, 100]"),
+        (["--only", "04", "-y", "ks: [1, 3, 1]"], "ks=[1, 3, 1] is not allowed (1 given more than once)"),
+        (["--only", "04", "-y", "thresholds: [0, 0.0]"], "thresholds=[0, 0.0] is not allowed (0 given more than once)"),
+        (["--only", "01", "-y", "datasets: {bbcsport: 1}"], "datasets={'bbcsport': 1} is not allowed (a mapping is "
+                                                            "not a list)"),
+        (["--only", "04", "-y", "ks: [1"], "-y 'ks: [1' is not valid YAML"),
+        (["--only", "03", "-p", "tsne_words", "100000"], "tsne_words=100000 is not allowed; Figure 1 shows words "
+                                                          "among the factor_words=300 most frequent ones"),
     ):
         done = run_chapters(cache, tmp_path, *args)
         assert done.returncode != 0 and message in done.stderr, (args, done.stderr[-2000:])
+        assert "Traceback" not in done.stderr, (args, done.stderr[-2000:])
+    # refused by the chapter itself, against chapter 4's record: the chapter's message, no traceback, no record
+    before = len(list((cache / "records" / "smoke" / "05_confusion_tsne").iterdir()))
+    done = run_chapters(cache, tmp_path, "--only", "05", "-p", "perplexity", "99")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "05_confusion_tsne stopped at cell" in done.stderr and "ParameterError: perplexity=99.0 is not allowed" \
+        in done.stderr and "no record of the chapter was written" in done.stderr, done.stderr[-2000:]
+    assert len(list((cache / "records" / "smoke" / "05_confusion_tsne").iterdir())) == before
     env = dict(os.environ, REGEMB_CACHE=str(cache))  # papermill itself: the chapter stops at its first cell
     done = subprocess.run([BIN / "papermill", ROOT / "notebooks" / "05_confusion_tsne.ipynb", tmp_path / "05.ipynb",
                            "-p", "profile", "smoke", "-p", "perplexity", "99"], env=env, capture_output=True, text=True,
@@ -150,3 +156,26 @@ def test_bad_parameters_are_refused_before_anything_runs(first, tmp_path):
                       and "parameters" not in c["metadata"].get("tags", []) and "injected-parameters"
                       not in c["metadata"].get("tags", []))
     assert failed == [first_code]
+
+
+def test_chapters_4_to_6_finish_with_bow_alone_and_say_what_they_leave_out(smoke_chapters, smoke_cache, tmp_path):
+    """`make rerun CHAPTER=04 ARGS="-p methods '[\"bow\"]'"`: every later chapter runs to its end and the book builds;
+    what needs other methods is said to be left out (every subset of methods: tests/test_chapter_subsets.py)."""
+    done = run_chapters(smoke_cache, tmp_path / "notebooks", "--from", "04", "-p", "methods", '["bow"]')
+    assert done.returncode == 0, done.stderr[-3000:]
+    fourth, fifth, sixth = (latest(smoke_cache, c) for c in ("04_scm_vs_wmd", "05_confusion_tsne", "06_scorecard"))
+    assert fourth["parameters"]["methods"] == ["bow"] and sixth["previous"] == fifth["id"]
+    shown = {}
+    for chapter in ("04_scm_vs_wmd", "05_confusion_tsne", "06_scorecard"):
+        cells = json.loads((tmp_path / "notebooks" / f"{chapter}.ipynb").read_text())["cells"]
+        outputs = [o for c in cells for o in c.get("outputs", [])]
+        assert not [o for o in outputs if o["output_type"] == "error"], chapter
+        shown[chapter] = "".join("".join(o.get("data", {}).get("text/markdown", "")) for o in outputs)
+    assert "This run leaves this out: it needs a method besides BoW" in shown["04_scm_vs_wmd"]
+    assert "did not run Soft VSM and Soft VSM (quan., ortho.), so this run leaves out the confusion matrices" \
+        in shown["05_confusion_tsne"]
+    assert "This run has no numbers for Table 2: chapter 4 did not run the methods behind them." in shown["06_scorecard"]
+    for notebook in smoke_chapters[1].glob("*.ipynb"):
+        if not (tmp_path / "notebooks" / notebook.name).exists():
+            shutil.copy(notebook, tmp_path / "notebooks")
+    build_book(tmp_path / "notebooks", tmp_path / "book")

@@ -125,6 +125,24 @@ def test_error_reduction_has_a_paired_bootstrap_interval():
         error_reduction(results, regularized="soft_vsm_quantized_ortho")
 
 
+@pytest.mark.parametrize("scm_seconds, verdict", [(1.0, "holds"), (10.0, "not decided with these samples"),
+                                                  (400.0, "does not hold")])
+def test_the_speed_verdict_survives_a_machine_twice_as_fast_or_slow(synthetic, scm_seconds, verdict):
+    """Two runs on a shared machine: one of the two methods timed up to twice as fast or as slow as in the other run.
+    The ratio moves, the verdict does not."""
+    from regemb_utils.study.scorecard import SPEED_MARGIN
+
+    assert SPEED_MARGIN > 2
+    found = set()
+    for factor in (0.5, 1.0, 2.0):
+        results = dict(synthetic)
+        results["bbcsport", "soft_vsm_quantized_ortho"] = _result("bbcsport", "soft_vsm_quantized_ortho", 30, 220,
+                                                                  runs=[Run("test", 1000, scm_seconds * factor)])
+        claims = verdicts(speeds=speed_table(results)).set_index("where")
+        found.add(claims.loc["04_scm_vs_wmd.html#fig-speed", "verdict"])
+    assert found == {verdict}
+
+
 def test_verdicts_follow_the_stated_rules(synthetic):
     errors = error_table(synthetic)
     card = scorecard(errors=errors, parameters=optimal_parameters(synthetic))
@@ -135,8 +153,10 @@ def test_verdicts_follow_the_stated_rules(synthetic):
                      paired=paired_wmd_table(synthetic)).set_index("where")
     assert set(found["verdict"]) <= set(VERDICTS)
     assert found.loc["04_scm_vs_wmd.html#fig-relative-error", "verdict"] == "holds within the interval"
-    assert found.loc["04_scm_vs_wmd.html#fig-speed", "verdict"] == "holds"  # 25,000x by exact evaluations
+    # 25,000x by exact evaluations: above 10,000x, but within the margin that timings on a shared machine need
+    assert found.loc["04_scm_vs_wmd.html#fig-speed", "verdict"] == "not decided with these samples"
     assert "25,000×" in found.loc["04_scm_vs_wmd.html#fig-speed", "ours"]
+    assert "25,000× to 25,000× over 1 data sets" in found.loc["04_scm_vs_wmd.html#fig-speed", "ours"]
     assert found.loc["03_orthogonalization.html#theorem-1-checked", "verdict"] == "holds"
     assert found.loc["04_scm_vs_wmd.html#table-2-the-selected-parameters", "verdict"] == "does not hold"  # C differs
     # on the 100 paired queries the SCM errs on 30 (its first 30 of 220), the WMD on 20, a subset: McNemar 10 vs 0

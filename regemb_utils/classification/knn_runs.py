@@ -26,10 +26,13 @@ without building S' and without the document representation, so Σ pairs / Σ se
 """
 from __future__ import annotations
 
+import ctypes
 import math
+import os
+import signal
 import time
 from collections.abc import Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -52,6 +55,7 @@ from .wmd_samples import WMD_BATCH, query_limit
 from .wmd_store import WmdStore, query_fingerprints, search_version
 
 __all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify", "parallel_context"]
+ARTIFACTS = ("knn", "wmd-batch")  # the artifact kinds computed here (their keys hash this code: study.cache)
 
 
 @dataclass(frozen=True)
@@ -526,12 +530,25 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
             for name in documents}
 
 
+def end_with_parent(parent: int) -> None:
+    """A worker process's initializer: the kernel asks Linux to kill it when the process that started it (``parent``)
+    dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so that no worker outlives a chapter whose kernel was killed (by the
+    out-of-memory killer, or by hand). Elsewhere than on Linux it does nothing."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the request was in place
+        os._exit(1)
+
+
 @contextmanager
 def parallel_context(scheduler: str = "local", n_jobs: int = 1):
     """Where joblib runs the grid points and WMD batches: ``local`` (joblib's processes), ``dask-local`` (a dask
     ``LocalCluster`` with ``n_jobs`` single-threaded workers) or a ``tcp://`` address of a dask scheduler."""
-    if scheduler == "local":
-        with nullcontext():
+    if scheduler == "local":  # joblib's loky workers, each ended when this process dies (see end_with_parent)
+        with joblib.parallel_config(backend="loky", initializer=end_with_parent, initargs=(os.getpid(),)):
             yield
         return
     from dask.distributed import Client, LocalCluster
@@ -544,5 +561,22 @@ def parallel_context(scheduler: str = "local", n_jobs: int = 1):
         return
     if not scheduler.startswith("tcp://"):
         raise ValueError(f"unknown scheduler {scheduler!r}; allowed: local, dask-local, tcp://host:port")
-    with Client(scheduler), joblib.parallel_backend("dask"):
+    with connect_scheduler(scheduler), joblib.parallel_backend("dask"):
         yield
+
+
+SCHEDULER_TIMEOUT = 10  # seconds to reach a dask scheduler
+
+
+def connect_scheduler(address: str, timeout: float | None = None):
+    """A dask ``Client`` of the scheduler at ``address``; a scheduler that does not answer within ``timeout`` seconds
+    (default :data:`SCHEDULER_TIMEOUT`) raises :class:`ConnectionError` naming the address and what to do."""
+    from dask.distributed import Client
+
+    timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
+    try:
+        return Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as error:
+        raise ConnectionError(f"the dask scheduler {address} did not answer within {timeout:g} s "
+                              f"({type(error).__name__}: {error}): start it (`dask scheduler`, then `dask worker "
+                              f"{address}`), or give scheduler='local' or 'dask-local'") from None

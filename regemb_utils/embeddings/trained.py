@@ -15,6 +15,8 @@ from ..study.cache import ArtifactCache
 from ..text.corpus import WikipediaCorpus
 from .word2bits import load_vectors, save_vectors, train_word2bits
 
+ARTIFACTS = ("word2bits",)  # the artifact kinds computed here (their keys hash this code: study.cache)
+
 # The paper's two models: full precision ("32-bit") and 1-bit quantized.
 BITLEVELS = {"32-bit": 0, "1-bit": 1}
 

@@ -1,9 +1,15 @@
 """The artifact cache: what one chapter computes and another reads.
 
-An artifact is a directory ``<root>/<name>-<key>``. The key hashes the artifact's kind (``name``), the version of
-that kind's computation (:data:`ARTIFACT_VERSIONS`, bumped whenever the computation changes, so that an old artifact
-is never read by new code) and the parameters that produced it; parameters that stand for data (documents, labels,
-embedding rows, S') enter by content, through :func:`fingerprint`.
+An artifact is a directory ``<root>/<name>-<key>``. The key hashes the artifact's kind (``name``), the code that
+computes it, the version of its data format (:data:`ARTIFACT_VERSIONS`) and the parameters that produced it;
+parameters that stand for data (documents, labels, embedding rows, S') enter by content, through :func:`fingerprint`.
+
+The code: the module that computes a kind declares it (a top-level ``ARTIFACTS = ("knn", ...)``), and the key hashes
+the source of that module and of every module of the package it imports, directly or through others, at the top
+level or inside a function (:func:`code_hash`, read from the package's files once per process). Any change to that
+code gives new keys, so changed code never reads a result of the old; a change elsewhere (a plot, the book's tables,
+a docstring or a comment, which are not hashed) keeps them. Objects that build an input inside the computation (S'
+from the neighbour cache) carry the hash of their own code in their ``identity``.
 
 Writing is atomic: an artifact is written into a staging directory beside it (``.<name>-<key>.<host>.<pid>.*``),
 with a ``manifest.json`` that records every file's size and SHA-256, and renamed into place only when complete.
@@ -17,7 +23,9 @@ source checkout; else the user's cache directory (``$XDG_CACHE_HOME/regemb``, by
 """
 from __future__ import annotations
 
+import ast
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -36,7 +44,8 @@ from scipy import sparse
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
-# One version per kind of artifact: bump it when the computation behind that kind changes.
+# One data-format version per kind of artifact: bump it when what is stored (files, their layout) changes. Changes to
+# the computation need no bump: the key hashes the code (code_hash).
 ARTIFACT_VERSIONS = {
     "corpus-dictionary": 2,
     "word2bits": 2,
@@ -57,14 +66,33 @@ class CacheError(RuntimeError):
     """The artifact cache cannot be used (not writable, damaged beyond repair, badly configured)."""
 
 
+def directory_from_environment(variable: str) -> Path | None:
+    """``$variable`` as an absolute path, or None when it is unset; one rule for ``REGEMB_CACHE`` and ``REGEMB_DATA``.
+
+    An empty value is refused (:class:`ValueError`). A relative path is taken relative to the directory where the user
+    ran the command: ``$PWD``, which a kernel started by papermill or JupyterLab inherits, while its working
+    directory is ``notebooks/``."""
+    value = os.environ.get(variable)
+    if value is None:
+        return None
+    if not value.strip():
+        raise ValueError(f"{variable} is set but empty; unset it (to use the default location) or set it to a "
+                         "directory")
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        invoked = os.environ.get("PWD", "")
+        path = (Path(invoked) if os.path.isabs(invoked) and os.path.isdir(invoked) else Path.cwd()) / path
+    return path.resolve()
+
+
 def default_root() -> Path:
     """``$REGEMB_CACHE``; else ``artifacts/`` in a source checkout; else the user's cache directory."""
-    configured = os.environ.get("REGEMB_CACHE")
+    try:
+        configured = directory_from_environment("REGEMB_CACHE")
+    except ValueError as error:
+        raise CacheError(str(error)) from None
     if configured is not None:
-        if not configured.strip():
-            raise CacheError("REGEMB_CACHE is set but empty; unset it (to use the default location) or set it to a "
-                             "directory")
-        return Path(configured).expanduser().resolve()
+        return configured
     if (REPOSITORY / "pyproject.toml").is_file() and (REPOSITORY / "regemb_utils").is_dir():
         return REPOSITORY / "artifacts"
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "regemb"
@@ -121,11 +149,112 @@ def fingerprint(*objects: Any) -> str:
     return digest.hexdigest()[:24]
 
 
+# Modules whose changes never change a result: how results are shown (tables, figures, the browser check), progress
+# bars, and this module (what it stores is versioned by ARTIFACT_VERSIONS).
+PRESENTATION = ("book", "browser", "figures", "plotting", "progress", "cache")
+
+
+def _package_root() -> tuple[str, Path]:
+    package = __name__.split(".")[0]
+    return package, Path(sys.modules[package].__file__).resolve().parent
+
+
+def _module_name(package: str, root: Path, path: Path) -> str:
+    parts = [package, *path.relative_to(root).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(tree: ast.AST, module: str, is_package: bool, modules: set[str]) -> set[str]:
+    """The package modules (of ``modules``) that ``module``'s source imports, anywhere in it: ``from .a import b``
+    is module ``a.b`` when that is a module, else (``b`` a name defined in ``a``) module ``a``."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".") if is_package else module.split(".")[:-1]
+                base = base[:len(base) - (node.level - 1)]
+                stem = ".".join(base + ([node.module] if node.module else []))
+            else:
+                stem = node.module or ""
+            for alias in node.names:
+                names.add(f"{stem}.{alias.name}" if f"{stem}.{alias.name}" in modules else stem)
+    return names & modules
+
+
+class _Stripped(ast.NodeTransformer):
+    """Docstrings removed (comments are not in the tree): neither changes what the code computes."""
+
+    def _body(self, node):
+        self.generic_visit(node)
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+        return node
+
+    visit_Module = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _body
+
+
+@functools.cache
+def _package_modules() -> dict[str, tuple[frozenset[str], str, tuple[str, ...]]]:
+    """Per module of the package: (the package modules it imports, a hash of its code, the artifact kinds it
+    declares in ``ARTIFACTS``)."""
+    package, root = _package_root()
+    sources = {}
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        sources[_module_name(package, root, path)] = tree, path.name == "__init__.py"
+    modules = {}
+    for name, (tree, is_package) in sources.items():
+        declared = ()
+        for node in tree.body:
+            if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ARTIFACTS"
+                                                     for t in node.targets)):
+                declared = tuple(ast.literal_eval(node.value))
+        imports = frozenset(_imported(tree, name, is_package, set(sources))) - {name}
+        code = hashlib.sha256(ast.dump(_Stripped().visit(tree)).encode()).hexdigest()
+        modules[name] = imports, code, declared
+    return modules
+
+
+def computing_module(name: str) -> str:
+    """The module of the package that declares the artifact kind ``name`` in its ``ARTIFACTS``."""
+    declaring = [module for module, (_, _, kinds) in _package_modules().items() if name in kinds]
+    if len(declaring) != 1:
+        raise KeyError(f"the artifact kind {name!r} is declared in {len(declaring)} modules' ARTIFACTS "
+                       f"({', '.join(declaring) or 'none'}); exactly one module must compute it")
+    return declaring[0]
+
+
+def dependencies(module: str) -> set[str]:
+    """``module`` and every package module it imports, directly or through others."""
+    modules = _package_modules()
+    reached, todo = set(), [module]
+    while todo:
+        current = todo.pop()
+        if current in reached or current not in modules:
+            continue
+        reached.add(current)
+        todo.extend(modules[current][0])
+    return reached
+
+
+@functools.cache
+def code_hash(module: str) -> str:
+    """A hash of the code of ``module`` and of its :func:`dependencies` (docstrings, comments and
+    :data:`PRESENTATION` modules left out)."""
+    modules = _package_modules()
+    hashed = sorted(modules[m][1] for m in dependencies(module) if m.rsplit(".", 1)[-1] not in PRESENTATION)
+    return hashlib.sha256("".join(hashed).encode()).hexdigest()[:16]
+
+
 def artifact_key(name: str, params: dict[str, Any]) -> str:
     if name not in ARTIFACT_VERSIONS:
         raise KeyError(f"unknown artifact kind {name!r}; known: {', '.join(ARTIFACT_VERSIONS)}")
-    blob = json.dumps({"name": name, "params": params, "version": ARTIFACT_VERSIONS[name]}, sort_keys=True,
-                      default=repr)
+    blob = json.dumps({"name": name, "params": params, "version": ARTIFACT_VERSIONS[name],
+                       "code": code_hash(computing_module(name))}, sort_keys=True, default=repr)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -235,6 +364,15 @@ def _group_readable(path: Path) -> None:
     os.chmod(path, (0o777 & ~umask) | 0o750)
 
 
+def write_error(root: Path, target: Path, error: OSError) -> CacheError:
+    """A :class:`CacheError` for a failed write of ``target`` into the cache ``root``, naming both and
+    ``REGEMB_CACHE``."""
+    reason = "the disk is full" if error.errno in (errno.ENOSPC, errno.EDQUOT) else (error.strerror or str(error))
+    return CacheError(f"{target} could not be written into {_describe_root(root)}: {reason}. Free some space, or set "
+                      "REGEMB_CACHE to a directory with free space, and rerun the chapter (finished artifacts are "
+                      "kept).")
+
+
 def _warn(message: str) -> None:
     print(f"regemb cache: {message}", file=sys.stderr, flush=True)
 
@@ -266,6 +404,15 @@ class ArtifactCache:
             raise CacheError(f"{_describe_root(self.root)} cannot be written: {reason}. Set REGEMB_CACHE to a "
                              "writable directory with free space.") from None
         self.remove_stale_staging()
+
+    def check_free_space(self, needed: int, what: str) -> None:
+        """Raise :class:`CacheError` naming the cache and ``REGEMB_CACHE`` when its disk has less than ``needed``
+        bytes free (``what`` says what needs them)."""
+        free = shutil.disk_usage(self.root).free
+        if free < needed:
+            raise CacheError(f"{_describe_root(self.root)} has {free / 2**20:,.0f} MiB free; {what} needs about "
+                             f"{needed / 2**20:,.0f} MiB. Free some space, or set REGEMB_CACHE to a directory on a disk "
+                             "with more.")
 
     def remove_stale_staging(self) -> list[Path]:
         """Remove the staging directories that processes of this host left behind when they were killed."""
@@ -344,6 +491,8 @@ class ArtifactCache:
                 if not target.is_dir():
                     raise
         except OSError as error:
+            if error.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise write_error(self.root, target, error) from None
             _warn(f"the {name} artifact could not be written to {target} ({error.strerror or error}); it is used "
                   "now but not kept")
         finally:

@@ -520,14 +520,15 @@ def maps_figure_2d(coordinates: tuple[np.ndarray, np.ndarray], labels, class_nam
     return fig
 
 
-def absent_figure(name: str):
-    """A small placeholder for a data set this run leaves out (the page keeps its numbered figures)."""
+def absent_figure(name: str, reason: str | None = None):
+    """A small placeholder for a figure this run leaves out (the page keeps its numbered figures): data set ``name``
+    is not among the run's, or ``reason`` says why it is left out."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.6), dpi=FIGURE_DPI)  # an axes: IPython draws no empty figure
     ax.set_axis_off()
-    ax.text(0.5, 0.5, f"{name.upper()} is not among this run's data sets", ha="center", va="center", fontsize=11,
-            color="0.35", transform=ax.transAxes)
+    text = f"{name.upper()}: {reason}" if name and reason else reason or f"{name.upper()} is not among this run's data sets"
+    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=11, color="0.35", transform=ax.transAxes)
     return fig
 
 
@@ -647,7 +648,64 @@ def tsne_coordinates(methods: Sequence[str], results, documents, inputs, rows, *
     return out
 
 
-def absent_page(name: str, datasets: Sequence[str]) -> dict:
+def methods_left_out(shown: Mapping[str, str], methods: Sequence[str], record: str) -> str | None:
+    """Why chapter 5 leaves out its figures, or None: chapter 4 (``record``) did not run every method of ``shown``.
+
+    Parameters
+    ----------
+    shown : mapping of str to str
+        The methods chapter 5 compares (``{method: kind}``).
+    methods : sequence of str
+        The methods chapter 4 ran.
+    record : str
+        Chapter 4's record id.
+
+    Returns
+    -------
+    str or None
+        A sentence naming the missing methods and what to do, or None when chapter 4 ran them all.
+
+    Examples
+    --------
+    >>> methods_left_out({"soft_vsm": "non-regularized"}, ["bow"], "20261125T000000-abcdef")[:60]
+    'Chapter 4 (record 20261125T000000-abcdef) did not run Soft V'
+    >>> methods_left_out({"soft_vsm": "non-regularized"}, ["bow", "soft_vsm"], "20261125T000000-abcdef") is None
+    True
+    """
+    missing = [METHODS[m].label for m in shown if m not in methods]
+    if not missing:
+        return None
+    return (f"Chapter 4 (record {record}) did not run {' and '.join(missing)}, so this run leaves out the confusion "
+            "matrices and maps, which compare the two soft VSMs: rerun chapter 4 with both methods to see them.")
+
+
+def absent_summary(reason: str) -> dict:
+    """What chapter 5 shows in place of its 3-D viewer and summary when it leaves its figures out (``reason``).
+
+    Parameters
+    ----------
+    reason : str
+        Why (:func:`methods_left_out`).
+
+    Returns
+    -------
+    dict
+        ``map_viewer`` (a placeholder figure), ``summary_sentence`` and ``summary_table``, for glueing.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> sorted(absent_summary("Chapter 4 did not run Soft VSM."))
+    ['map_viewer', 'summary_sentence', 'summary_table']
+    >>> plt.close("all")
+    """
+    from IPython.display import HTML, Markdown
+
+    return {"map_viewer": absent_figure("", reason.split(",")[0]), "summary_sentence": Markdown(f"*{reason}*"),
+            "summary_table": HTML("<p></p>")}
+
+
+def absent_page(name: str, datasets: Sequence[str], reason: str | None = None) -> dict:
     """What chapter 5 shows for a data set that its run leaves out: a note and placeholder figures.
 
     Parameters
@@ -656,6 +714,8 @@ def absent_page(name: str, datasets: Sequence[str]) -> dict:
         The data set left out.
     datasets : sequence of str
         The run's data sets.
+    reason : str, optional
+        Why a data set of the run is left out (:func:`methods_left_out`); by default: it is not among them.
 
     Returns
     -------
@@ -672,9 +732,12 @@ def absent_page(name: str, datasets: Sequence[str]) -> dict:
     """
     from IPython.display import HTML, Markdown
 
-    absent = f"{name.upper()} is not among this run's data sets ({', '.join(n.upper() for n in datasets)})."
+    if reason is not None and name in datasets:
+        absent, short = reason, reason.split(",")[0]
+    else:
+        absent, short = f"{name.upper()} is not among this run's data sets ({', '.join(n.upper() for n in datasets)}).", None
     return {"observations": Markdown(f"*{absent}*"), "caption": Markdown(absent), "confusions": HTML("<p></p>"),
-            "confusion": absent_figure(name), "map": absent_figure(name)}
+            "confusion": absent_figure(name, short), "map": absent_figure(name, short)}
 
 
 def dataset_page(name: str, methods: Mapping[str, str], results, documents, coordinates, rows, texts):

@@ -21,7 +21,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from sklearn.manifold import TSNE
 
-from .document_maps import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT
+from .document_maps import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
 from .plotting import place_labels
 
 __all__ = ["SPARSITY_PANELS", "sparsity_figure", "figure_1_tsne", "figure_1_matrices", "figure_8",
@@ -327,7 +327,8 @@ def significance_figure(chosen: pd.DataFrame, test: str):
     Parameters
     ----------
     chosen : pandas.DataFrame
-        :func:`regemb_utils.study.results.significance_table` of the chapter's test, with at least one row.
+        :func:`regemb_utils.study.results.significance_table` of the chapter's test (without a row: a placeholder
+        that says there is no pair of methods to test).
     test : {"mcnemar", "paper_t_test"}
         The test (its significance level: 0.05, or the paper's 0.025 per side).
 
@@ -343,6 +344,10 @@ def significance_figure(chosen: pd.DataFrame, test: str):
     >>> significance_figure(chosen, "mcnemar").axes[0].texts[0].get_text()
     'n.s.'
     """
+    if not len(chosen):
+        figure = absent_figure("", "this run has no pair of methods to test")
+        plt.close(figure)
+        return figure
     signed = -np.log10(chosen["q"].clip(lower=1e-12)) * np.sign(chosen["error b"] - chosen["error a"])
     grid = (chosen.assign(pair=chosen["a"] + " vs " + chosen["b"], signed=signed)
             .pivot(index="pair", columns="dataset", values="signed")
@@ -369,7 +374,8 @@ def paired_figure(paired: pd.DataFrame):
     Parameters
     ----------
     paired : pandas.DataFrame
-        :func:`regemb_utils.study.results.paired_wmd_table`, with at least one row.
+        :func:`regemb_utils.study.results.paired_wmd_table` (without a row: a placeholder that says there is no
+        WMD to compare with the regularized SCM).
 
     Returns
     -------
@@ -383,6 +389,10 @@ def paired_figure(paired: pd.DataFrame):
     >>> [t.get_text() for t in paired_figure(paired).axes[0].get_yticklabels()]
     ['BBCSPORT: WMD (n = 220)']
     """
+    if not len(paired):
+        figure = absent_figure("", "this run has no WMD to compare with the regularized SCM")
+        plt.close(figure)
+        return figure
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.32 * len(paired) + 1.6), dpi=FIGURE_DPI, layout="constrained")
     colours = {"SCM better": "tab:orange", "WMD better": "tab:blue", "not decided": "tab:gray"}
     y = np.arange(len(paired))

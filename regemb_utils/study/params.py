@@ -6,7 +6,8 @@ A chapter's papermill ``parameters`` cell sets ``profile`` and leaves every othe
 at the start of the chapter and stops it with a message that names the parameter and what is allowed.
 
 List- and mapping-valued parameters may be given as Python values (papermill ``-y``) or as a JSON string (papermill
-``-p datasets '["bbcsport"]'``).
+``-p datasets '["bbcsport"]'``). Every list parameter follows one rule (:func:`_listed`): a list, or one bare value
+for a list of one; a mapping or a set is refused, and so is a value given twice.
 """
 from __future__ import annotations
 
@@ -37,6 +38,20 @@ class Parameter:
     check: Callable[[Any], Any]  # returns the normalised value or raises ValueError
 
 
+def _listed(value) -> tuple:
+    """The values of a list parameter: a list or tuple, or one bare value (a list of one). A mapping or a set is
+    refused (its keys are not a list), so is an empty list and a value given twice."""
+    if isinstance(value, (Mapping, set, frozenset)):
+        raise ValueError(f"a {'mapping' if isinstance(value, Mapping) else 'set'} is not a list")
+    values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    if not values:
+        raise ValueError("the list is empty")
+    repeated = [v for i, v in enumerate(values) if any(v == w and type(v) is type(w) for w in values[:i])]
+    if repeated:
+        raise ValueError(f"{', '.join(map(repr, dict.fromkeys(repeated)))} given more than once")
+    return values
+
+
 def _one_of(choices):
     def check(value):
         if value not in choices:
@@ -48,8 +63,8 @@ def _one_of(choices):
 
 def _subset_of(choices):
     def check(value):
-        values = (value,) if isinstance(value, str) else tuple(value)
-        if not values or any(v not in choices for v in values) or len(set(values)) != len(values):
+        values = _listed(value)
+        if any(not isinstance(v, str) or v not in choices for v in values):
             raise ValueError
         return tuple(v for v in choices if v in values)  # canonical order
 
@@ -136,12 +151,12 @@ MAX_FACTOR_WORDS = 10_000  # a factor of S' over more words fills in towards a d
 
 
 def _sizes(value, high=None):
-    values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
-    if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
+    values = _listed(value)
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
         raise ValueError
     if high is not None and max(values) > high:
         raise ValueError
-    return tuple(sorted(set(values)))
+    return tuple(sorted(values))
 
 
 _ORTHOGONALIZATION = (
@@ -157,34 +172,38 @@ _ORTHOGONALIZATION = (
               lambda value: _sizes(value, MAX_FACTOR_WORDS)),
     Parameter("svd_dimensions", {"smoke": 20, "paper": 200},
               "a positive integer smaller than factor_words (dense orthogonalized embeddings)", _positive_int),
-    Parameter("tsne_words", _same(40), "an integer of at least 2 (most common words shown in Figure 1)",
+    Parameter("tsne_words", _same(40), "an integer of at least 2 and at most factor_words (most common words shown in Figure 1)",
               _at_least(2)),
 )
 
 def _booleans(value):
-    values = (value,) if isinstance(value, bool) else tuple(value)
-    if not values or any(not isinstance(v, bool) for v in values) or len(set(values)) != len(values):
+    values = _listed(value)
+    if any(not isinstance(v, bool) for v in values):
         raise ValueError
     return tuple(v for v in (True, False) if v in values)  # the paper's order: True first
 
 
 def _numbers_in(low, high, positive=False):
     def check(value):
-        values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
-        if not values or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+        values = _listed(value)
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
             raise ValueError
         if any(not low <= v <= high for v in values) or (positive and any(v <= 0 for v in values)):
             raise ValueError
-        return tuple(sorted({float(v) for v in values}))
+        numbers = [float(v) for v in values]
+        if len(set(numbers)) != len(numbers):
+            repeated = dict.fromkeys(v for v in numbers if numbers.count(v) > 1)
+            raise ValueError(f"{', '.join(f'{v:g}' for v in repeated)} given more than once")
+        return tuple(sorted(numbers))
 
     return check
 
 
 def _odd_ks(value):
-    values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
-    if not values or any(isinstance(v, bool) or not isinstance(v, int) or v not in range(1, 20, 2) for v in values):
+    values = _listed(value)
+    if any(isinstance(v, bool) or not isinstance(v, int) or v not in range(1, 20, 2) for v in values):
         raise ValueError
-    return tuple(sorted(set(values)))
+    return tuple(sorted(values))
 
 
 def _wmd_limit(value):
@@ -382,11 +401,15 @@ def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> Ch
             continue
         try:
             values[name] = p.check(_parsed(value))
-        except (ValueError, TypeError):
-            raise ParameterError(f"{name}={value!r} is not allowed; {name} must be {p.allowed}") from None
+        except (ValueError, TypeError) as error:
+            reason = f" ({error})" if isinstance(error, ValueError) and str(error) else ""
+            raise ParameterError(f"{name}={value!r} is not allowed{reason}; {name} must be {p.allowed}") from None
     if chapter == "03_orthogonalization" and values["svd_dimensions"] >= values["factor_words"]:
         raise ParameterError(f"svd_dimensions={values['svd_dimensions']} is not allowed; svd_dimensions must be "
                              f"smaller than factor_words={values['factor_words']}")
+    if chapter == "03_orthogonalization" and values["tsne_words"] > values["factor_words"]:
+        raise ParameterError(f"tsne_words={values['tsne_words']} is not allowed; Figure 1 shows words among the "
+                             f"factor_words={values['factor_words']} most frequent ones: give at most that many")
     if chapter == "04_scm_vs_wmd":
         _check_classification(values)
     return ChapterParameters(values)

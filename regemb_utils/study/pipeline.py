@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from ..classification.knn_runs import classify, parallel_context
+from ..classification.knn_runs import classify, connect_scheduler, parallel_context
 from ..classification.methods import METHODS, Settings
 from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddings
 from ..measures.similarity import embedding_matrix
@@ -50,8 +51,8 @@ from ..text.corpus import corpus_dictionary
 from ..text.datasets import head, load_dataset
 from ..text.documents import prepare_documents
 from .book import table
-from .cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle
-from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, chapter_parameters
+from .cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle, write_error
+from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, _parsed, chapter_parameters
 
 ORDER = tuple(CHAPTERS)
 MIN_VOCABULARY = 50  # words with an embedding that chapters 2-5 need at least (benchmarks, neighbours, maps)
@@ -131,12 +132,13 @@ class Record:
     started: str
     finished: str
     seconds: float
+    written: int = 0  # bytes of the artifacts this run computed and wrote
     path: Path = field(repr=False, default=Path())
 
     @property
     def values(self) -> dict[str, Any]:
         """The small results the chapter kept for later chapters."""
-        return unpickle(self.path / "values.pkl")
+        return _load_values(self.path / "values.pkl")
 
     def parameter(self, name: str) -> Any:
         value = self.parameters[name]
@@ -147,16 +149,82 @@ def _records_dir(cache: ArtifactCache, profile: str, chapter: str) -> Path:
     return cache.root / "records" / profile / chapter
 
 
-def _read(path: Path) -> Record:
-    data = json.loads((path / "record.json").read_text())
-    return Record(path=path, **data)
+def _read(path: Path, chapter: str | None = None, profile: str | None = None) -> Record:
+    """The record in ``path``; a damaged one, or one that says it belongs to another chapter or profile than its
+    place, stops with its path and what to do."""
+    remedy = f"remove {path} (the record is lost; rerun its chapter if no other record of it remains)"
+    try:
+        data = json.loads((path / "record.json").read_text())
+        record = Record(path=path, **data)
+        if not isinstance(record.parameters, dict) or not isinstance(record.artifacts, list):
+            raise TypeError("its parameters or artifacts have the wrong type")
+    except (OSError, ValueError, TypeError) as error:
+        raise PipelineError(f"the record {path} cannot be read ({type(error).__name__}: {error}): {remedy}") from None
+    for field_name, expected in (("chapter", chapter), ("profile", profile)):
+        if expected is not None and getattr(record, field_name) != expected:
+            raise PipelineError(f"the record {path} says it is of {field_name} {getattr(record, field_name)!r}, but it "
+                                f"lies among the records of {field_name} {expected!r}: {remedy}")
+    if record.parameters.get("profile", profile) != record.profile:
+        raise PipelineError(f"the record {path} ran with profile {record.parameters.get('profile')!r} but says "
+                            f"{record.profile!r}: {remedy}")
+    return record
+
+
+def _load_values(path: Path) -> dict[str, Any]:
+    try:
+        values = unpickle(path)
+        if not isinstance(values, dict):
+            raise TypeError(f"it holds a {type(values).__name__}, not the chapter's values")
+        return values
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError,
+            IndexError) as error:
+        raise PipelineError(f"the record {path.parent} cannot be read ({path.name}: {type(error).__name__}: "
+                            f"{error}): remove {path.parent} (the record is lost; rerun its chapter if no other record "
+                            "of it remains)") from None
 
 
 def records(chapter: str, profile: str, cache: ArtifactCache | None = None) -> list[Record]:
-    """Every complete record of ``chapter`` for ``profile``, oldest first."""
-    directory = _records_dir(cache or ArtifactCache(), profile, chapter)
-    found = [_read(p) for p in directory.glob("*") if (p / "record.json").is_file() and (p / "values.pkl").is_file()]
+    """Every complete record of ``chapter`` for ``profile``, oldest first (staging directories of records being
+    written, whose names start with a dot, are never read)."""
+    cache = cache or ArtifactCache()
+    directory = _records_dir(cache, profile, chapter)
+    for level in (directory, *directory.parents):
+        if level == cache.root:
+            break
+        if level.exists() and not level.is_dir():
+            raise PipelineError(f"{level} in the artifact cache is not a directory (the records of the chapters "
+                                f"live there): remove or rename it, or set REGEMB_CACHE to another directory")
+    try:
+        candidates = [p for p in directory.iterdir() if not p.name.startswith(".")] if directory.is_dir() else []
+    except OSError as error:
+        raise PipelineError(f"the records in {directory} cannot be listed ({error.strerror or error})") from None
+    found = [_read(p, chapter, profile) for p in candidates
+             if (p / "record.json").is_file() and (p / "values.pkl").is_file()]
     return sorted(found, key=lambda r: (r.finished, r.id))
+
+
+def _size(path: Path) -> int:
+    try:
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    except OSError:
+        return 0
+
+
+MIN_FREE = 64 * 2**20  # bytes a chapter needs free in the cache at least (its record, small artifacts)
+
+
+def expected_bytes(chapter: str, params: ChapterParameters, cache: ArtifactCache) -> int:
+    """What a run of ``chapter`` will write into the cache, as far as it can be told before it runs: nothing new
+    (beyond :data:`MIN_FREE`) when the latest run had the same parameters and its artifacts are all still there,
+    else as much as the latest run of the chapter with this profile wrote."""
+    found = records(chapter, params.profile, cache)
+    if not found:
+        return MIN_FREE
+    latest = found[-1]
+    same = {k: _jsonable(v) for k, v in params.items()} == latest.parameters
+    if same and all(Path(a["path"]).is_dir() for a in latest.artifacts):
+        return MIN_FREE
+    return MIN_FREE + latest.written
 
 
 def _previous(chapter: str) -> str | None:
@@ -242,18 +310,23 @@ class Chapter:
             "artifacts": list({a["key"]: a for a in accessed}.values()),
             "versions": code_version(), "started": self.started.isoformat(), "finished": finished.isoformat(),
             "seconds": time.perf_counter() - self._clock,
+            "written": sum(_size(Path(a["path"])) for a in accessed if a["computed"]),
         }
         directory = _records_dir(self.cache, self.profile, self.name)
-        directory.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{record_id}.", dir=directory))
+        staging = None
         try:
+            directory.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{record_id}.", dir=directory))
             with open(staging / "values.pkl", "wb") as f:
                 pickle.dump(values, f, protocol=pickle.HIGHEST_PROTOCOL)
             (staging / "record.json").write_text(json.dumps(data, indent=1, default=repr))
             os.chmod(staging, 0o755)
             os.rename(staging, directory / record_id)
+        except OSError as error:
+            raise write_error(self.cache.root, directory / record_id, error) from None
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
         return _read(directory / record_id)
 
     # -- inputs from earlier chapters ------------------------------------------------------------------------------
@@ -374,10 +447,12 @@ def _inherit(name: str, values: dict[str, Any], given: dict[str, Any], lineage: 
                 f"{int((counts >= values['min_count']).sum())} words that occur that often, and the later chapters need "
                 f"{MIN_VOCABULARY}: give at most {int(counts[MIN_VOCABULARY - 1]) if len(counts) >= MIN_VOCABULARY else 1}")
     if name in ("03_orthogonalization", "04_scm_vs_wmd"):
-        vocabulary = min(lineage["02_training"].values.get("vocabulary", {"": float("inf")}).values())
+        training = lineage["02_training"]
+        vocabulary = min(training.values.get("vocabulary", {"": float("inf")}).values())
         if max(values["nonzero_limits"]) >= vocabulary:
             raise ParameterError(f"nonzero_limits={list(values['nonzero_limits'])} is not allowed; every C must be "
-                                 f"smaller than the embeddings' vocabulary ({vocabulary:,} words, chapter 2)")
+                                 f"smaller than the embeddings' vocabulary ({vocabulary:,} words, chapter 02_training, "
+                                 f"record {training.id})")
     if name == "04_scm_vs_wmd":
         first = lineage["01_preprocessing"]
         _inherit_datasets(values, first)
@@ -389,25 +464,30 @@ def _inherit(name: str, values: dict[str, Any], given: dict[str, Any], lineage: 
                                      f"most {limit}, or rerun chapter 1 with more")
             values["max_documents"] = limit  # the profile's default, cut to what chapter 1 kept
         if values["max_documents"] is not None and values["max_documents"] < max(values["ks"]):
-            raise ParameterError(f"max_documents={values['max_documents']} is not allowed; it must be at least the "
-                                 f"largest k ({max(values['ks'])})")
+            source = ("" if given.get("max_documents") is not None else
+                      f" (taken from chapter 01_preprocessing, record {first.id}, which kept that many documents per "
+                      "split)")
+            raise ParameterError(f"max_documents={values['max_documents']}{source} is not allowed; it must be at least "
+                                 f"the largest k ({max(values['ks'])}): give smaller ks, or rerun chapter 1 with more "
+                                 "documents")
+        for name in ("wmd_queries", "wmd_validation_queries"):
+            unused = sorted({d for d, _ in values[name]} - set(values["datasets"]))
+            if isinstance(_parsed(given.get(name)), Mapping) and unused:
+                raise ParameterError(f"{name}={given[name]!r} is not allowed; it names data sets this run does not "
+                                     f"classify ({', '.join(unused)}; datasets={list(values['datasets'])}): name only "
+                                     "those, or add them to datasets")
     elif name == "05_confusion_tsne":
         fourth = lineage["04_scm_vs_wmd"]
         _inherit_datasets(values, fourth)
-        missing = {"soft_vsm", "soft_vsm_quantized_ortho"} - set(fourth.parameter("methods"))
-        if missing:
-            raise PipelineError(f"chapter 05_confusion_tsne shows the methods soft_vsm and soft_vsm_quantized_ortho; "
-                                f"chapter 04_scm_vs_wmd (record {fourth.id}) did not run {', '.join(sorted(missing))}: "
-                                "rerun chapter 4 with them")
         results = fourth.values["results"]
         for dataset in values["datasets"]:
-            shown = len(results[dataset, "soft_vsm"].truth)
+            shown = len(results[dataset, "bow"].truth)  # every method but the WMD answers every test query
             if values["map_documents"] is not None:
                 shown = min(shown, values["map_documents"])
             if shown < 3 or values["perplexity"] >= shown:
                 raise ParameterError(f"perplexity={values['perplexity']} is not allowed; it must be smaller than the "
                                      f"number of documents on every map, and {dataset} has {shown} test documents "
-                                     "on its map (at least 3 are needed)")
+                                     f"on its map (at least 3 are needed; chapter 04_scm_vs_wmd, record {fourth.id})")
 
 
 def start_chapter(name: str, namespace: dict[str, Any], cache: ArtifactCache | None = None) -> Chapter:
@@ -420,4 +500,8 @@ def start_chapter(name: str, namespace: dict[str, Any], cache: ArtifactCache | N
     lineage = _lineage(name, params.profile, params.get("previous_record"), cache)
     values = dict(params)
     _inherit(name, values, given, lineage)
-    return Chapter(name, ChapterParameters(values), lineage, cache)
+    params = ChapterParameters(values)
+    if str(params.get("scheduler", "")).startswith("tcp://"):  # reached now, not at the first classification
+        connect_scheduler(params.scheduler).close()
+    cache.check_free_space(expected_bytes(name, params, cache), f"chapter {name} (as much as its last run wrote)")
+    return Chapter(name, params, lineage, cache)

@@ -15,7 +15,30 @@ from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcne
                          paper_t_test)
 
 __all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "significance_table",
-           "nonpositive_table", "paired_wmd_table", "decided_counts", "error_reduction"]
+           "nonpositive_table", "paired_wmd_table", "decided_counts", "error_reduction", "left_out"]
+
+_WMDS = ("wmd", "wmd_quantized", "wmd_tfidf")
+# What each comparison needs among chapter 4's methods: (in words, every one of, at least one of)
+NEEDS = {
+    "significance": ("a method besides BoW", (), tuple(m for m in METHODS if m != "bow")),
+    "parameters": ("a sparse soft VSM", (), ("soft_vsm_ortho", "soft_vsm_quantized_ortho")),
+    "nonpositive": ("a sparse soft VSM", (), ("soft_vsm_ortho", "soft_vsm_quantized_ortho")),
+    "paired": ("the regularized SCM and a WMD", ("soft_vsm_quantized_ortho",), _WMDS),
+    "wmd": ("a WMD", (), _WMDS),
+    "reduction": ("both 32-bit soft VSMs", ("soft_vsm", "soft_vsm_ortho"), ()),
+    "speed ratio": ("the WMD and the regularized SCM", ("wmd", "soft_vsm_quantized_ortho"), ()),
+}
+
+
+def left_out(what: str, methods: Sequence[str]) -> str | None:
+    """None when chapter 4's ``methods`` allow the comparison ``what`` (a key of :data:`NEEDS`), else a sentence that
+    says that this run leaves it out and which methods it would need."""
+    words, every, some = NEEDS[what]
+    if all(m in methods for m in every) and (not some or any(m in methods for m in some)):
+        return None
+    needed = " and ".join([*every, *([" or ".join(some)] if some else [])])
+    shown = f" ({needed})" if len(every) + len(some) <= 4 else ""
+    return f"This run leaves this out: it needs {words}{shown}, and chapter 4 ran only {', '.join(methods)}."
 
 
 def _ordered(results: Mapping[tuple[str, str], MethodResult]):
@@ -64,6 +87,7 @@ def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame
     * ``"exact evaluations per second per core"``: Σ pairs evaluated exactly / Σ seconds, the paper's measure (its
       code computed every WMD). For the WMD only the pairs whose EMD was solved count, and the seconds include the
       bounds; every other method evaluates every pair, so both rates agree.
+    * ``"exact rate by data set"``: the exact-evaluation rate of each data set, ``{data set: rate}`` (its spread).
     """
     rows = []
     for method in [m for m in METHODS if any(k[1] == m for k in results)]:
@@ -71,12 +95,17 @@ def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame
         pairs, seconds = sum(run.pairs for run in runs), sum(run.seconds for run in runs)
         solved = [run.solved for run in runs if run.solved is not None]
         exact = sum(solved) if solved else pairs
+        by_dataset = {}  # the same rate per data set: its spread over the data sets
+        for (d, m), r in results.items():
+            spent = sum(run.seconds for run in r.runs)
+            if m == method and spent > 0:
+                by_dataset[d] = sum(run.pairs if run.solved is None else run.solved for run in r.runs) / spent
         rows.append({"method": method, "label": METHODS[method].label, "runs": len(runs), "pairs": pairs,
                      "seconds": seconds, "pairs per second per core": pairs / seconds if seconds > 0 else np.nan,
                      "exact evaluations": exact,
                      "exact evaluations per second per core": exact / seconds if seconds > 0 else np.nan,
                      "share of pairs solved exactly": exact / pairs if pairs else np.nan,
-                     "paper": paper.value(paper.SPEEDS, method)})
+                     "paper": paper.value(paper.SPEEDS, method), "exact rate by data set": by_dataset})
     return pd.DataFrame(rows)
 
 
@@ -170,10 +199,10 @@ def significance_table(results: Mapping[tuple[str, str], MethodResult], test: st
                 accuracies = sorted([1 - error_a, 1 - error_b], reverse=True)
                 row.update({"p": paper_t_test(accuracies[0], n, accuracies[1], n, alpha).pvalue})
             rows.append(row)
-    table = pd.DataFrame(rows)
-    if table.empty:
-        return table
-    table["q"] = benjamini_hochberg(table["p"].to_numpy())
+    columns = ["dataset", "a", "b", "queries", "error a", "error b",
+               *(["only a right", "only b right"] if test == "mcnemar" else []), "p"]
+    table = pd.DataFrame(rows, columns=columns)
+    table["q"] = benjamini_hochberg(table["p"].to_numpy()) if len(table) else pd.Series(dtype=float)
     table["significant"] = table["q"] < (alpha if test == "mcnemar" else alpha / 2)
     return table
 
@@ -189,7 +218,8 @@ def nonpositive_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.Dat
                      "documents with xᵀS'x ≤ 0": sum(r.nonpositive for r in runs),
                      "of which xᵀS'x < 0": sum(r.negative for r in runs),
                      "in the test run": runs[-1].nonpositive})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["dataset", "method", "runs", "documents with xᵀS'x ≤ 0", "of which xᵀS'x < 0",
+                                       "in the test run"])
 
 
 def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str = "soft_vsm_quantized_ortho",
@@ -223,10 +253,10 @@ def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str =
                      "difference": 100 * interval.difference, "difference lower": 100 * interval.lower,
                      "difference upper": 100 * interval.upper, "only SCM right": test.only_a_correct,
                      "only WMD right": test.only_b_correct, "p": test.pvalue})
-    table = pd.DataFrame(rows)
-    if table.empty:
-        return table
-    table["q"] = benjamini_hochberg(table["p"].to_numpy())
+    table = pd.DataFrame(rows, columns=["dataset", "method", "label", "queries", "WMD queries", "test documents",
+                                        "WMD error", "WMD lower", "WMD upper", "SCM error", "difference",
+                                        "difference lower", "difference upper", "only SCM right", "only WMD right", "p"])
+    table["q"] = benjamini_hochberg(table["p"].to_numpy()) if len(table) else pd.Series(dtype=float)
     decided = table["q"] < alpha
     table["verdict"] = np.where(decided & (table["difference"] > 0), "SCM better",
                                 np.where(decided & (table["difference"] < 0), "WMD better", "not decided"))

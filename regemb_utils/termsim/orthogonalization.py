@@ -16,6 +16,8 @@ from ..study.progress import progress_bar
 from .cholesky import inner_product_errors, orthogonalized_embeddings
 from .matrix import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
+ARTIFACTS = ("neighbours",)  # the artifact kinds computed here (their keys hash this code: study.cache)
+
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:
     """The paper's ``TfidfModel(dictionary=common_dictionary, smartirs='dtn')``: used only to order S' by idf."""

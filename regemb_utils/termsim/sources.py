@@ -8,7 +8,7 @@ from typing import Any
 
 from scipy import sparse
 
-from ..study.cache import ArtifactCache, fingerprint
+from ..study.cache import ArtifactCache, code_hash, fingerprint
 from ..text.corpus import corpus_dictionary
 from .matrix import nearest_neighbours
 from .orthogonalization import SPARSE_KEYS, MatrixGrid, neighbour_cache
@@ -21,7 +21,8 @@ class InMemoryMatrices:
 
     The neighbour search (the top-``depth`` neighbours of the dictionary's words with an embedding) runs on the first
     :meth:`build`, so a result answered from the artifact cache never runs it; ``identity`` fingerprints the
-    embeddings, the dictionary, ``depth`` and the fill rule by content (for the keys of results computed with them).
+    embeddings, the dictionary, ``depth`` and the fill rule by content, and the code that builds S' from them (for the
+    keys of results computed with them).
     Pickling (a joblib worker) builds the source first, so it is computed once, by the caller.
 
     Parameters
@@ -55,7 +56,8 @@ class InMemoryMatrices:
                                                                                     fill_rule, progress)
         self._grid = None
         self.identity = fingerprint(list(vectors.index_to_key), vectors.vectors, sorted(dictionary.token2id.items()),
-                                    sorted(dictionary.dfs.items()), dictionary.num_docs, self.depth, fill_rule)
+                                    sorted(dictionary.dfs.items()), dictionary.num_docs, self.depth, fill_rule,
+                                    code_hash(__name__))
 
     def grid(self) -> MatrixGrid:
         """The S' source, from the neighbour search on the first call."""
@@ -137,8 +139,9 @@ class CachedMatrices:
     @property
     def identity(self) -> str:
         """The S' source by content: the neighbour cache's key fingerprints the embeddings and names the dictionary;
-        where the cache lives does not matter."""
-        return fingerprint(self.corpus_articles, self.tokenizer, dict(self.neighbour_key), self.depth, self.fill_rule)
+        with the code that builds S' from them; where the cache lives does not matter."""
+        return fingerprint(self.corpus_articles, self.tokenizer, dict(self.neighbour_key), self.depth, self.fill_rule,
+                           code_hash(__name__))
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
         return self.grid().build(**{key: point[key] for key in SPARSE_KEYS})

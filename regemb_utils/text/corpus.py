@@ -29,6 +29,8 @@ from ..study.cache import ArtifactCache
 from .datasets import FILES, data_file
 from .tokenization import TOKENIZERS, tokenize
 
+ARTIFACTS = ("corpus-dictionary",)  # the artifact kinds computed here (their keys hash this code: study.cache)
+
 WIKIPEDIA_ARTICLES = 6514
 
 _DOC_START = re.compile(r'<doc id="[^"]*" url="[^"]*" title="([^"]*)">\s*$')

@@ -23,13 +23,14 @@ import re
 import tarfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from stat import S_ISBLK, S_ISCHR, S_ISDIR, S_ISFIFO, S_ISREG, S_ISSOCK
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
-from ..study.cache import file_sha256
+from ..study.cache import directory_from_environment, file_sha256
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 DATA_DIR = REPOSITORY / "data"
@@ -58,8 +59,22 @@ class DataChecksumError(ValueError):
     """A data file exists but its SHA-256 differs from the one recorded in ``data/SHA256SUMS``."""
 
 
+class DataFileError(OSError):
+    """A data file exists but cannot be read: not a regular file (a directory, a FIFO, a device) or not readable."""
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((S_ISDIR, "a directory"), (S_ISFIFO, "a FIFO (named pipe)"), (S_ISCHR, "a character device"),
+                       (S_ISBLK, "a block device"), (S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
 def data_dir() -> Path:
-    """The folder the data files are read from: ``$REGEMB_DATA`` if set, else the repository's ``data/``.
+    """The folder the data files are read from: ``$REGEMB_DATA`` if set (empty is refused; a relative path starts
+    where the user ran the command: :func:`regemb_utils.cache.directory_from_environment`), else the repository's
+    ``data/``.
 
     Installed outside the repository, the package has no ``data/`` beside it: set ``REGEMB_DATA`` to a copy of the
     repository's ``data/`` folder (with its ``SHA256SUMS``).
@@ -74,9 +89,12 @@ def data_dir() -> Path:
     >>> data_dir().name
     'data'
     """
-    override = os.environ.get("REGEMB_DATA")
-    if override:
-        return Path(override).expanduser().resolve()
+    override = directory_from_environment("REGEMB_DATA")
+    if override is not None:
+        if not override.is_dir():
+            raise FileNotFoundError(f"REGEMB_DATA names {override}, which is not a directory: set it to a copy of the "
+                                    "repository's data/ folder (relative paths start where you ran the command)")
+        return override
     if not DATA_DIR.is_dir():
         raise FileNotFoundError(f"the data folder {DATA_DIR} does not exist (the package is installed outside its "
                                 "repository?): set REGEMB_DATA to the repository's data/ folder")
@@ -148,10 +166,21 @@ def data_file(relative_path: str, directory: str | os.PathLike | None = None) ->
         raise FileNotFoundError(
             f"data file {path} is missing (expected SHA-256 {expected}). {_restore_hint(relative_path)}"
         ) from None
+    except OSError as error:
+        raise DataFileError(f"data file {path} cannot be read ({error.strerror or error}). "
+                            f"{_restore_hint(relative_path)}") from None
+    if not S_ISREG(stat.st_mode):  # a directory, a FIFO (whose read would wait forever), a device, a socket
+        raise DataFileError(f"data file {path} is {_file_kind(stat.st_mode)}, not a regular file. Remove it and "
+                            f"{_restore_hint(relative_path)[0].lower()}{_restore_hint(relative_path)[1:]}")
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
     actual = _VERIFIED.get(key)
     if actual is None:
-        actual = _VERIFIED[key] = file_sha256(path)
+        try:
+            actual = _VERIFIED[key] = file_sha256(path)
+        except OSError as error:
+            raise DataFileError(f"data file {path} cannot be read ({error.strerror or error}): make it readable "
+                                f"(chmod a+r), or {_restore_hint(relative_path)[0].lower()}"
+                                f"{_restore_hint(relative_path)[1:]}") from None
     if actual != expected:
         raise DataChecksumError(
             f"data file {path} is damaged: its SHA-256 is {actual}, expected {expected}. "
