@@ -21,7 +21,6 @@ recomputed and compared exactly (indices and distances); a difference stops the 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ import numpy as np
 from scipy import sparse
 
 from ..measures import wmd
+from ..study.cache import code_hash
 
 __all__ = ["CHECKED", "StoredWmdMismatch", "WmdStore", "default_folder", "search_version", "query_fingerprints"]
 
@@ -41,18 +41,10 @@ class StoredWmdMismatch(RuntimeError):
 
 
 def search_version() -> str:
-    """A hash of the source of every function that decides the WMD neighbours and distances (the exact solve, the
-    document preparation, the bounds that prune and the search loop): any change to them makes stored results
-    stale."""
-    parts = []
-    for name in ("_weights", "_locations", "_merge", "_prepare", "_reduce", "_pair_costs", "_emd", "_pyemd", "_exact",
-                 "_Collection", "_QueryCosts", "_lower_distances", "_c_transforms", "_document_sums", "_potential_bounds", "_certified_value", "_column_minima", "_row_minima", "_largest", "_stabilised_kernel",
-                 "_sinkhorn_iteration", "_entropic_bound", "_dual_block", "_dual", "_safe", "_Best", "_query",
-                 "_chunk", "wmd_knn"):
-        obj = getattr(wmd, name)
-        parts.append(inspect.getsource(getattr(obj, "py_func", obj)))
-    parts.append(repr((wmd._MARGIN, wmd._ABSOLUTE_MARGIN, wmd._NUM_ITER_MAX)))
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    """The code version of the WMD search: :func:`regemb_utils.study.cache.code_hash` of
+    :mod:`regemb_utils.measures.wmd` (its code and the package code it imports, docstrings and comments left out), so
+    that any change to the search makes stored results stale while a change to its documentation does not."""
+    return code_hash(wmd.__name__)
 
 
 def query_fingerprints(Q) -> np.ndarray:
