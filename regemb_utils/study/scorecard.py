@@ -479,7 +479,7 @@ def _parameter_rows(parameters: pd.DataFrame) -> list[dict]:
     table_2 = _paper.table_2()
     idf = int(ours["idf"].astype(bool).sum())
     rows = [{"claim": "Idf is important: the most common selected value is Idf = true (§6.4)",
-             "paper": f"Idf = true on {int(table_2['idf'].sum())} of {len(table_2)} data sets (Table 2)",
+             "paper": f"Table 2 selects Idf = true for {int(table_2['idf'].sum())} data sets out of the paper's {len(table_2)}",
              "ours": f"Idf = true on {idf} of {n} data sets (Soft VSM (ortho.))",
              "verdict": (VERDICTS[2] if n == 0 or 2 * idf == n else VERDICTS[0] if 2 * idf > n else VERDICTS[3]),
              "where": where}]
