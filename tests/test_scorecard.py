@@ -12,7 +12,7 @@ from regemb_utils.classification.methods import METHODS
 from regemb_utils.study import paper
 from regemb_utils.study.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
                                         relative_error_table, speed_table)
-from regemb_utils.study.scorecard import (CORPUS_DIFFERS, MACHINE_NOISE, SEARCH_RATE, VERDICTS, claim_verdicts,
+from regemb_utils.study.scorecard import (CORPUS_DIFFERS, SPEED_MARGIN, SEARCH_RATE, VERDICTS, claim_verdicts,
                                           footnoted, headline, on_paper_documents, scorecard, shown_bounds,
                                           speed_ratio, speed_ratio_interval, verdicts)
 from regemb_utils.text.datasets import DATASETS
@@ -254,11 +254,11 @@ def test_20news_speed_rule_compares_with_the_average(twenty, expected):
     assert row["verdict"] == expected
 
 
-def test_speed_ratio_interval_widens_the_bootstrap_by_the_machine_noise(synthetic):
+def test_speed_ratio_interval_widens_the_bootstrap_by_the_speed_margin(synthetic):
     found = speed_ratio_interval(synthetic, "soft_vsm_quantized_ortho", "wmd")
     assert found["ratio"] == pytest.approx(speed_ratio(speed_table(synthetic)))  # one run each: 25,000×
-    assert found["lower"] == pytest.approx(found["ratio"] * (1 - MACHINE_NOISE))
-    assert found["upper"] == pytest.approx(found["ratio"] * (1 + MACHINE_NOISE))
+    assert found["lower"] == pytest.approx(found["ratio"] / SPEED_MARGIN)
+    assert found["upper"] == pytest.approx(found["ratio"] * SPEED_MARGIN)
     assert speed_ratio_interval(synthetic, "soft_vsm_quantized", "wmd") is None
 
 
