@@ -151,3 +151,26 @@ def test_the_paper_profile_uses_the_checkouts_results_folder_and_smoke_none():
     root = Path(__file__).resolve().parents[1]
     assert paper.wmd_store == str(root / "results" / "wmd") and (root / "results" / "wmd" / "README.md").exists()
     assert smoke.wmd_store is None
+
+
+def test_a_long_run_writes_its_finished_queries_to_the_store_as_it_goes(problem, tmp_path, monkeypatch):
+    """A run stopped mid-split keeps its finished prefix in the stored results, not only in the batch cache: a new
+    machine (empty cache) checks that prefix and computes only the rest."""
+    from regemb_utils.classification import knn_runs
+
+    documents, embeddings = problem
+    uninterrupted = _run(documents, embeddings, _settings(tmp_path / "store-a"), tmp_path / "a")
+    store = tmp_path / "store-b"
+    monkeypatch.setattr(knn_runs, "STORE_EVERY", 0.0)  # write after every batch
+    _counting(monkeypatch, fail_after=4)  # validation: 8, 8, 1; test: 8, then killed
+    with pytest.raises(Killed):
+        _run(documents, embeddings, _settings(store), tmp_path / "b")
+    with np.load(store / "toy-wmd-test.npz") as data:
+        assert len(data["queries"]) == 8
+    calls = _counting(monkeypatch)
+    resumed = _run(documents, embeddings, _settings(store), tmp_path / "c")  # a new machine: no batch cache
+    assert calls == [CHECKED, CHECKED, 8, N_TEST - 16]
+    _same(resumed, uninterrupted)
+    with np.load(store / "toy-wmd-test.npz") as a, np.load(tmp_path / "store-a" / "toy-wmd-test.npz") as b:
+        for field in ("key", "queries", "indices", "distances"):
+            np.testing.assert_array_equal(a[field], b[field])

@@ -126,6 +126,9 @@ def _base_key(key, R, embeddings, k, solver) -> dict:
                 solver=solver, search=search_version())
 
 
+STORE_EVERY = 300.0  # seconds between writes of a long WMD run's finished queries to its stored results
+
+
 def _checked_stored(store, base, Q, R, embeddings, k, solver):
     """(fingerprints of the rows of Q, the stored results usable for them), a seeded sample of which is recomputed and
     compared first (:meth:`regemb_utils.classification.wmd_store.WmdStore.verify` stops the run if one differs)."""
@@ -153,7 +156,9 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
     the solver and its positions. Before computing the batch [p, end), the largest cached batch [p, s) with
     s ≤ end is taken instead (a smaller sample's last, partial batch), and the rest is computed from s. Computed
     batches are stored by this process as they arrive (in any order), so an interrupted run keeps every finished
-    batch. Loaded batches bring the one-core seconds measured when they were computed."""
+    batch. Loaded batches bring the one-core seconds measured when they were computed. With a ``store``, the finished
+    queries from position 0 on are also written to it every :data:`STORE_EVERY` seconds and at the end, so that a
+    run stopped (or whose batch cache a code change elsewhere invalidates) keeps them."""
     n = Q.shape[0]
     base = _base_key(key, R, embeddings, k, solver)
 
@@ -185,20 +190,39 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
     outcomes = parallel(joblib.delayed(_positioned_batch)(start, stop, Q[start:stop], R, embeddings, k, solver)
                         for start, stop in todo)
 
+    held = stored.total if store is not None else 0  # the queries the stored file holds
+    saved = time.monotonic()
     for start, stop, value in progress_bar(outcomes, total=len(todo), disable=not progress or not todo, desc=description,
                                    unit="batch"):
         cache.get("wmd-batch", params(start, stop), lambda v=value: v)
         found[start] = (stop, value)
-    batches = [found[start][1] for start in sorted(found)]
-    if not batches:
+        if store is not None and time.monotonic() - saved >= STORE_EVERY:
+            held, saved = _store_prefix(store, base, fingerprints, found, held), time.monotonic()
+    if not found:
         return np.empty((0, k), dtype=np.int64), 0.0, 0
+    if store is not None:
+        _store_prefix(store, base, fingerprints, found, held)
+    batches = [found[start][1] for start in sorted(found)]
     indices = np.concatenate([b["indices"] for b in batches])
-    if store is not None and n > stored.total:
-        seconds = [b.get("seconds per query", np.full(len(b["indices"]), b["seconds"] / len(b["indices"])))
-                   for b in batches]  # per query: as stored, or the batch's time spread evenly
-        store.save(base, fingerprints, indices, np.concatenate([b["distances"] for b in batches]),
-                   np.concatenate(seconds), np.concatenate([b["solved per query"] for b in batches]))
     return indices, float(sum(b["seconds"] for b in batches)), int(sum(b["solved"] for b in batches))
+
+
+def _store_prefix(store, base, fingerprints, found, held: int) -> int:
+    """Write the finished batches that follow each other from position 0 to ``store`` when they are more queries than
+    the ``held`` it holds; the queries it holds afterwards."""
+    batches, position = [], 0
+    while position in found:
+        stop, batch = found[position]
+        batches.append(batch)
+        position = stop
+    if position <= held:
+        return held
+    seconds = [b.get("seconds per query", np.full(len(b["indices"]), b["seconds"] / len(b["indices"])))
+               for b in batches]  # per query: as stored, or the batch's time spread evenly
+    store.save(base, fingerprints[:position], np.concatenate([b["indices"] for b in batches]),
+               np.concatenate([b["distances"] for b in batches]), np.concatenate(seconds),
+               np.concatenate([b["solved per query"] for b in batches]))
+    return position
 
 
 def _absent():  # pragma: no cover
