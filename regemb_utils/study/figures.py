@@ -37,7 +37,7 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
     Parameters
     ----------
     sparsity : pandas.DataFrame
-        :func:`regemb_utils.termsim.orthogonalization.sparsity_table` rows of every model, with a ``model`` column.
+        :func:`regemb_utils.study.sparsity.sparsity_table` rows of every model, with a ``model`` column.
     models : sequence of str
         The models in row order.
 

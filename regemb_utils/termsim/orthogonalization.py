@@ -1,4 +1,6 @@
-"""Chapter 3's computations: neighbour caches, the paper's grid of orthogonalized matrices S', and the Cholesky check."""
+"""The orthogonalization as the paper runs it: neighbour caches of every dictionary word (cached), and the grid of
+orthogonalized matrices S' over one dictionary, ordered by idf or not (chapter 3's tables of them:
+:mod:`regemb_utils.study.sparsity`)."""
 from __future__ import annotations
 
 import copy
@@ -6,14 +8,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors, TfidfModel
 from scipy import sparse
 
 from ..study.cache import ArtifactCache, fingerprint
-from ..study.progress import progress_bar
-from .cholesky import inner_product_errors, orthogonalized_embeddings
 from .matrix import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
 ARTIFACTS = ("neighbours",)  # the artifact kinds computed here (their keys hash this code: study.cache)
@@ -180,59 +179,3 @@ def most_frequent(dictionary: Dictionary, n: int) -> Dictionary:
     restricted = copy.deepcopy(dictionary)
     restricted.filter_extremes(no_below=1, no_above=1.0, keep_n=n)
     return restricted
-
-
-def sparsity_table(grid: MatrixGrid, points: list[dict], embedded: np.ndarray) -> pd.DataFrame:
-    """Off-diagonal non-zeros per column of S' (over the words with an embedding) and build time, per grid point."""
-    rows = []
-    for point in progress_bar(points, desc="S' grid", unit="matrix"):
-        start = time.perf_counter()
-        S = grid.build(**point)
-        seconds = time.perf_counter() - start
-        off_diagonal = np.diff(S.indptr)[embedded] - 1
-        rows.append(dict(point, nonzeros_per_column=float(off_diagonal.mean()), seconds=seconds))
-    return pd.DataFrame(rows)
-
-
-def positive_definite_table(grid: MatrixGrid, points: list[dict]) -> pd.DataFrame:
-    """Whether S' at each grid point is symmetric positive definite (CHOLMOD, supernodal), with the reason if not."""
-    rows = []
-    for point in progress_bar(points, desc="Cholesky", unit="matrix"):
-        _, info = orthogonalized_embeddings(grid.build(**point))
-        rows.append(dict(point, positive_definite=info.ok, reason=(info.reason or "").split(":")[0]))
-    return pd.DataFrame(rows)
-
-
-def theorem_table(S: sparse.spmatrix, E_prime, vectors: KeyedVectors, dictionary: Dictionary) -> dict[str, float]:
-    """Theorem 1 on S': ``max |⟨e'_i, e'_j⟩ - s'_ij|`` over the stored entries, and, for t = -1 and o = 1,
-    ``max |s'_ij - cos(e_i, e_j)|`` over the stored off-diagonal entries between words with an embedding."""
-    coo = sparse.coo_matrix(S)
-    off = coo.row != coo.col
-    words = [dictionary[i] for i in range(len(dictionary))]
-    unit = vectors.get_normed_vectors()
-    index = np.array([vectors.key_to_index.get(w, -1) for w in words])
-    rows, cols, values = coo.row[off], coo.col[off], coo.data[off]
-    cosines = np.einsum("ij,ij->i", unit[index[rows]], unit[index[cols]])
-    return {"max |⟨e'_i, e'_j⟩ - s'_ij|": inner_product_errors(S, E_prime)["max"],
-            "max |s'_ij - cos(e_i, e_j)|": float(np.max(np.abs(values - cosines))) if values.size else 0.0,
-            "stored entries": int(S.nnz)}
-
-
-def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, point: dict, fill_rule: str = "paper"):
-    """nnz(S'), nnz(L), time and memory of the Cholesky factorization against the vocabulary size N."""
-    rows = []
-    for n in progress_bar(sizes, desc="Cholesky vs N", unit="size"):
-        restricted = most_frequent(dictionary, n)
-        S = MatrixGrid(neighbours, restricted, fill_rule).build(**point)
-        E_prime, info = orthogonalized_embeddings(S)
-        rows.append({"N": len(restricted), "nnz(S')": info.nnz_S, "nnz(L)": info.nnz_factor,
-                     "density of L": info.nnz_factor / (len(restricted) * (len(restricted) + 1) / 2),
-                     "seconds": info.seconds, "memory of L (MiB)": info.nnz_factor * 12 / 2**20,
-                     "positive definite": info.ok})
-    return pd.DataFrame(rows)
-
-
-def inner_product_fidelity(S, X) -> dict[str, float]:
-    """:func:`regemb_utils.termsim.cholesky.inner_product_errors` with chapter 3's labels."""
-    errors = inner_product_errors(S, X)
-    return {"max |⟨x_i, x_j⟩ - s'_ij|": errors["max"], "mean |⟨x_i, x_j⟩ - s'_ij|": errors["mean"]}

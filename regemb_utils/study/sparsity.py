@@ -1,0 +1,209 @@
+"""Chapter 3's tables: how sparse the orthogonalized S' gets over the paper's grid, at which grid points it is
+positive definite, Theorem 1 checked on it, and how its Cholesky factor fills in with the vocabulary size.
+
+Each builds S' with :class:`regemb_utils.termsim.orthogonalization.MatrixGrid` and factorizes it with
+:func:`regemb_utils.termsim.cholesky.orthogonalized_embeddings` (CHOLMOD).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from gensim.corpora import Dictionary
+from gensim.models import KeyedVectors
+from scipy import sparse
+
+from ..termsim.cholesky import inner_product_errors, orthogonalized_embeddings
+from ..termsim.matrix import Neighbours, nearest_neighbours
+from ..termsim.orthogonalization import MatrixGrid, most_frequent
+from .progress import progress_bar
+
+__all__ = ["sparsity_table", "positive_definite_table", "theorem_table", "factorization_table",
+           "inner_product_fidelity"]
+
+
+def _example():
+    """Three words on a quarter circle, their neighbours and a dictionary in which "a" is the most frequent."""
+    kv = KeyedVectors(2)
+    kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    dictionary = Dictionary([["a", "b", "c"], ["a", "b"], ["a"]])
+    return kv, nearest_neighbours(kv, depth=2, progress=False), dictionary
+
+
+def sparsity_table(grid: MatrixGrid, points: list[dict], embedded: np.ndarray) -> pd.DataFrame:
+    """Off-diagonal non-zeros per column of S' (over the words with an embedding) and the build time, per grid point.
+
+    Parameters
+    ----------
+    grid : MatrixGrid
+        Builds S' over one dictionary.
+    points : list of dict
+        Grid points (``symmetric``, ``dominant``, ``idf``, ``nonzero_limit``, ``threshold``, ``exponent``).
+    embedded : numpy.ndarray
+        Boolean, per dictionary word: whether it has an embedding (the columns averaged).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point: its parameters, ``nonzeros_per_column`` and ``seconds``.
+
+    Examples
+    --------
+    >>> kv, neighbours, dictionary = _example()
+    >>> point = dict(symmetric=True, dominant=False, idf=False, threshold=0.0, exponent=1.0)
+    >>> table = sparsity_table(MatrixGrid(neighbours, dictionary), [dict(point, nonzero_limit=c) for c in (1, 2)],
+    ...                        np.ones(3, dtype=bool))
+    >>> table["nonzeros_per_column"].round(3).tolist()  # C bounds the neighbours of each word
+    [0.667, 1.333]
+    """
+    rows = []
+    for point in progress_bar(points, desc="S' grid", unit="matrix"):
+        start = time.perf_counter()
+        S = grid.build(**point)
+        seconds = time.perf_counter() - start
+        off_diagonal = np.diff(S.indptr)[embedded] - 1
+        rows.append(dict(point, nonzeros_per_column=float(off_diagonal.mean()), seconds=seconds))
+    return pd.DataFrame(rows)
+
+
+def positive_definite_table(grid: MatrixGrid, points: list[dict]) -> pd.DataFrame:
+    """Whether S' at each grid point is symmetric positive definite (CHOLMOD, supernodal), with the reason if not.
+
+    Parameters
+    ----------
+    grid : MatrixGrid
+        Builds S' over one dictionary.
+    points : list of dict
+        Grid points.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point: its parameters, ``positive_definite`` and ``reason`` (empty when it is).
+
+    Examples
+    --------
+    >>> kv, neighbours, dictionary = _example()
+    >>> point = dict(symmetric=True, idf=False, nonzero_limit=2, threshold=0.0, exponent=1.0)
+    >>> table = positive_definite_table(MatrixGrid(neighbours, dictionary),
+    ...                                 [dict(point, dominant=True), dict(point, dominant=False)])
+    >>> table["positive_definite"].tolist()  # without dominance, 0.8 + 0.6 + 0.48 exceed what S' can hold
+    [True, False]
+    """
+    rows = []
+    for point in progress_bar(points, desc="Cholesky", unit="matrix"):
+        _, info = orthogonalized_embeddings(grid.build(**point))
+        rows.append(dict(point, positive_definite=info.ok, reason=(info.reason or "").split(":")[0]))
+    return pd.DataFrame(rows)
+
+
+def theorem_table(S: sparse.spmatrix, E_prime, vectors: KeyedVectors, dictionary: Dictionary) -> dict[str, float]:
+    """Theorem 1 on S': ``max |⟨e'_i, e'_j⟩ - s'_ij|`` over the stored entries, and, for t = -1 and o = 1,
+    ``max |s'_ij - cos(e_i, e_j)|`` over the stored off-diagonal entries between words with an embedding.
+
+    Parameters
+    ----------
+    S : scipy.sparse matrix
+        S' over ``dictionary``.
+    E_prime : scipy.sparse matrix or numpy.ndarray
+        Its Cholesky rows (:func:`regemb_utils.termsim.cholesky.orthogonalized_embeddings`).
+    vectors : gensim.models.KeyedVectors
+        The embeddings whose cosines S' stores.
+    dictionary : gensim.corpora.Dictionary
+        The rows and columns of S'.
+
+    Returns
+    -------
+    dict of str to float
+        The two largest differences and ``stored entries`` (nnz of S').
+
+    Examples
+    --------
+    >>> kv, neighbours, dictionary = _example()
+    >>> S = MatrixGrid(neighbours, dictionary).build(symmetric=True, dominant=True, idf=False, nonzero_limit=1,
+    ...                                              threshold=-1.0, exponent=1.0)
+    >>> E_prime, info = orthogonalized_embeddings(S)
+    >>> checked = theorem_table(S, E_prime, kv, dictionary)
+    >>> checked["max |s'_ij - cos(e_i, e_j)|"] < 1e-6, checked["stored entries"]  # S' stores cos(a, b) = 0.8
+    (True, 5)
+    """
+    coo = sparse.coo_matrix(S)
+    off = coo.row != coo.col
+    words = [dictionary[i] for i in range(len(dictionary))]
+    unit = vectors.get_normed_vectors()
+    index = np.array([vectors.key_to_index.get(w, -1) for w in words])
+    rows, cols, values = coo.row[off], coo.col[off], coo.data[off]
+    cosines = np.einsum("ij,ij->i", unit[index[rows]], unit[index[cols]])
+    return {"max |⟨e'_i, e'_j⟩ - s'_ij|": inner_product_errors(S, E_prime)["max"],
+            "max |s'_ij - cos(e_i, e_j)|": float(np.max(np.abs(values - cosines))) if values.size else 0.0,
+            "stored entries": int(S.nnz)}
+
+
+def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, point: dict,
+                        fill_rule: str = "paper") -> pd.DataFrame:
+    """nnz(S'), nnz(L), time and memory of the Cholesky factorization against the vocabulary size N.
+
+    Parameters
+    ----------
+    neighbours : Neighbours
+        The neighbour cache.
+    dictionary : gensim.corpora.Dictionary
+        The whole dictionary; each size keeps its most frequent words (:func:`most_frequent`).
+    sizes : iterable of int
+        The vocabulary sizes N.
+    point : dict
+        The grid point of S'.
+    fill_rule : str
+        How a dominance violation is handled.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per N: ``N``, ``nnz(S')``, ``nnz(L)``, ``density of L``, ``seconds``, ``memory of L (MiB)`` and
+        ``positive definite``.
+
+    Examples
+    --------
+    >>> kv, neighbours, dictionary = _example()
+    >>> point = dict(symmetric=True, dominant=True, idf=False, nonzero_limit=2, threshold=0.0, exponent=1.0)
+    >>> factorization_table(neighbours, dictionary, [2, 3], point)[["N", "nnz(S')", "nnz(L)"]].values.tolist()
+    [[2, 4, 3], [3, 5, 4]]
+
+    (L holds the lower triangle of S': no fill-in on three words.)
+    """
+    rows = []
+    for n in progress_bar(sizes, desc="Cholesky vs N", unit="size"):
+        restricted = most_frequent(dictionary, n)
+        S = MatrixGrid(neighbours, restricted, fill_rule).build(**point)
+        E_prime, info = orthogonalized_embeddings(S)
+        rows.append({"N": len(restricted), "nnz(S')": info.nnz_S, "nnz(L)": info.nnz_factor,
+                     "density of L": info.nnz_factor / (len(restricted) * (len(restricted) + 1) / 2),
+                     "seconds": info.seconds, "memory of L (MiB)": info.nnz_factor * 12 / 2**20,
+                     "positive definite": info.ok})
+    return pd.DataFrame(rows)
+
+
+def inner_product_fidelity(S, X) -> dict[str, float]:
+    """:func:`regemb_utils.termsim.cholesky.inner_product_errors` with chapter 3's labels.
+
+    Parameters
+    ----------
+    S : scipy.sparse matrix
+        S'.
+    X : scipy.sparse matrix or numpy.ndarray
+        Rows whose inner products should equal S' (a Cholesky factor, or dense embeddings fitted to it).
+
+    Returns
+    -------
+    dict of str to float
+        ``max |⟨x_i, x_j⟩ - s'_ij|`` and ``mean |⟨x_i, x_j⟩ - s'_ij|`` over the stored entries of S'.
+
+    Examples
+    --------
+    >>> S = sparse.csc_matrix(np.array([[1.0, 0.5], [0.5, 1.0]]))
+    >>> inner_product_fidelity(S, np.array([[1.0, 0.0], [0.5, 0.75 ** 0.5]]))["max |⟨x_i, x_j⟩ - s'_ij|"] < 1e-12
+    True
+    """
+    errors = inner_product_errors(S, X)
+    return {"max |⟨x_i, x_j⟩ - s'_ij|": errors["max"], "mean |⟨x_i, x_j⟩ - s'_ij|": errors["mean"]}
