@@ -329,6 +329,16 @@ def _record_id(value):
     return value
 
 
+def _seeds(value):
+    """Training seeds other than the book's (1): a list of distinct integers of at least 2, or "none" (stored as ())."""
+    if value == "none":
+        return ()
+    values = _listed(value)
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in values):
+        raise ValueError
+    return tuple(sorted(values))
+
+
 _PREVIOUS_RECORD = Parameter(
     "previous_record", _same(None), "None (the latest record of the previous chapter for this profile) or a record "
     "id such as 20261123T221500-1a2b3c, as printed by that chapter", _record_id)
@@ -336,7 +346,9 @@ _PREVIOUS_RECORD = Parameter(
 CHAPTERS: dict[str, tuple[Parameter, ...]] = {
     "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
     "02_training": (*_TRAINING, Parameter(
-        "cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
+        "other_seeds", {"smoke": (2,), "paper": (2, 3)}, 'a list of distinct integers of at least 2 (the seeds of '
+        'extra 32-bit models, trained with the same settings; the book\'s models use seed 1) or "none"', _seeds),
+        Parameter("cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
         _between(1, 100_000_000)), _PREVIOUS_RECORD),
     "03_orthogonalization": (*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
     "04_scm_vs_wmd": (*_CLASSIFICATION, _PREVIOUS_RECORD),
