@@ -287,7 +287,7 @@ _CLASSIFICATION = (
               _one_of(("paper", "gensim"))),
     Parameter("reference", _same("train"), "one of ['train', 'train+validation'] (the test run's reference set)",
               _one_of(("train", "train+validation"))),
-    Parameter("test", _same("mcnemar"), "one of ['mcnemar', 'paper_t_test'] (the significance test)",
+    Parameter("significance_test", _same("mcnemar"), "one of ['mcnemar', 'paper_t_test'] (the significance test)",
               _one_of(("mcnemar", "paper_t_test"))),
     Parameter("wmd_queries", {"smoke": _wmd_queries("all"), "paper": _wmd_queries(_PAPER_WMD_QUERIES)},
               '"power", "all", a positive integer, or a mapping from data set to one of these: how many test queries '
