@@ -252,8 +252,8 @@ def seed_verdicts(results: Results, seed_results: Mapping[int, Results], **input
     Returns
     -------
     pandas.DataFrame
-        One row per claim that the seed touches: ``claim``, ``seed s`` per seed (our number and the verdict),
-        ``verdict depends on the seed`` (bool).
+        One row per claim that the seed touches: ``claim``, ``seed s`` per seed (the verdict; the numbers are
+        chapter 4's, :func:`seed_errors` and :func:`seed_reductions`), ``verdict depends on the seed`` (bool).
 
     Examples
     --------
@@ -272,7 +272,6 @@ def seed_verdicts(results: Results, seed_results: Mapping[int, Results], **input
     ours = pd.DataFrame({seed: t["ours"].reindex(claims) for seed, t in tables.items()})
     verdict = pd.DataFrame({seed: t["verdict"].reindex(claims) for seed, t in tables.items()})
     touched = ours.nunique(axis=1, dropna=False) > 1
-    shown = pd.DataFrame({f"seed {seed}": ours.loc[touched, seed] + " — " + verdict.loc[touched, seed]
-                          for seed in tables})
+    shown = pd.DataFrame({f"seed {seed}": verdict.loc[touched, seed] for seed in tables})
     shown["verdict depends on the seed"] = verdict.loc[touched].nunique(axis=1, dropna=False) > 1
     return shown.rename_axis("claim").reset_index()
