@@ -51,7 +51,7 @@ def test_chapter_4_profiles():
     assert paper.symmetric == paper.dominant == paper.idf == (True, False)
     assert paper.nonzero_limits == (100, 200, 400, 800) and paper.thresholds == (-1.0, -0.5, 0.0, 0.5)
     assert paper.exponents == (1.0, 2.0, 3.0, 4.0)
-    assert len(paper.methods) == 9 and paper.reference == "train" and paper.test == "mcnemar"
+    assert len(paper.methods) == 9 and paper.reference == "train" and paper.significance_test == "mcnemar"
     assert smoke.max_documents >= max(smoke.ks)
     p = chapter_parameters("04_scm_vs_wmd", "smoke", symmetric=[False, True], thresholds=[0, -1], ks=[5, 1])
     assert p.symmetric == (True, False) and p.thresholds == (-1.0, 0.0) and p.ks == (1, 5)
@@ -67,7 +67,7 @@ def test_chapter_4_profiles():
         ({"exponents": [0]}, "exponents=[0] is not allowed"),
         ({"exponents": [1.5]}, "with a negative threshold every exponent must be an integer"),
         ({"reference": "test"}, "reference must be one of ['train', 'train+validation']"),
-        ({"test": "t"}, "test must be one of ['mcnemar', 'paper_t_test']"),
+        ({"significance_test": "t"}, "significance_test must be one of ['mcnemar', 'paper_t_test']"),
         ({"scheduler": "yarn"}, "scheduler must be 'local'"),
         ({"n_jobs": 0}, "n_jobs=0 is not allowed"),
         ({"max_documents": 5}, "max_documents must be at least the largest k (9)"),

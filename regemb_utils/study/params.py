@@ -287,7 +287,7 @@ _CLASSIFICATION = (
               _one_of(("paper", "gensim"))),
     Parameter("reference", _same("train"), "one of ['train', 'train+validation'] (the test run's reference set)",
               _one_of(("train", "train+validation"))),
-    Parameter("test", _same("mcnemar"), "one of ['mcnemar', 'paper_t_test'] (the significance test)",
+    Parameter("significance_test", _same("mcnemar"), "one of ['mcnemar', 'paper_t_test'] (the significance test)",
               _one_of(("mcnemar", "paper_t_test"))),
     Parameter("wmd_queries", {"smoke": _wmd_queries("all"), "paper": _wmd_queries(_PAPER_WMD_QUERIES)},
               '"power", "all", a positive integer, or a mapping from data set to one of these: how many test queries '
@@ -329,6 +329,16 @@ def _record_id(value):
     return value
 
 
+def _seeds(value):
+    """Training seeds other than the book's (1): a list of distinct integers of at least 2, or "none" (stored as ())."""
+    if value == "none":
+        return ()
+    values = _listed(value)
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in values):
+        raise ValueError
+    return tuple(sorted(values))
+
+
 _PREVIOUS_RECORD = Parameter(
     "previous_record", _same(None), "None (the latest record of the previous chapter for this profile) or a record "
     "id such as 20261123T221500-1a2b3c, as printed by that chapter", _record_id)
@@ -336,7 +346,9 @@ _PREVIOUS_RECORD = Parameter(
 CHAPTERS: dict[str, tuple[Parameter, ...]] = {
     "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
     "02_training": (*_TRAINING, Parameter(
-        "cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
+        "other_seeds", {"smoke": (2,), "paper": (2, 3)}, 'a list of distinct integers of at least 2 (the seeds of '
+        'extra 32-bit models, trained with the same settings; the book\'s models use seed 1) or "none"', _seeds),
+        Parameter("cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
         _between(1, 100_000_000)), _PREVIOUS_RECORD),
     "03_orthogonalization": (*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
     "04_scm_vs_wmd": (*_CLASSIFICATION, _PREVIOUS_RECORD),

@@ -52,6 +52,7 @@ from ..text.datasets import head, load_dataset
 from ..text.documents import prepare_documents
 from .book import table
 from .cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle, write_error
+from .seeds import BOOK_SEED, SEEDED_METHODS
 from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, _parsed, chapter_parameters
 
 ORDER = tuple(CHAPTERS)
@@ -341,16 +342,20 @@ class Chapter:
         articles, tokenizer = self.corpus()
         return corpus_dictionary(articles, tokenizer, self.cache)
 
-    def embeddings(self) -> dict[str, tuple[Any, dict[str, Any]]]:
-        """Chapter 2's two models, each with the settings that identify it (for keys of derived artifacts)."""
+    def embeddings(self, seed: int = BOOK_SEED, models=tuple(BITLEVELS)) -> dict[str, tuple[Any, dict[str, Any]]]:
+        """Chapter 2's ``models`` trained with ``seed`` (the book's, or one of chapter 2's ``other_seeds``), each with
+        the settings that identify it (for keys of derived artifacts)."""
         articles, tokenizer = self.corpus()
         training = self.record("02_training")
-        models = {}
-        for model in BITLEVELS:
+        if seed != BOOK_SEED and seed not in training.parameter("other_seeds"):
+            raise PipelineError(f"chapter 2 trained no model with seed {seed}: its other_seeds are "
+                                f"{list(training.parameter('other_seeds'))}")
+        loaded = {}
+        for model in models:
             settings = embedding_settings(training.parameters, model, articles, tokenizer)
-            vectors, _ = trained_embeddings(model, cache=self.cache, **settings)
-            models[model] = vectors, dict(settings, model=model)
-        return models
+            vectors, _ = trained_embeddings(model, seed=seed, cache=self.cache, **settings)
+            loaded[model] = vectors, dict(settings, model=model)
+        return loaded
 
     def neighbour_caches(self, models, dictionary, depth: int) -> dict[str, tuple[Any, float]]:
         """The top-``depth`` neighbours of every dictionary word for each model, and the seconds each took."""
@@ -397,24 +402,34 @@ class Chapter:
         return self.record("04_scm_vs_wmd").values["results"]
 
 
-def run_classification(chapter: Chapter, *, progress: bool = True) -> dict:
-    """Chapter 4: every method of ``chapter.params`` on every data set, ``{(data set, method): MethodResult}``.
+def run_classification(chapter: Chapter, *, seed: int = BOOK_SEED, methods=None, progress: bool = True) -> dict:
+    """Chapter 4: every method of ``chapter.params`` (or ``methods``) on every data set, with chapter 2's models
+    trained with ``seed``: ``{(data set, method): MethodResult}``.
 
     The dictionary and the data sets are chapter 1's, the embeddings chapter 2's; methods run one after the other and,
     inside each, the grid points (or WMD batches) run in parallel where ``params.scheduler`` says. Every result comes
     from the artifact cache when its inputs (by content) and settings are there."""
     params = chapter.params
+    methods = params.methods if methods is None else methods
     dictionary, documents = chapter.documents(params.datasets, params.max_documents)
-    models = chapter.embeddings()
+    models = chapter.embeddings(seed, models=tuple(m for m in BITLEVELS if any(METHODS[n].model == m for n in methods)))
     settings = Settings.from_parameters(params, progress=progress)
     results = {}
     with parallel_context(params.scheduler, params.n_jobs):
-        for method in params.methods:
+        for method in methods:
             embeddings, matrices = chapter.method_inputs(method, params, dictionary, documents, models)
             for name, result in classify(method, documents, settings, embeddings=embeddings, matrices=matrices,
                                          cache=chapter.cache).items():
                 results[name, method] = result
     return results
+
+
+def run_seed_classification(chapter: Chapter, *, progress: bool = True) -> dict[int, dict]:
+    """Chapter 4's protocol for the :data:`regemb_utils.study.seeds.SEEDED_METHODS` that ``chapter.params`` runs, once
+    per seed of chapter 2's ``other_seeds``: ``{seed: {(data set, method): MethodResult}}`` (empty when either is)."""
+    methods = [m for m in SEEDED_METHODS if m in chapter.params.methods]
+    seeds = chapter.record("02_training").parameter("other_seeds") if methods else ()
+    return {seed: run_classification(chapter, seed=seed, methods=methods, progress=progress) for seed in seeds}
 
 
 def _shown(value: Any) -> str:

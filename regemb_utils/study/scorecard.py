@@ -20,10 +20,11 @@ from ..classification.wmd_samples import paper_errors
 from ..text.datasets import DATASETS
 from . import paper as _paper
 from .book import table
-from .results import (decided_counts, error_reduction, optimal_parameters, paired_wmd_table, significance_table,
-                      speed_table)
+from .results import (decided_counts, error_reduction, error_table, optimal_parameters, paired_wmd_table,
+                      relative_error_table, significance_table, speed_table)
 
-__all__ = ["CORPUS_DIFFERS", "scorecard", "headline", "speed_ratio", "speed_ratio_spread", "SPEED_MARGIN", "MIN_TIMED_SECONDS",
+__all__ = ["CORPUS_DIFFERS", "scorecard", "results_scorecard", "headline", "speed_ratio", "speed_ratio_spread",
+           "SPEED_MARGIN", "MIN_TIMED_SECONDS",
            "speed_ratio_interval", "verdicts", "claim_verdicts", "on_paper_documents",
            "shown_verdicts", "VERDICTS", "footnoted", "shown_bounds", "strong_orthogonalization", "section_table",
            "value_span", "verdict_glue"]
@@ -147,6 +148,36 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
                 rows.append(_row("SCM vs WMD", f"{label} (of {r['data sets']}; exact McNemar, BH q < 0.05)", paper,
                                  int(ours), method=f"Soft VSM (quan., ortho.) vs {r['label']}", corpus=True))
     return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def results_scorecard(results, *, table_1: pd.DataFrame | None = None,
+                      cosines: Mapping[str, Mapping[str, float]] | None = None,
+                      good_bad: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """The scorecard (:func:`scorecard`) of chapter 4's ``results``, with chapters 1 and 2's numbers where given.
+
+    Parameters
+    ----------
+    results : mapping of (str, str) to MethodResult
+        Chapter 4's results.
+    table_1, cosines, good_bad
+        As :func:`scorecard` takes them (chapters 1 and 2).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The scorecard: Figure 8's test errors, Figure 10's relative errors, Figure 9's speeds, Table 2's
+        parameters and the paired SCM-against-WMD counts that ``results`` allow, and the rows of the given inputs.
+
+    Examples
+    --------
+    >>> results_scorecard({}).empty
+    True
+    """
+    errors = error_table(results)
+    relative = relative_error_table(errors) if len(errors) and "bow" in set(errors["method"]) else None
+    return scorecard(table_1=table_1, cosines=cosines, good_bad=good_bad, errors=errors if len(errors) else None,
+                     relative=relative, speeds=speed_table(results) if results else None,
+                     parameters=optimal_parameters(results) if results else None, paired=paired_wmd_table(results))
 
 
 def headline(card: pd.DataFrame) -> dict[str, float]:
