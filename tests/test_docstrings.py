@@ -15,6 +15,7 @@ MODULES = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts) for p in (R
 # Public names that cannot show a doctest example, each with the reason.
 NO_EXAMPLE = {
     "regemb_utils.study.pipeline.run_classification": "needs chapters 1 and 2's records (trained embeddings)",
+    "regemb_utils.study.browser.Chromium": "starts a headless browser (seconds; see tests/test_book.py)",
 }
 
 
