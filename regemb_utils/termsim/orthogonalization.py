@@ -20,12 +20,54 @@ ARTIFACTS = ("neighbours",)  # the artifact kinds computed here (their keys hash
 
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:
-    """The paper's ``TfidfModel(dictionary=common_dictionary, smartirs='dtn')``: used only to order S' by idf."""
+    """The paper's ``TfidfModel(dictionary=common_dictionary, smartirs='dtn')``: used only to order S' by idf.
+
+    Parameters
+    ----------
+    dictionary : gensim.corpora.Dictionary
+        The common dictionary.
+
+    Returns
+    -------
+    gensim.models.TfidfModel
+        Its ``dtn`` model.
+
+    Examples
+    --------
+    >>> model = common_tfidf(Dictionary([["a", "b", "c"], ["a", "b"], ["a"]]))
+    >>> {word: round(float(model.idfs[i]), 4) for word, i in model.id2word.token2id.items()}  # the rarer, the larger
+    {'a': 0.415, 'b': 1.0, 'c': 2.0}
+    """
     return TfidfModel(dictionary=dictionary, smartirs="dtn")
 
 
 def neighbour_key(vectors: KeyedVectors, model_key: dict, corpus_articles: int | None, tokenizer: str) -> dict:
-    """What identifies a neighbour cache: the embeddings (their settings and their content) and the dictionary."""
+    """What identifies a neighbour cache: the embeddings (their settings and their content) and the dictionary.
+
+    Parameters
+    ----------
+    vectors : gensim.models.KeyedVectors
+        The embeddings.
+    model_key : dict
+        The parameters that produced them.
+    corpus_articles : int or None
+        Chapter 1's corpus size (the dictionary).
+    tokenizer : str
+        Chapter 1's tokenizer (the dictionary).
+
+    Returns
+    -------
+    dict
+        The key of the neighbour cache.
+
+    Examples
+    --------
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b"], np.array([[1.0, -1.0], [-1.0, 1.0]]))
+    >>> key = neighbour_key(kv, {"model": "1-bit"}, 200, "paper")
+    >>> key["bit_operations"], key["vectors"] == fingerprint(kv.vectors), sorted(key)
+    (True, True, ['bit_operations', 'corpus_articles', 'dictionary_tokenizer', 'model', 'vectors'])
+    """
     return dict(model_key, corpus_articles=corpus_articles, dictionary_tokenizer=tokenizer,
                 bit_operations=is_binary(vectors.vectors), vectors=fingerprint(vectors.vectors))
 
@@ -183,7 +225,34 @@ def most_frequent(dictionary: Dictionary, n: int) -> Dictionary:
 
 
 def sparsity_table(grid: MatrixGrid, points: list[dict], embedded: np.ndarray) -> pd.DataFrame:
-    """Off-diagonal non-zeros per column of S' (over the words with an embedding) and build time, per grid point."""
+    """Off-diagonal non-zeros per column of S' (over the words with an embedding) and build time, per grid point.
+
+    Parameters
+    ----------
+    grid : MatrixGrid
+        Builds S'.
+    points : list of dict
+        Grid points (the keyword arguments of :meth:`MatrixGrid.build`).
+    embedded : numpy.ndarray
+        The columns of the words with an embedding.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point: its parameters, nonzeros_per_column and seconds.
+
+    Examples
+    --------
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> dictionary = Dictionary([["a", "b", "c"], ["a", "b"], ["a"]])
+    >>> grid = MatrixGrid(nearest_neighbours(kv, depth=2, progress=False), dictionary)
+    >>> point = dict(symmetric=True, dominant=True, idf=True, nonzero_limit=2, threshold=-1.0, exponent=1.0)
+    >>> table = sparsity_table(grid, [dict(point, nonzero_limit=c) for c in (1, 2)], np.arange(3))
+    >>> table[["nonzero_limit", "nonzeros_per_column"]].round(4).values.tolist()
+    [[1.0, 0.6667], [2.0, 1.3333]]
+    """
     rows = []
     for point in progress_bar(points, desc="S' grid", unit="matrix"):
         start = time.perf_counter()
@@ -195,7 +264,32 @@ def sparsity_table(grid: MatrixGrid, points: list[dict], embedded: np.ndarray) -
 
 
 def positive_definite_table(grid: MatrixGrid, points: list[dict]) -> pd.DataFrame:
-    """Whether S' at each grid point is symmetric positive definite (CHOLMOD, supernodal), with the reason if not."""
+    """Whether S' at each grid point is symmetric positive definite (CHOLMOD, supernodal), with the reason if not.
+
+    Parameters
+    ----------
+    grid : MatrixGrid
+        Builds S'.
+    points : list of dict
+        Grid points (the keyword arguments of :meth:`MatrixGrid.build`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point: its parameters, positive_definite and reason.
+
+    Examples
+    --------
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> dictionary = Dictionary([["a", "b", "c"], ["a", "b"], ["a"]])
+    >>> grid = MatrixGrid(nearest_neighbours(kv, depth=2, progress=False), dictionary)
+    >>> point = dict(symmetric=True, dominant=True, idf=True, nonzero_limit=2, threshold=-1.0, exponent=1.0)
+    >>> table = positive_definite_table(grid, [dict(point, dominant=dominant) for dominant in (True, False)])
+    >>> table[["dominant", "positive_definite", "reason"]].values.tolist()
+    [[True, True, ''], [False, False, 'not positive definite']]
+    """
     rows = []
     for point in progress_bar(points, desc="Cholesky", unit="matrix"):
         _, info = orthogonalized_embeddings(grid.build(**point))
@@ -205,7 +299,39 @@ def positive_definite_table(grid: MatrixGrid, points: list[dict]) -> pd.DataFram
 
 def theorem_table(S: sparse.spmatrix, E_prime, vectors: KeyedVectors, dictionary: Dictionary) -> dict[str, float]:
     """Theorem 1 on S': ``max |⟨e'_i, e'_j⟩ - s'_ij|`` over the stored entries, and, for t = -1 and o = 1,
-    ``max |s'_ij - cos(e_i, e_j)|`` over the stored off-diagonal entries between words with an embedding."""
+    ``max |s'_ij - cos(e_i, e_j)|`` over the stored off-diagonal entries between words with an embedding.
+
+    Parameters
+    ----------
+    S : scipy.sparse matrix
+        S'.
+    E_prime : scipy.sparse matrix
+        Its Cholesky factor (:func:`regemb_utils.termsim.cholesky.orthogonalized_embeddings`).
+    vectors : gensim.models.KeyedVectors
+        The embeddings.
+    dictionary : gensim.corpora.Dictionary
+        The rows and columns of S'.
+
+    Returns
+    -------
+    dict
+        Both largest differences and the stored entries of S'.
+
+    Examples
+    --------
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> dictionary = Dictionary([["a", "b", "c"], ["a", "b"], ["a"]])
+    >>> grid = MatrixGrid(nearest_neighbours(kv, depth=2, progress=False), dictionary)
+    >>> point = dict(symmetric=True, dominant=True, idf=True, nonzero_limit=2, threshold=-1.0, exponent=1.0)
+    >>> from regemb_utils.termsim.cholesky import orthogonalized_embeddings
+    >>> S = grid.build(**point)
+    >>> E_prime, _ = orthogonalized_embeddings(S)
+    >>> found = theorem_table(S, E_prime, kv, dictionary)
+    >>> [value < 1e-6 for value in found.values()][:2], found["stored entries"]
+    ([True, True], 7)
+    """
     coo = sparse.coo_matrix(S)
     off = coo.row != coo.col
     words = [dictionary[i] for i in range(len(dictionary))]
@@ -219,7 +345,38 @@ def theorem_table(S: sparse.spmatrix, E_prime, vectors: KeyedVectors, dictionary
 
 
 def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, point: dict, fill_rule: str = "paper"):
-    """nnz(S'), nnz(L), time and memory of the Cholesky factorization against the vocabulary size N."""
+    """nnz(S'), nnz(L), time and memory of the Cholesky factorization against the vocabulary size N.
+
+    Parameters
+    ----------
+    neighbours : regemb_utils.termsim.matrix.Neighbours
+        The neighbour cache.
+    dictionary : gensim.corpora.Dictionary
+        The whole dictionary.
+    sizes : iterable of int
+        The vocabulary sizes N (the most frequent words).
+    point : dict
+        The grid point.
+    fill_rule : str
+        How a dominance violation is handled.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per N: nnz(S'), nnz(L), density of L, seconds, memory of L (MiB), positive definite.
+
+    Examples
+    --------
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> dictionary = Dictionary([["a", "b", "c"], ["a", "b"], ["a"]])
+    >>> grid = MatrixGrid(nearest_neighbours(kv, depth=2, progress=False), dictionary)
+    >>> point = dict(symmetric=True, dominant=True, idf=True, nonzero_limit=2, threshold=-1.0, exponent=1.0)
+    >>> table = factorization_table(nearest_neighbours(kv, depth=2, progress=False), dictionary, [2, 3], point)
+    >>> table[["N", "nnz(S')", "nnz(L)", "density of L", "positive definite"]].values.tolist()
+    [[2, 4, 3, 1.0, True], [3, 7, 6, 1.0, True]]
+    """
     rows = []
     for n in progress_bar(sizes, desc="Cholesky vs N", unit="size"):
         restricted = most_frequent(dictionary, n)
@@ -233,6 +390,25 @@ def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, p
 
 
 def inner_product_fidelity(S, X) -> dict[str, float]:
-    """:func:`regemb_utils.termsim.cholesky.inner_product_errors` with chapter 3's labels."""
+    """:func:`regemb_utils.termsim.cholesky.inner_product_errors` with chapter 3's labels.
+
+    Parameters
+    ----------
+    S : scipy.sparse matrix
+        S'.
+    X : matrix
+        The embeddings whose inner products should equal S' (e.g. its Cholesky factor).
+
+    Returns
+    -------
+    dict
+        The largest and the mean difference.
+
+    Examples
+    --------
+    >>> S = sparse.csr_matrix(np.array([[1.0, 0.5], [0.5, 1.0]]))
+    >>> inner_product_fidelity(S, np.eye(2))  # the identity misses the off-diagonal 0.5 (2 of 4 entries)
+    {"max |⟨x_i, x_j⟩ - s'_ij|": 0.5, "mean |⟨x_i, x_j⟩ - s'_ij|": 0.25}
+    """
     errors = inner_product_errors(S, X)
     return {"max |⟨x_i, x_j⟩ - s'_ij|": errors["max"], "mean |⟨x_i, x_j⟩ - s'_ij|": errors["mean"]}
