@@ -1,6 +1,6 @@
 """The examples in the package's docstrings run and print what they show (doctest), every public function and class
-documents itself with numpydoc sections (Parameters, Returns and Examples; a class Parameters and Examples), and the
-API reference pages document every module."""
+documents itself with numpydoc sections (Parameters, Returns or Yields, and Examples; a class Parameters and Examples),
+and the API reference pages document every module."""
 import doctest
 import importlib
 import inspect
@@ -50,6 +50,8 @@ def test_public_names_have_numpydoc_sections(module, name):
         sections = sections[1:]  # numpydoc: a function without parameters has no Parameters section
     if f"{module}.{name}" in NO_EXAMPLE:
         sections = tuple(section for section in sections if section != "Examples")
+    if inspect.isgeneratorfunction(obj):
+        sections = tuple("Yields" if section == "Returns" else section for section in sections)
     missing = [section for section in sections if f"\n{section}\n{'-' * len(section)}\n" not in doc]
     assert not missing, f"{module}.{name} has no {', '.join(missing)} section"
 
