@@ -65,7 +65,23 @@ __all__ = ["MissingEmbeddingsWarning", "as_keyed_vectors", "WeightedBagOfWords",
 
 
 class MissingEmbeddingsWarning(UserWarning):
-    """Words of the training documents have no embedding (they add nothing to the SCM and the WMD)."""
+    """Words of the training documents have no embedding (they add nothing to the SCM and the WMD).
+
+    Parameters
+    ----------
+    message : str
+        How many words, some of them, and where to find all (``missing_words_``, ``missing_share_``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> vectors = {"cat": [1.0, 0.1], "dog": [0.9, 0.2], "car": [0.0, 1.0], "bus": [0.1, 0.9]}
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     model = SoftCosineClassifier(vectors, k=1).fit(["cat", "dog", "car bus tram"], ["pets", "pets", "cars"])
+    >>> [w.category.__name__ for w in caught], model.missing_words_
+    (['MissingEmbeddingsWarning'], ['tram'])
+    """
 
 
 def as_keyed_vectors(vectors, name: str = "vectors") -> KeyedVectors:

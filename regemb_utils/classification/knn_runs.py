@@ -60,7 +60,31 @@ ARTIFACTS = ("knn", "wmd-batch")  # the artifact kinds computed here (their keys
 
 @dataclass(frozen=True)
 class Run:
-    """One similarity computation: its split, size and time, and what went wrong or was saved."""
+    """One similarity computation: its split, size and time, and what went wrong or was saved.
+
+    Parameters
+    ----------
+    split : {"validation", "test"}
+        Which split's queries.
+    pairs : int
+        (query, reference) pairs compared.
+    seconds : float
+        One-core seconds.
+    nonpositive : int
+        Documents (queries and references) with xᵀS'x ≤ 0.
+    negative : int
+        Of those, documents with xᵀS'x < 0.
+    solved : int, optional
+        WMD: exact EMD problems solved.
+    queries : int, optional
+        WMD: queries answered.
+
+    Examples
+    --------
+    >>> run = Run("test", pairs=100, seconds=0.5, solved=12)
+    >>> run.pairs / run.seconds, run.solved, run.nonpositive
+    (200.0, 12, 0)
+    """
 
     split: str  # "validation" or "test"
     pairs: int
@@ -97,7 +121,53 @@ def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int
     the same order reuses the batches of a smaller one. ``key`` adds labels to the batches' keys (data set, method,
     split). With a ``store`` (:class:`regemb_utils.classification.wmd_store.WmdStore`, needs the cache and those labels), stored
     results whose key matches are used (a sample of them recomputed and compared), the rest computed, and the file
-    rewritten when the run has more queries than it held."""
+    rewritten when the run has more queries than it held.
+
+    Parameters
+    ----------
+    Q, R : scipy.sparse matrix
+        nBOW queries and references over the same columns.
+    embeddings : numpy.ndarray
+        One row per column.
+    k : int
+        Neighbours per query.
+    solver : str
+        The EMD solver.
+    n_jobs : int, optional
+        joblib workers.
+    progress : bool
+        Show a progress bar.
+    batch_size : int, optional
+        Queries per batch.
+    description : str
+        The progress bar's label.
+    cache : ArtifactCache, optional
+        Keep every batch as an artifact.
+    key : mapping, optional
+        Labels of the batches' keys.
+    store : regemb_utils.classification.wmd_store.WmdStore, optional
+        Stored results to reuse and update.
+
+    Returns
+    -------
+    (numpy.ndarray, float, int)
+        ``[n_queries, k]`` indices of the nearest references (nearest first), the one-core seconds, and the EMD problems
+        solved.
+
+    Raises
+    ------
+    ValueError
+        For a ``store`` without a ``cache``.
+
+    Examples
+    --------
+    >>> Q = sparse.csr_matrix([[1.0, 0, 0], [0, 0, 1.0]])
+    >>> R = sparse.csr_matrix([[0, 1.0, 0], [1.0, 0, 0], [0, 0.5, 0.5]])
+    >>> E = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    >>> indices, seconds, solved = wmd_neighbours(Q, R, E, k=2)
+    >>> indices.tolist(), solved
+    ([[1, 0], [2, 1]], 6)
+    """
     Q = sparse.csr_matrix(Q)
     if cache is not None:
         return _wmd_batches(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs, progress=progress,
@@ -557,7 +627,24 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
 def end_with_parent(parent: int) -> None:
     """A worker process's initializer: the kernel asks Linux to kill it when the process that started it (``parent``)
     dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so that no worker outlives a chapter whose kernel was killed (by the
-    out-of-memory killer, or by hand). Elsewhere than on Linux it does nothing."""
+    out-of-memory killer, or by hand). Elsewhere than on Linux it does nothing.
+
+    Parameters
+    ----------
+    parent : int
+        The process id of the process that started the worker.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from concurrent.futures import ProcessPoolExecutor
+    >>> with ProcessPoolExecutor(1, initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
+    ...     print(pool.submit(os.getppid).result() == os.getpid())
+    True
+    """
     try:
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):  # pragma: no cover - not Linux
@@ -570,7 +657,36 @@ def end_with_parent(parent: int) -> None:
 @contextmanager
 def parallel_context(scheduler: str = "local", n_jobs: int = 1):
     """Where joblib runs the grid points and WMD batches: ``local`` (joblib's processes), ``dask-local`` (a dask
-    ``LocalCluster`` with ``n_jobs`` single-threaded workers) or a ``tcp://`` address of a dask scheduler."""
+    ``LocalCluster`` with ``n_jobs`` single-threaded workers) or a ``tcp://`` address of a dask scheduler.
+
+    Parameters
+    ----------
+    scheduler : str
+        ``"local"``, ``"dask-local"`` or ``"tcp://host:port"``.
+    n_jobs : int
+        Workers of ``dask-local``.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Inside the ``with`` block, joblib uses that backend.
+
+    Raises
+    ------
+    ValueError
+        For another scheduler.
+
+    Examples
+    --------
+    >>> with parallel_context("local"):
+    ...     print(type(joblib.parallel.get_active_backend()[0]).__name__)
+    LokyBackend
+    >>> with parallel_context("slurm"):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown scheduler 'slurm'; allowed: local, dask-local, tcp://host:port
+    """
     if scheduler == "local":  # joblib's loky workers, each ended when this process dies (see end_with_parent)
         with joblib.parallel_config(backend="loky", initializer=end_with_parent, initargs=(os.getpid(),)):
             yield
@@ -594,7 +710,33 @@ SCHEDULER_TIMEOUT = 10  # seconds to reach a dask scheduler
 
 def connect_scheduler(address: str, timeout: float | None = None):
     """A dask ``Client`` of the scheduler at ``address``; a scheduler that does not answer within ``timeout`` seconds
-    (default :data:`SCHEDULER_TIMEOUT`) raises :class:`ConnectionError` naming the address and what to do."""
+    (default :data:`SCHEDULER_TIMEOUT`) raises :class:`ConnectionError` naming the address and what to do.
+
+    Parameters
+    ----------
+    address : str
+        ``tcp://host:port``.
+    timeout : float, optional
+        Seconds to wait.
+
+    Returns
+    -------
+    dask.distributed.Client
+        The connected client.
+
+    Raises
+    ------
+    ConnectionError
+        When the scheduler does not answer in time.
+
+    Examples
+    --------
+    >>> try:
+    ...     connect_scheduler("tcp://127.0.0.1:9", timeout=0.5)  # nothing listens there
+    ... except ConnectionError as error:
+    ...     print(str(error).split(" (")[0])
+    the dask scheduler tcp://127.0.0.1:9 did not answer within 0.5 s
+    """
     from dask.distributed import Client
 
     timeout = SCHEDULER_TIMEOUT if timeout is None else timeout

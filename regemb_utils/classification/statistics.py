@@ -207,6 +207,31 @@ def paper_t_test(accuracy_1: float, n_1: int, accuracy_2: float, n_2: int, alpha
     126 tests and called q < α/2 significant. The F-test step is reconstructed from the notes (the ratio
     max/min and the degrees of freedom (n₁ − 1, n₂ − 1)); it only chooses between two formulas that are both
     wrong in the same way.
+
+    Parameters
+    ----------
+    accuracy_1, accuracy_2 : float
+        The two accuracies, in [0, 1] (the better one first, as the paper's order is assumed to be).
+    n_1, n_2 : int
+        Their test documents (at least 2).
+    alpha : float
+        The level of the F test that picks the formula.
+
+    Returns
+    -------
+    PaperTTestResult
+        t, df, the one-sided p-value and which formula was used.
+
+    Raises
+    ------
+    ValueError
+        For fewer than two trials or an accuracy outside [0, 1].
+
+    Examples
+    --------
+    >>> result = paper_t_test(0.90, 500, 0.88, 500)  # 2 points apart: "significant" (t ≈ √n too large)
+    >>> round(result.t, 2), result.df, result.pvalue < 1e-6, result.pooled
+    (22.61, 998, True, True)
     """
     for n in (n_1, n_2):
         if n < 2:

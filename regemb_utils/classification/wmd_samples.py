@@ -47,7 +47,34 @@ _STAND_IN = {"wmd_tfidf": "wmd"}  # methods the paper did not run take this meth
 
 def paper_errors(dataset: str, method: str) -> tuple[float, float, str]:
     """(the paper's test error of the regularized SCM, of ``method`` (or its stand-in), the method whose error was
-    used), as fractions: the one place where the power computation reads the paper's numbers."""
+    used), as fractions: the one place where the power computation reads the paper's numbers.
+
+    Parameters
+    ----------
+    dataset : str
+        One of the paper's data sets.
+    method : str
+        A WMD method.
+
+    Returns
+    -------
+    (float, float, str)
+        The SCM's error, the method's (or its stand-in's) error, the method whose error was used.
+
+    Raises
+    ------
+    ValueError
+        When the paper has no such error (one's own data set): give ``wmd_queries`` a number instead.
+
+    Examples
+    --------
+    >>> paper_errors("bbcsport", "wmd"), paper_errors("bbcsport", "wmd_tfidf")  # the paper ran no WMD with TF-IDF
+    ((0.0227, 0.091, 'wmd'), (0.0227, 0.091, 'wmd'))
+    >>> paper_errors("my-data", "wmd")
+    Traceback (most recent call last):
+    ...
+    ValueError: the paper has no test error of soft_vsm_quantized_ortho and wmd on 'my-data'; give wmd_queries a number for it
+    """
     def error(m):
         return paper.value(paper.TEST_ERRORS, (m, dataset))
 
@@ -105,7 +132,26 @@ def power_queries(dataset: str, method: str, test_size: int) -> int:
 def power_plan(test_sizes: Mapping[str, int], methods: Iterable[str] = ("wmd_quantized", "wmd", "wmd_tfidf")
                ) -> pd.DataFrame:
     """The power computation for every data set (``{name: test documents}``) and WMD method: the paper's errors,
-    the alternative, the n that reaches the power, the rule's n and the exact power at the rule's n."""
+    the alternative, the n that reaches the power, the rule's n and the exact power at the rule's n.
+
+    Parameters
+    ----------
+    test_sizes : mapping
+        Data set → its test documents.
+    methods : iterable of str
+        The WMD methods.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (data set, method).
+
+    Examples
+    --------
+    >>> row = power_plan({"20news": 7532}, ["wmd"]).iloc[0]
+    >>> int(row["queries"]), round(float(row["power at the queries"]), 3), bool(row["all"])
+    (377, 0.801, False)
+    """
     rows = []
     for dataset, size in test_sizes.items():
         for method in methods:
@@ -180,7 +226,28 @@ def query_limit(settings: Settings, method: str, dataset: str, split: str = "tes
 
 def costs_from_results(results) -> pd.DataFrame:
     """Per-query one-core seconds of every WMD run of chapter 4's results (``{(data set, method): MethodResult}``):
-    one row per data set, method and split, with the queries and seconds measured."""
+    one row per data set, method and split, with the queries and seconds measured.
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns dataset, method, split, queries, seconds, seconds per query (the WMD methods only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.zeros(4, int)
+    >>> runs = [Run("validation", pairs=80, seconds=10.0, queries=20), Run("test", pairs=40, seconds=6.0)]
+    >>> result = MethodResult("twitter", "wmd", {"k": 1}, pd.DataFrame(), truth, {1: truth}, runs)
+    >>> costs_from_results({("twitter", "wmd"): result}).values.tolist()  # the test run answered all 4 queries
+    [['twitter', 'wmd', 'validation', 20, 10.0, 0.5], ['twitter', 'wmd', 'test', 4, 6.0, 1.5]]
+    """
     rows = []
     for (dataset, method), result in results.items():
         if METHODS[method].measure != "wmd":
@@ -195,7 +262,26 @@ def costs_from_results(results) -> pd.DataFrame:
 
 
 def costs_from_cache(cache=None) -> pd.DataFrame:
-    """Per-query one-core seconds from the WMD batches in the artifact cache (also those of a killed run)."""
+    """Per-query one-core seconds from the WMD batches in the artifact cache (also those of a killed run).
+
+    Parameters
+    ----------
+    cache : ArtifactCache, optional
+        The artifact cache (default: the default one).
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`costs_from_results`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     costs = costs_from_cache(ArtifactCache(folder))
+    >>> len(costs), costs.columns.tolist()
+    (0, ['dataset', 'method', 'split', 'queries', 'seconds', 'seconds per query'])
+    """
     root = Path((cache or ArtifactCache()).root)
     rows = []
     for directory in sorted(root.glob("wmd-batch-*")):
@@ -237,7 +323,36 @@ def predict_wmd_time(costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str], i
     with a row per (data set, method, split), or per (data set, method) for both splits; ``sizes``: ``{(data set,
     method, split): queries}`` to answer; ``done``: queries already in the cache (a prefix of the order), which cost
     nothing. Each (method, data set, split) runs after the other with its batches spread over the cores, so its wall
-    time is the makespan of its batches. Prints the table and the total (``show``) and returns the table."""
+    time is the makespan of its batches. Prints the table and the total (``show``) and returns the table.
+
+    Parameters
+    ----------
+    costs : pandas.DataFrame
+        Per-query one-core seconds.
+    sizes : mapping
+        ``(data set, method, split)`` → queries to answer.
+    cores : int
+        Workers.
+    batch_size : int, optional
+        Queries per batch (default :data:`WMD_BATCH`).
+    done : mapping, optional
+        Queries already in the cache.
+    show : bool
+        Print the table and the total.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (data set, method, split): queries, to compute, seconds per query, core seconds, wall seconds.
+
+    Examples
+    --------
+    >>> costs = pd.DataFrame({"dataset": ["twitter"], "method": ["wmd"], "split": ["test"], "seconds per query": [2.0]})
+    >>> table = predict_wmd_time(costs, {("twitter", "wmd", "test"): 20}, cores=2, batch_size=8,
+    ...                          done={("twitter", "wmd", "test"): 4}, show=False)
+    >>> table.values.tolist()  # batches of 4, 8 and 4 queries on 2 cores: 16 s wall
+    [['twitter', 'wmd', 'test', 20, 16, 2.0, 32.0, 16.0]]
+    """
     batch_size = batch_size or WMD_BATCH
     per = {}
     for r in costs.to_dict("records"):
@@ -268,10 +383,26 @@ def cost_extremes(prediction: pd.DataFrame, method: str = "wmd") -> dict[str, tu
     :func:`predict_wmd_time`'s table: ``{"low": (NAME, seconds), "high": (NAME, seconds)}``, ``("—", nan)`` where the
     table has no row of ``method``.
 
+    Parameters
+    ----------
+    prediction : pandas.DataFrame
+        :func:`predict_wmd_time`'s table (dataset, method, seconds per query).
+    method : str
+        The WMD method.
+
+    Returns
+    -------
+    dict
+        ``{"low": (NAME, seconds), "high": (NAME, seconds)}``.
+
+    Examples
+    --------
     >>> table = pd.DataFrame({"dataset": ["twitter", "20news", "bbcsport"], "method": ["wmd", "wmd", "wmd_quantized"],
     ...                       "seconds per query": [0.05, 31.0, 9.0]})
     >>> cost_extremes(table)
     {'low': ('TWITTER', 0.05), 'high': ('20NEWS', 31.0)}
+    >>> cost_extremes(table, "wmd_tfidf")
+    {'low': ('—', nan), 'high': ('—', nan)}
     """
     rows = prediction[prediction["method"] == method] if len(prediction) else prediction
     if not len(rows):

@@ -37,18 +37,62 @@ CHECKED = 5  # stored queries recomputed per file on every run that uses them
 
 
 class StoredWmdMismatch(RuntimeError):
-    """A stored WMD result differs from its recomputation."""
+    """A stored WMD result differs from its recomputation.
+
+    Parameters
+    ----------
+    message : str
+        The file, the query positions that differ, and what to do.
+
+    Examples
+    --------
+    >>> stored = Stored(Path("twitter-wmd-test.npz"), np.array([[0, 1]]), np.array([[0.1, 0.2]]), np.zeros(1),
+    ...                 np.ones(1, int), 1)
+    >>> try:
+    ...     WmdStore.verify(stored, [0], np.array([[1, 0]]), np.array([[0.1, 0.2]]))
+    ... except StoredWmdMismatch as error:
+    ...     print(str(error).split(":")[0])
+    the stored WMD results in twitter-wmd-test.npz differ from their recomputation at query position(s) [0] of the stratified order
+    """
 
 
 def search_version() -> str:
     """The code version of the WMD search: :func:`regemb_utils.study.cache.code_hash` of
     :mod:`regemb_utils.measures.wmd` (its code and the package code it imports, docstrings and comments left out), so
-    that any change to the search makes stored results stale while a change to its documentation does not."""
+    that any change to the search makes stored results stale while a change to its documentation does not.
+
+    Returns
+    -------
+    str
+        16 hexadecimal digits.
+
+    Examples
+    --------
+    >>> search_version() == code_hash("regemb_utils.measures.wmd"), len(search_version())
+    (True, 16)
+    """
     return code_hash(wmd.__name__)
 
 
 def query_fingerprints(Q) -> np.ndarray:
-    """uint64 [n]: a fingerprint of every row of ``Q`` (its column indices and weights, exactly)."""
+    """uint64 [n]: a fingerprint of every row of ``Q`` (its column indices and weights, exactly).
+
+    Parameters
+    ----------
+    Q : scipy.sparse matrix
+        The queries.
+
+    Returns
+    -------
+    numpy.ndarray
+        One uint64 per row; equal rows have equal fingerprints.
+
+    Examples
+    --------
+    >>> fingerprints = query_fingerprints(sparse.csr_matrix([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
+    >>> fingerprints.dtype, fingerprints[0] == fingerprints[1], fingerprints[0] == fingerprints[2]
+    (dtype('uint64'), np.True_, np.False_)
+    """
     Q = sparse.csr_matrix(Q)
     result = np.empty(Q.shape[0], dtype=np.uint64)
     for i in range(Q.shape[0]):
@@ -61,7 +105,19 @@ def query_fingerprints(Q) -> np.ndarray:
 
 def default_folder() -> Path | None:
     """``results/wmd`` of the source checkout the package runs from (None when it runs from elsewhere: an installed
-    package has no stored results)."""
+    package has no stored results).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The folder of the stored results.
+
+    Examples
+    --------
+    >>> folder = default_folder()
+    >>> folder is None or folder.parts[-2:] == ("results", "wmd")
+    True
+    """
     here = Path(__file__).resolve().parent
     for folder in here.parents:
         if (folder / "pyproject.toml").exists() and (folder / "regemb_utils").is_dir():
@@ -71,7 +127,27 @@ def default_folder() -> Path | None:
 
 @dataclass
 class Stored:
-    """The usable prefix of a stored file: positions [0, n) of the run's query order."""
+    """The usable prefix of a stored file: positions [0, n) of the run's query order.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    indices, distances : numpy.ndarray
+        ``[n, k]`` neighbours and their WMDs, of the usable prefix.
+    seconds : numpy.ndarray
+        One-core seconds of each query.
+    solved : numpy.ndarray
+        EMD problems solved for each query.
+    total : int
+        The queries in the file.
+
+    Examples
+    --------
+    >>> stored = Stored(Path("x.npz"), np.zeros((2, 3), int), np.zeros((2, 3)), np.zeros(2), np.zeros(2, int), 5)
+    >>> len(stored), stored.total
+    (2, 5)
+    """
 
     path: Path
     indices: np.ndarray
@@ -85,7 +161,31 @@ class Stored:
 
 
 class WmdStore:
-    """The folder of stored WMD results (module docstring)."""
+    """The folder of stored WMD results (module docstring).
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        The folder of the ``.npz`` files (one per data set, method and split).
+
+    Attributes
+    ----------
+    folder : pathlib.Path
+        As given.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> key = {"dataset": "twitter", "method": "wmd", "split": "test", "k": 2}
+    >>> fingerprints = query_fingerprints(sparse.csr_matrix([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     store = WmdStore(folder)
+    ...     path = store.save(key, fingerprints, [[0, 1], [1, 0], [1, 0]], [[0.1, 0.2]] * 3, [0.5] * 3, [2] * 3)
+    ...     prefix = store.load(key, fingerprints[:2])  # the run's first two queries are stored
+    ...     other = store.load(dict(key, k=3), fingerprints)  # another key: nothing usable
+    >>> path.name, len(prefix), prefix.total, prefix.indices.tolist(), len(other)
+    ('twitter-wmd-test.npz', 2, 3, [[0, 1], [1, 0]], 0)
+    """
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)

@@ -114,7 +114,31 @@ def trained_embeddings(
 
 def word_benchmarks(vectors: KeyedVectors, restrict_vocab: int = 30_000) -> dict[str, float]:
     """Analogy accuracy (gensim's questions-words.txt over the ``restrict_vocab`` most frequent words) and Spearman
-    correlations with human judgements (WordSim353, SimLex-999; pairs with an unknown word are left out)."""
+    correlations with human judgements (WordSim353, SimLex-999; pairs with an unknown word are left out).
+
+    Parameters
+    ----------
+    vectors : gensim.models.KeyedVectors
+        The embeddings.
+    restrict_vocab : int
+        The analogy questions use only this many most frequent words.
+
+    Returns
+    -------
+    dict
+        ``analogy accuracy`` (a fraction), and for WordSim353 and SimLex-999 the Spearman correlation and the share of
+        pairs left out (%).
+
+    Examples
+    --------
+    >>> words = {"man": [1, 0, 0, 0], "woman": [1, 1, 0, 0], "boy": [1, 0, 0, 1], "girl": [1, 1, 0, 1],
+    ...          "king": [1, 0, 1, 0], "queen": [1, 1, 1, 0], "father": [1, 0, 0.5, 0], "uncle": [1, 0, 0.3, 0.3],
+    ...          "child": [1, 0.5, 0, 1], "cabbage": [-1, 0, 0, 0]}
+    >>> kv = KeyedVectors(4)
+    >>> kv.add_vectors(list(words), np.array(list(words.values()), dtype=float))
+    >>> {name: round(value, 3) for name, value in word_benchmarks(kv).items()}  # queen - king = woman - man = girl - boy
+    {'analogy accuracy': 1.0, 'WordSim353 Spearman': 1.0, 'WordSim353 pairs left out (%)': 99.15, 'SimLex-999 Spearman': 0.657, 'SimLex-999 pairs left out (%)': 99.399}
+    """
     analogy, _ = vectors.evaluate_word_analogies(datapath("questions-words.txt"), restrict_vocab=restrict_vocab)
     result = {"analogy accuracy": float(analogy)}
     for name, file in (("WordSim353", "wordsim353.tsv"), ("SimLex-999", "simlex999.txt")):
@@ -190,7 +214,26 @@ def cosine_signs(cosines: np.ndarray, step: float | None = None) -> dict[str, fl
 
     ``step``: the lattice step of quantized embeddings (:func:`cosine_lattice_step`); a cosine within a quarter step
     of 0 is then the lattice value 0 computed with rounding error, and counts as zero. Without it, only an exact 0
-    does."""
+    does.
+
+    Parameters
+    ----------
+    cosines : numpy.ndarray
+        Cosines of word pairs.
+    step : float, optional
+        The lattice step of quantized embeddings.
+
+    Returns
+    -------
+    dict
+        ``negative``, ``zero`` and ``positive`` shares.
+
+    Examples
+    --------
+    >>> cosines = np.array([-0.5, 0.0, 0.01, 0.5])
+    >>> cosine_signs(cosines), cosine_signs(cosines, step=0.1)  # 0.01 is within a quarter step of the lattice's 0
+    ({'negative': 0.25, 'zero': 0.25, 'positive': 0.5}, {'negative': 0.25, 'zero': 0.5, 'positive': 0.25})
+    """
     cosines = np.asarray(cosines)
     n = max(cosines.size, 1)
     tolerance = step / 4 if step else 0.0
@@ -237,7 +280,34 @@ def lattice_bins(low: float, high: float, step: float, group: int = 1, origin: f
     """Histogram bin edges, ascending, that cover [low, high] and are aligned to the lattice ``origin - h * step``
     (h = 0, 1, 2, ...): every bin is ``group * step`` wide and holds exactly ``group`` lattice points, none of them on
     an edge (edges lie half a step between lattice points). Bins of any other width alias with the lattice: some
-    catch one lattice point more than their neighbours, which draws a comb over the histogram."""
+    catch one lattice point more than their neighbours, which draws a comb over the histogram.
+
+    Parameters
+    ----------
+    low, high : float
+        The range to cover.
+    step : float
+        The lattice step.
+    group : int
+        Lattice points per bin.
+    origin : float
+        A lattice point.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bin edges, ascending.
+
+    Raises
+    ------
+    ValueError
+        For a step that is not positive or a group below 1.
+
+    Examples
+    --------
+    >>> lattice_bins(-0.3, 0.3, 0.25)  # the lattice 1, 0.75, ..., -0.25: each bin holds one point, none on an edge
+    array([-0.375, -0.125,  0.125,  0.375])
+    """
     if step <= 0 or group < 1:
         raise ValueError("step must be positive and group at least 1")
     width = group * step
@@ -253,7 +323,31 @@ def cosine_histogram_bins(cosines: dict[str, np.ndarray], steps: dict[str, float
 
     When a model's cosines lie on a lattice (``steps``, from :func:`cosine_lattice_step`), the bins follow the
     finest such lattice (:func:`lattice_bins`), each ``group`` lattice steps wide, with ``group`` chosen so that the
-    range of all cosines gets about ``target_bins`` bins; otherwise ``target_bins`` equal bins (``step`` None)."""
+    range of all cosines gets about ``target_bins`` bins; otherwise ``target_bins`` equal bins (``step`` None).
+
+    Parameters
+    ----------
+    cosines : dict
+        Model → its cosines.
+    steps : dict
+        Model → its lattice step, or None.
+    target_bins : int
+        About how many bins.
+
+    Returns
+    -------
+    (numpy.ndarray, float or None, int)
+        The edges, the lattice step used and the lattice points per bin.
+
+    Examples
+    --------
+    >>> edges, step, group = cosine_histogram_bins({"1-bit": np.array([-0.5, 0.5]), "32-bit": np.array([-0.2, 0.9])},
+    ...                                           {"1-bit": 0.25, "32-bit": None}, target_bins=4)
+    >>> edges.tolist(), step, group
+    ([-0.625, -0.375, -0.125, 0.125, 0.375, 0.625, 0.875, 1.125], 0.25, 1)
+    >>> cosine_histogram_bins({"32-bit": np.array([-0.2, 0.9])}, {"32-bit": None}, target_bins=4)[0].round(3).tolist()
+    [-0.2, 0.075, 0.35, 0.625, 0.9]
+    """
     values = [np.asarray(c) for c in cosines.values() if np.size(c)]
     low = min(float(c.min()) for c in values)
     high = max(float(c.max()) for c in values)
@@ -267,7 +361,29 @@ def cosine_histogram_bins(cosines: dict[str, np.ndarray], steps: dict[str, float
 
 def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd.DataFrame:
     """The ``topn`` nearest neighbours of each of ``words`` (those every model knows) in each model, one row per
-    word and model, the neighbours as text with their cosine: "bad (0.58), ..."."""
+    word and model, the neighbours as text with their cosine: "bad (0.58), ...".
+
+    Parameters
+    ----------
+    models : dict
+        Model → :class:`gensim.models.KeyedVectors`.
+    words : iterable of str
+        The words (those a model lacks are left out).
+    topn : int
+        Neighbours per word.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns word, model, nearest neighbours (cosine).
+
+    Examples
+    --------
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["good", "bad", "fine", "car"], np.array([[1.0, 0.1], [0.8, 0.6], [1.0, 0.0], [-0.2, 1.0]]))
+    >>> neighbour_table({"toy": kv}, ["good", "excellent"], topn=2).values.tolist()
+    [['good', 'toy', 'fine (1.00), bad (0.86)']]
+    """
     rows = []
     for word in words:
         if not all(word in kv for kv in models.values()):
@@ -312,7 +428,32 @@ def word_pair_table(vectors: KeyedVectors, pairs: list[tuple[str, str]]) -> pd.D
 
 def embedding_settings(training: dict, model: str, corpus_articles: int | None, tokenizer: str) -> dict:
     """The keyword arguments of :func:`trained_embeddings` for ``model`` under chapter 2's parameters ``training``,
-    on chapter 1's corpus."""
+    on chapter 1's corpus.
+
+    Parameters
+    ----------
+    training : dict
+        Chapter 2's parameters (dimensions, quantized_dimensions, epochs, window, negative, sample, min_count,
+        workers).
+    model : {"32-bit", "1-bit"}
+        The model.
+    corpus_articles : int or None
+        Chapter 1's corpus size.
+    tokenizer : str
+        Chapter 1's tokenizer.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`trained_embeddings`.
+
+    Examples
+    --------
+    >>> training = {"dimensions": 200, "quantized_dimensions": 1000, "epochs": 10, "window": 10, "negative": 24,
+    ...             "sample": 1e-4, "min_count": 5, "workers": 1}
+    >>> embedding_settings(training, "1-bit", None, "paper")["size"], embedding_settings(training, "32-bit", None, "paper")["size"]
+    (1000, 200)
+    """
     size = training["dimensions"] if model == "32-bit" else training["quantized_dimensions"]
     names = ("epochs", "window", "negative", "sample", "min_count", "workers")
     return dict(size=size, corpus_articles=corpus_articles, tokenizer=tokenizer, **{name: training[name] for name in names})
@@ -320,7 +461,34 @@ def embedding_settings(training: dict, model: str, corpus_articles: int | None, 
 
 def train_models(training: dict, corpus_articles: int | None, tokenizer: str, cache: ArtifactCache | None = None):
     """Both models, trained at the same time (each with ``training["workers"]`` threads) or loaded from the cache:
-    ``{model: (vectors, TrainingSummary)}``."""
+    ``{model: (vectors, TrainingSummary)}``.
+
+    Parameters
+    ----------
+    training : dict
+        Chapter 2's parameters (see :func:`embedding_settings`).
+    corpus_articles : int or None
+        Chapter 1's corpus size.
+    tokenizer : str
+        Chapter 1's tokenizer.
+    cache : ArtifactCache, optional
+        The artifact cache.
+
+    Returns
+    -------
+    dict
+        Model → ``(vectors, TrainingSummary)``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> training = {"dimensions": 4, "quantized_dimensions": 8, "epochs": 1, "window": 2, "negative": 2, "sample": 0.0,
+    ...             "min_count": 5, "workers": 1}
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     models = train_models(training, 1, "paper", ArtifactCache(root))
+    >>> {name: (vectors.vector_size, len(np.unique(np.abs(vectors.vectors)))) for name, (vectors, _) in models.items()}
+    {'32-bit': (4, ...), '1-bit': (8, 1)}
+    """
     with ThreadPoolExecutor(max_workers=len(BITLEVELS)) as pool:
         futures = {model: pool.submit(trained_embeddings, model, cache=cache,
                                       **embedding_settings(training, model, corpus_articles, tokenizer))

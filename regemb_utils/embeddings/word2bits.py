@@ -271,6 +271,38 @@ def cbow_update(u: np.ndarray, v: np.ndarray, context: Sequence[int], target: in
     ``u`` and ``v`` are C-contiguous float32 (vocabulary, size) matrices, ``context`` the ids of the context words
     (at least one), ``target`` the id of the centre word and ``negatives`` the ids of the sampled negative words.
     Returns (sum of -log sigmoid(score) over the scored targets, number of scored targets).
+
+    Parameters
+    ----------
+    u, v : numpy.ndarray
+        The input and output vectors, changed in place.
+    context : sequence of int
+        The context words' ids.
+    target : int
+        The centre word's id.
+    negatives : sequence of int
+        The negative words' ids.
+    alpha : float
+        The learning rate.
+    bitlevel : int
+        0 (full precision) or 1 (1-bit quantization in the forward pass).
+
+    Returns
+    -------
+    (float, int)
+        The loss and the number of scored targets.
+
+    Raises
+    ------
+    ValueError
+        For arrays of the wrong type or shape, an empty context or a word id out of range.
+
+    Examples
+    --------
+    >>> u, v = np.zeros((3, 2), np.float32), np.zeros((3, 2), np.float32)
+    >>> loss, scored = cbow_update(u, v, [0, 1], 2, [1], alpha=0.05, bitlevel=0)  # every score 0: 2 log 2
+    >>> round(loss, 4), round(2 * math.log(2), 4), scored
+    (1.3863, 1.3863, 2)
     """
     bitlevel = check_bitlevel(bitlevel)
     for name, m in (("u", u), ("v", v)):
@@ -678,6 +710,35 @@ def train_word2bits(corpus: Iterable[Sequence[str]], *, size: int = 200, bitleve
     ``corpus`` is an iterable of token lists, one per article (it is read once). The saved vectors are
     ``quantize(u + v, bitlevel)`` in a gensim ``KeyedVectors``, words in vocabulary order, with the counts set as the
     ``count`` attribute.
+
+    Parameters
+    ----------
+    corpus : iterable of sequence of str
+        Token lists, one per article.
+    size : int
+        Dimensions.
+    bitlevel : int
+        0 (32-bit) or 1 (1-bit quantized).
+    window : int
+        The context window's largest half-width.
+    negative : int
+        Negative samples per target.
+    sample : float
+        The subsampling threshold of frequent words (0: none).
+    epochs : int
+        Passes over the corpus.
+    min_count : int
+        Words occurring fewer times are dropped.
+    alpha : float
+        The initial learning rate.
+    workers : int, optional
+        Training threads (default: every core; 1 is deterministic).
+    seed : int
+        The random seed.
+    max_piece : int
+        Tokens per training piece.
+    progress : bool
+        Show a progress bar.
 
     Returns
     -------

@@ -227,6 +227,17 @@ class DtbWeighting:
         raw counts (:func:`bow_matrix`) of the **training split** over the common dictionary; gives N and df.
     avgdl
         the training split's mean character length (:func:`mean_character_length` of its token lists).
+
+    Examples
+    --------
+    >>> counts = sparse.csr_matrix([[2.0, 1.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
+    >>> weighting = DtbWeighting(counts, avgdl=12.0)
+    >>> weighting.idf.round(4)  # log2(3 documents / 2 containing each word)
+    array([0.585, 0.585, 0.585])
+    >>> weighting.transform(counts, 0.2).toarray().round(3)
+    array([[1.35 , 0.675, 0.   ],
+           [0.   , 0.675, 1.6  ],
+           [0.675, 0.   , 0.675]])
     """
 
     def __init__(self, train_counts: sparse.spmatrix, avgdl: float):

@@ -265,7 +265,25 @@ def cosine_term_similarity(embeddings: np.ndarray) -> np.ndarray:
 class ScmContributions:
     """The SCM of one pair of documents, word pair by word pair: ``contributions[i, j]`` =
     xᵢSᵢⱼyⱼ / (√(xᵀSx) √(yᵀSy)) for word ``x_terms[i]`` of the first document and ``y_terms[j]`` of the second;
-    ``total`` (their sum) is the SCM."""
+    ``total`` (their sum) is the SCM.
+
+    Parameters
+    ----------
+    x_terms, y_terms : numpy.ndarray
+        Column ids of each document's words (weight ≠ 0), ascending.
+    contributions : numpy.ndarray
+        ``[len(x_terms), len(y_terms)]`` shares of the SCM.
+    x_form, y_form : float
+        xᵀSx and yᵀSy.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> S = sparse.csr_matrix(np.array([[1.0, 0.5], [0.5, 1.0]]))
+    >>> parts = scm_contributions(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 2.0]]), S)
+    >>> parts.contributions.tolist(), parts.x_form, parts.y_form, parts.total  # 1 * 0.5 * 2 / (1 * 2)
+    ([[0.5]], 1.0, 4.0, 0.5)
+    """
 
     x_terms: np.ndarray  # column ids of the first document's words (weight ≠ 0), ascending
     y_terms: np.ndarray
@@ -351,7 +369,26 @@ def scm_contributions(x, y, term_similarity) -> ScmContributions:
 
 @dataclass(frozen=True)
 class ScmInfo:
-    """Documents whose quadratic form xᵀS'x is ≤ 0 (similarity 0 to everything)."""
+    """Documents whose quadratic form xᵀS'x is ≤ 0 (similarity 0 to everything).
+
+    Parameters
+    ----------
+    x_nonpositive, y_nonpositive : numpy.ndarray
+        Rows of X and of Y with xᵀS'x ≤ 0.
+    x_negative, y_negative : int
+        How many of them have xᵀS'x < 0.
+    n_dense_terms : int
+        Terms handled by the dense part of :func:`sparse_scm`.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> X = sparse.csr_matrix([[1.0, 0.0], [1.0, 1.0]])
+    >>> S = sparse.csr_matrix(np.array([[1.0, -2.0], [-2.0, 1.0]]))  # not positive definite: (1, 1) S (1, 1)ᵀ = -2
+    >>> similarities, info = sparse_scm(X, X, S, return_info=True)
+    >>> info.x_nonpositive.tolist(), info.x_negative, info.n_nonpositive, bool((similarities[1] == 0).all())
+    ([1], 1, 2, True)
+    """
 
     x_nonpositive: np.ndarray  # row indices of X
     y_nonpositive: np.ndarray  # row indices of Y
@@ -624,6 +661,31 @@ def slope_effect_on_scm(counts, weighting, term_similarity, slopes=(0.0, 0.1, 0.
     ``weighting`` is a :class:`regemb_utils.measures.representations.DtbWeighting`.
 
     Shows that the pivot slope ``s`` cancels after the SCM's normalisation (the result is ~1e-16, rounding only).
+
+    Parameters
+    ----------
+    counts : scipy.sparse matrix
+        Raw counts of some documents.
+    weighting : regemb_utils.measures.representations.DtbWeighting
+        The ``dtb`` weighting.
+    term_similarity : scipy.sparse matrix
+        S'.
+    slopes : sequence of float
+        The slopes compared.
+
+    Returns
+    -------
+    float
+        The largest absolute change.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> from regemb_utils.measures.representations import DtbWeighting
+    >>> counts = sparse.csr_matrix([[2.0, 1.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
+    >>> S = sparse.csr_matrix(np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    >>> slope_effect_on_scm(counts, DtbWeighting(counts, avgdl=12.0), S) < 1e-12
+    True
     """
     reference = None
     largest = 0.0

@@ -354,7 +354,27 @@ class WmdFlows:
 
     ``flows[i, j]`` is the mass that word ``x_terms[i]`` of the first document sends to word ``y_terms[j]`` of the
     second (rows sum to the first document's nBOW weights, columns to the second's), ``distances[i, j]`` the
-    Euclidean distance between their raw embeddings; ``total`` = Σ fᵢⱼcᵢⱼ is the WMD."""
+    Euclidean distance between their raw embeddings; ``total`` = Σ fᵢⱼcᵢⱼ is the WMD.
+
+    Parameters
+    ----------
+    x_terms, y_terms : numpy.ndarray
+        Column ids of each document's words (weight > 0), ascending.
+    x_weights, y_weights : numpy.ndarray
+        Their L1-normalized weights.
+    flows : numpy.ndarray
+        ``[len(x_terms), len(y_terms)]`` masses moved.
+    distances : numpy.ndarray
+        ``[len(x_terms), len(y_terms)]`` Euclidean distances.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> E = np.array([[0.0, 0.0], [3.0, 4.0], [0.0, 0.0]])
+    >>> plan = wmd_flows(sparse.csr_matrix([[1.0, 1.0, 0.0]]), sparse.csr_matrix([[0.0, 0.0, 2.0]]), E)
+    >>> plan.flows.tolist(), plan.distances.tolist(), plan.total  # half the mass travels 5
+    ([[0.5], [0.5]], [[0.0], [5.0]], 2.5)
+    """
 
     x_terms: np.ndarray  # column ids of the first document's words (weight > 0), ascending
     y_terms: np.ndarray

@@ -73,6 +73,23 @@ class OfflinePlotly:
 
     The HTML output carries no plotly.js: the book loads it once from its own ``_static`` (``html_js_files`` in
     ``_config.yml``). JupyterLab renders the plotly JSON output with plotly's own extension.
+
+    Parameters
+    ----------
+    figure : plotly.graph_objects.Figure
+        The figure to display.
+
+    Attributes
+    ----------
+    figure : plotly.graph_objects.Figure
+        As given.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> bundle = OfflinePlotly(go.Figure(go.Bar(y=[3, 1])))._repr_mimebundle_()
+    >>> sorted(bundle), bundle["application/vnd.plotly.v1+json"]["data"][0]["y"], "cdn.plot.ly" in bundle["text/html"]
+    (['application/vnd.plotly.v1+json', 'text/html'], [3, 1], False)
     """
 
     def __init__(self, figure):
@@ -178,7 +195,28 @@ def _column_name(name) -> str:
 
 
 class Table:
-    """A rendered table: ``html`` (also its ``_repr_html_``, which Jupyter and the book display) and ``csv``."""
+    """A rendered table: ``html`` (also its ``_repr_html_``, which Jupyter and the book display) and ``csv``.
+
+    Parameters
+    ----------
+    html_text : str
+        The table's HTML.
+    csv : str or None
+        The table's values as CSV (None when it has no download).
+
+    Attributes
+    ----------
+    html : str
+        As given.
+    csv : str or None
+        As given.
+
+    Examples
+    --------
+    >>> shown = table(pd.DataFrame({"n": [1200]}), download="counts")
+    >>> shown.csv, "1,200" in shown._repr_html_()
+    ('n\\n1200\\n', True)
+    """
 
     def __init__(self, html_text: str, csv: str | None):
         self.html = html_text
@@ -216,6 +254,23 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
       behind a compact display).
     * ``links={"claim": hrefs}`` makes each cell of that column a link to the href of its row (a sequence as long
       as the frame; None or "" for no link).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The values to show.
+    formats : mapping, optional
+        Column → how its values are shown (see above).
+    download : str, optional
+        The name of a CSV download of the frame.
+    collapsed : str, optional
+        The summary line of a ``<details>`` element that holds the table, closed.
+    caption : str, optional
+        A caption above the table.
+    links : mapping, optional
+        Column → one href per row (None or "" for none).
+    csv_frame : pandas.DataFrame, optional
+        What the CSV download holds, when it is not ``frame``.
 
     Returns
     -------

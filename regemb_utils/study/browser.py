@@ -36,7 +36,19 @@ CHROMIUM_FLAGS = (
 
 
 def chromium_path() -> str | None:
-    """Debian's Chromium (``/usr/bin/chromium``), or whatever ``chromium`` is on PATH; None when there is none."""
+    """Debian's Chromium (``/usr/bin/chromium``), or whatever ``chromium`` is on PATH; None when there is none.
+
+    Returns
+    -------
+    str or None
+        The executable's path.
+
+    Examples
+    --------
+    >>> found = chromium_path()
+    >>> found is None or (os.access(found, os.X_OK) and "chromium" in found)
+    True
+    """
     for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
@@ -66,7 +78,32 @@ class _CountingHandler(http.server.SimpleHTTPRequestHandler):
 def serve(directory: str | os.PathLike) -> Iterator[http.server.ThreadingHTTPServer]:
     """Serve ``directory`` on 127.0.0.1 (a free port) for the ``with`` block; yields the server, whose ``url`` is
     its address, whose ``bytes_sent`` / ``requests`` count what was served (reset them between pages) and whose
-    ``errors`` lists the requests it could not answer."""
+    ``errors`` lists the requests it could not answer.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        The folder to serve (a built book's ``_build/html``).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Yields the running :class:`http.server.ThreadingHTTPServer`, with ``url``, ``bytes_sent``, ``requests`` and
+        ``errors``; the server stops at the end of the block.
+
+    Examples
+    --------
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "page.html").write_text("<p>hello</p>")
+    ...     with serve(folder) as server:
+    ...         body = urllib.request.urlopen(f"{server.url}/page.html").read()
+    ...         try:
+    ...             urllib.request.urlopen(f"{server.url}/missing.html")
+    ...         except OSError:
+    ...             pass
+    ...     print(body, [(path, int(status)) for path, status in server.errors])
+    b'<p>hello</p>' [('/missing.html', 404)]
+    """
     handler = functools.partial(_CountingHandler, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.lock = threading.Lock()
@@ -84,7 +121,18 @@ def serve(directory: str | os.PathLike) -> Iterator[http.server.ThreadingHTTPSer
 
 
 class DevToolsError(RuntimeError):
-    """The DevTools protocol answered with an error, or a page script threw."""
+    """The DevTools protocol answered with an error, or a page script threw.
+
+    Parameters
+    ----------
+    message : str
+        The protocol's error, or the script's exception.
+
+    Examples
+    --------
+    >>> issubclass(DevToolsError, RuntimeError), str(DevToolsError("ReferenceError: x is not defined"))
+    (True, 'ReferenceError: x is not defined')
+    """
 
 
 class _WebSocket:
@@ -172,6 +220,20 @@ class Chromium:
         with serve("_build/html") as server, Chromium() as browser:
             browser.navigate(f"{server.url}/intro.html")
             browser.evaluate("document.title")
+
+    Parameters
+    ----------
+    width, height : int
+        The window's size in CSS pixels.
+    timeout : float
+        Seconds allowed for the browser to start and for each page load or script.
+    executable : str, optional
+        The browser; by default :func:`chromium_path`.
+
+    Raises
+    ------
+    FileNotFoundError
+        When no Chromium is found.
     """
 
     def __init__(self, width: int = 1280, height: int = 1000, timeout: float = 120.0, executable: str | None = None):

@@ -63,7 +63,20 @@ ACCESSED: list[dict[str, Any]] = []
 
 
 class CacheError(RuntimeError):
-    """The artifact cache cannot be used (not writable, damaged beyond repair, badly configured)."""
+    """The artifact cache cannot be used (not writable, damaged beyond repair, badly configured).
+
+    Parameters
+    ----------
+    message : str
+        What went wrong and what to do about it (the location, ``REGEMB_CACHE``).
+
+    Examples
+    --------
+    >>> issubclass(CacheError, RuntimeError)
+    True
+    >>> print(CacheError("the artifact cache /x cannot be written"))
+    the artifact cache /x cannot be written
+    """
 
 
 def directory_from_environment(variable: str) -> Path | None:
@@ -71,7 +84,33 @@ def directory_from_environment(variable: str) -> Path | None:
 
     An empty value is refused (:class:`ValueError`). A relative path is taken relative to the directory where the user
     ran the command: ``$PWD``, which a kernel started by papermill or JupyterLab inherits, while its working
-    directory is ``notebooks/``."""
+    directory is ``notebooks/``.
+
+    Parameters
+    ----------
+    variable : str
+        The environment variable's name, e.g. ``"REGEMB_CACHE"``.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The absolute, resolved directory, or None when the variable is unset.
+
+    Raises
+    ------
+    ValueError
+        When the variable is set but empty.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["REGEMB_DOCTEST_DIR"] = "/tmp/../tmp/regemb"
+    >>> directory_from_environment("REGEMB_DOCTEST_DIR")
+    PosixPath('/tmp/regemb')
+    >>> del os.environ["REGEMB_DOCTEST_DIR"]
+    >>> directory_from_environment("REGEMB_DOCTEST_DIR") is None
+    True
+    """
     value = os.environ.get(variable)
     if value is None:
         return None
@@ -86,7 +125,28 @@ def directory_from_environment(variable: str) -> Path | None:
 
 
 def default_root() -> Path:
-    """``$REGEMB_CACHE``; else ``artifacts/`` in a source checkout; else the user's cache directory."""
+    """``$REGEMB_CACHE``; else ``artifacts/`` in a source checkout; else the user's cache directory.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory that holds the artifacts.
+
+    Raises
+    ------
+    CacheError
+        When ``REGEMB_CACHE`` is set but empty.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> saved = os.environ.get("REGEMB_CACHE")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.environ["REGEMB_CACHE"] = folder
+    ...     print(default_root() == Path(folder).resolve())
+    True
+    >>> _ = os.environ.pop("REGEMB_CACHE") if saved is None else os.environ.update(REGEMB_CACHE=saved)
+    """
     try:
         configured = directory_from_environment("REGEMB_CACHE")
     except ValueError as error:
@@ -142,7 +202,35 @@ def _feed(digest, obj: Any) -> None:
 
 
 def fingerprint(*objects: Any) -> str:
-    """A content hash of arrays, sparse matrices, mappings, sequences and scalars (for artifact keys)."""
+    """A content hash of arrays, sparse matrices, mappings, sequences and scalars (for artifact keys).
+
+    Parameters
+    ----------
+    *objects : object
+        Arrays, sparse matrices, mappings (in key order), lists and tuples, NumPy and Python scalars, strings, None, and
+        objects with a ``__dict__`` (their fields).
+
+    Returns
+    -------
+    str
+        24 hexadecimal digits of a SHA-256 over the objects' types, shapes and contents.
+
+    Raises
+    ------
+    TypeError
+        For an object it cannot hash.
+
+    Examples
+    --------
+    >>> fingerprint(np.array([1, 2, 3])) == fingerprint(np.array([1, 2, 3]))
+    True
+    >>> fingerprint({"a": 1, "b": 2}) == fingerprint({"b": 2, "a": 1})
+    True
+    >>> fingerprint(np.array([1, 2, 3])) == fingerprint(np.array([1, 2, 4]))
+    False
+    >>> len(fingerprint([1, 2, 3]))
+    24
+    """
     digest = hashlib.sha256()
     for obj in objects:
         _feed(digest, obj)
@@ -220,7 +308,28 @@ def _package_modules() -> dict[str, tuple[frozenset[str], str, tuple[str, ...]]]
 
 
 def computing_module(name: str) -> str:
-    """The module of the package that declares the artifact kind ``name`` in its ``ARTIFACTS``."""
+    """The module of the package that declares the artifact kind ``name`` in its ``ARTIFACTS``.
+
+    Parameters
+    ----------
+    name : str
+        An artifact kind of :data:`ARTIFACT_VERSIONS`.
+
+    Returns
+    -------
+    str
+        The dotted name of the module that computes it.
+
+    Raises
+    ------
+    KeyError
+        When no module, or more than one, declares the kind.
+
+    Examples
+    --------
+    >>> computing_module("knn")
+    'regemb_utils.classification.knn_runs'
+    """
     declaring = [module for module, (_, _, kinds) in _package_modules().items() if name in kinds]
     if len(declaring) != 1:
         raise KeyError(f"the artifact kind {name!r} is declared in {len(declaring)} modules' ARTIFACTS "
@@ -229,7 +338,25 @@ def computing_module(name: str) -> str:
 
 
 def dependencies(module: str) -> set[str]:
-    """``module`` and every package module it imports, directly or through others."""
+    """``module`` and every package module it imports, directly or through others.
+
+    Parameters
+    ----------
+    module : str
+        A module of the package, by its dotted name.
+
+    Returns
+    -------
+    set of str
+        The module itself and every package module it reaches by imports.
+
+    Examples
+    --------
+    >>> sorted(dependencies("regemb_utils.text.tokenization"))
+    ['regemb_utils.text.tokenization']
+    >>> "regemb_utils.text.tokenization" in dependencies("regemb_utils.text.corpus")
+    True
+    """
     modules = _package_modules()
     reached, todo = set(), [module]
     while todo:
@@ -244,13 +371,62 @@ def dependencies(module: str) -> set[str]:
 @functools.cache
 def code_hash(module: str) -> str:
     """A hash of the code of ``module`` and of its :func:`dependencies` (docstrings, comments and
-    :data:`PRESENTATION` modules left out)."""
+    :data:`PRESENTATION` modules left out).
+
+    Parameters
+    ----------
+    module : str
+        A module of the package, by its dotted name.
+
+    Returns
+    -------
+    str
+        16 hexadecimal digits.
+
+    Examples
+    --------
+    >>> code_hash("regemb_utils.text.corpus") == code_hash("regemb_utils.text.corpus")
+    True
+    >>> code_hash("regemb_utils.text.corpus") == code_hash("regemb_utils.text.tokenization")
+    False
+    """
     modules = _package_modules()
     hashed = sorted(modules[m][1] for m in dependencies(module) if m.rsplit(".", 1)[-1] not in PRESENTATION)
     return hashlib.sha256("".join(hashed).encode()).hexdigest()[:16]
 
 
 def artifact_key(name: str, params: dict[str, Any]) -> str:
+    """The key of the artifact of kind ``name`` computed with ``params``: a hash of the kind, its format version, its computing code (:func:`code_hash`) and the parameters.
+
+    Parameters
+    ----------
+    name : str
+        An artifact kind of :data:`ARTIFACT_VERSIONS`.
+    params : dict
+        The parameters that produced it (JSON-serializable; other objects enter by ``repr``; data enter through
+        :func:`fingerprint`).
+
+    Returns
+    -------
+    str
+        16 hexadecimal digits.
+
+    Raises
+    ------
+    KeyError
+        For an unknown kind.
+
+    Examples
+    --------
+    >>> artifact_key("knn", {"k": 11}) == artifact_key("knn", {"k": 11})
+    True
+    >>> artifact_key("knn", {"k": 11}) == artifact_key("knn", {"k": 13})
+    False
+    >>> artifact_key("tables", {})
+    Traceback (most recent call last):
+    ...
+    KeyError: "unknown artifact kind 'tables'; known: corpus-dictionary, word2bits, neighbours, knn, wmd-batch"
+    """
     if name not in ARTIFACT_VERSIONS:
         raise KeyError(f"unknown artifact kind {name!r}; known: {', '.join(ARTIFACT_VERSIONS)}")
     blob = json.dumps({"name": name, "params": params, "version": ARTIFACT_VERSIONS[name],
@@ -263,6 +439,27 @@ def artifact_key(name: str, params: dict[str, Any]) -> str:
 
 
 def save_pickle(obj: Any, directory: Path) -> None:
+    """Pickle ``obj`` into ``directory/artifact.pkl`` (the default way :meth:`ArtifactCache.get` saves).
+
+    Parameters
+    ----------
+    obj : object
+        Any picklable object.
+    directory : pathlib.Path
+        An existing directory.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_pickle({"errors": [3, 1]}, Path(folder))
+    ...     print(sorted(p.name for p in Path(folder).iterdir()), load_pickle(Path(folder)))
+    ['artifact.pkl'] {'errors': [3, 1]}
+    """
     with open(directory / "artifact.pkl", "wb") as f:
         pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -295,16 +492,75 @@ class _Unpickler(pickle.Unpickler):
 
 
 def unpickle(path: Path) -> Any:
-    """The object pickled in the file ``path`` (also one pickled before the package's modules moved)."""
+    """The object pickled in the file ``path`` (also one pickled before the package's modules moved).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A pickle file.
+
+    Returns
+    -------
+    object
+        The unpickled object; classes of the package's old flat modules are found where they moved.
+
+    Examples
+    --------
+    >>> import pickle, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "x.pkl").write_bytes(pickle.dumps([1, 2]))
+    ...     print(unpickle(Path(folder) / "x.pkl"))
+    [1, 2]
+    """
     with open(path, "rb") as f:
         return _Unpickler(f).load()
 
 
 def load_pickle(directory: Path) -> Any:
+    """The object that :func:`save_pickle` wrote into ``directory`` (the default way :meth:`ArtifactCache.get` loads).
+
+    Parameters
+    ----------
+    directory : pathlib.Path
+        An artifact's directory, with its ``artifact.pkl``.
+
+    Returns
+    -------
+    object
+        The unpickled object.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_pickle(np.arange(3), Path(folder))
+    ...     print(load_pickle(Path(folder)))
+    [0 1 2]
+    """
     return unpickle(directory / "artifact.pkl")
 
 
 def file_sha256(path: Path) -> str:
+    """The SHA-256 of the file ``path``, read in chunks of 1 MiB.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A file.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "a").write_bytes(b"abc")
+    ...     print(file_sha256(Path(folder) / "a")[:16])
+    ba7816bf8f01cfea
+    """
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -317,6 +573,29 @@ def _files(directory: Path) -> list[Path]:
 
 
 def write_manifest(directory: Path, params: dict[str, Any]) -> None:
+    """Write ``manifest.json`` into ``directory``: the parameters and every file's size and SHA-256 (what :func:`damage` checks).
+
+    Parameters
+    ----------
+    directory : pathlib.Path
+        An artifact's (staging) directory with its files.
+    params : dict
+        The parameters that produced the artifact.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "a").write_bytes(b"abc")
+    ...     write_manifest(Path(folder), {"k": 3})
+    ...     manifest = json.loads((Path(folder) / "manifest.json").read_text())
+    >>> manifest["params"], manifest["files"]["a"]["size"]
+    ({'k': 3}, 3)
+    """
     files = {p.relative_to(directory).as_posix(): {"size": p.stat().st_size, "sha256": file_sha256(p)}
              for p in _files(directory)}
     (directory / _MANIFEST).write_text(json.dumps({"params": params, "files": files}, sort_keys=True, indent=1,
@@ -324,7 +603,33 @@ def write_manifest(directory: Path, params: dict[str, Any]) -> None:
 
 
 def damage(directory: Path) -> str | None:
-    """Why the artifact in ``directory`` cannot be trusted, or None when its files match its manifest."""
+    """Why the artifact in ``directory`` cannot be trusted, or None when its files match its manifest.
+
+    Parameters
+    ----------
+    directory : pathlib.Path
+        An artifact's directory.
+
+    Returns
+    -------
+    str or None
+        The reason (a missing manifest or file, a wrong size, a wrong checksum), or None when it is intact.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "a").write_bytes(b"abc")
+    ...     write_manifest(Path(folder), {})
+    ...     print(damage(Path(folder)))
+    ...     _ = (Path(folder) / "a").write_bytes(b"abd")
+    ...     print(damage(Path(folder)))
+    ...     _ = (Path(folder) / "a").write_bytes(b"ab")
+    ...     print(damage(Path(folder)))
+    None
+    a does not match its SHA-256
+    a has 2 bytes, its manifest says 3
+    """
     try:
         manifest = json.loads((directory / _MANIFEST).read_text())
         files = manifest["files"]
@@ -366,7 +671,29 @@ def _group_readable(path: Path) -> None:
 
 def write_error(root: Path, target: Path, error: OSError) -> CacheError:
     """A :class:`CacheError` for a failed write of ``target`` into the cache ``root``, naming both and
-    ``REGEMB_CACHE``."""
+    ``REGEMB_CACHE``.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The cache directory.
+    target : pathlib.Path
+        What could not be written.
+    error : OSError
+        The error the write raised.
+
+    Returns
+    -------
+    CacheError
+        The error to raise, with what to do (free space, or set ``REGEMB_CACHE``).
+
+    Examples
+    --------
+    >>> import errno
+    >>> error = write_error(Path("/c"), Path("/c/knn-1"), OSError(errno.ENOSPC, "No space left on device"))
+    >>> str(error).split(".")[0]
+    '/c/knn-1 could not be written into the artifact cache /c (the default location (set REGEMB_CACHE to change it)): the disk is full'
+    """
     reason = "the disk is full" if error.errno in (errno.ENOSPC, errno.EDQUOT) else (error.strerror or str(error))
     return CacheError(f"{target} could not be written into {_describe_root(root)}: {reason}. Free some space, or set "
                       "REGEMB_CACHE to a directory with free space, and rerun the chapter (finished artifacts are "
@@ -382,6 +709,29 @@ def _warn(message: str) -> None:
 
 
 class ArtifactCache:
+    """The artifacts in one directory: :meth:`get` loads an intact artifact or computes, stores (atomically, with a manifest) and returns it.
+
+    Parameters
+    ----------
+    root : str or os.PathLike, optional
+        The cache directory; by default :func:`default_root`.
+
+    Attributes
+    ----------
+    root : pathlib.Path
+        The cache directory, absolute.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> calls = []
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     cache = ArtifactCache(folder)
+    ...     first = cache.get("knn", {"doctest": 1}, lambda: calls.append(1) or [4, 2])
+    ...     again = cache.get("knn", {"doctest": 1}, lambda: calls.append(1) or [0])
+    ...     print(first, again, len(calls), cache.has("knn", {"doctest": 2}))
+    [4, 2] [4, 2] 1 False
+    """
     def __init__(self, root: str | os.PathLike | None = None):
         self.root = Path(root).expanduser().resolve() if root is not None else default_root()
 

@@ -77,7 +77,32 @@ __all__ = [
 
 
 def confusion_counts(truth, predicted, n_labels: int) -> np.ndarray:
-    """counts[i, j] = how many documents of true class i were predicted as class j (classes 0 … n_labels − 1)."""
+    """counts[i, j] = how many documents of true class i were predicted as class j (classes 0 … n_labels − 1).
+
+    Parameters
+    ----------
+    truth, predicted : array-like of int
+        True and predicted labels, one per document.
+    n_labels : int
+        The number of classes.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_labels, n_labels)
+        The counts.
+
+    Raises
+    ------
+    ValueError
+        For arrays of different shapes or labels outside 0 … n_labels − 1.
+
+    Examples
+    --------
+    >>> confusion_counts([0, 1, 1, 2], [0, 1, 2, 2], 3)
+    array([[1, 0, 0],
+           [0, 1, 1],
+           [0, 0, 1]])
+    """
     truth, predicted = np.asarray(truth), np.asarray(predicted)
     if truth.shape != predicted.shape or truth.ndim != 1:
         raise ValueError(f"truth and predictions must be 1-D of one length, got {truth.shape} and {predicted.shape}")
@@ -90,14 +115,61 @@ def confusion_counts(truth, predicted, n_labels: int) -> np.ndarray:
 
 
 def row_normalized(counts: np.ndarray) -> np.ndarray:
-    """Each row divided by its sum (a class without documents keeps a row of zeros)."""
+    """Each row divided by its sum (a class without documents keeps a row of zeros).
+
+    Parameters
+    ----------
+    counts : array-like of shape (n, n)
+        Confusion counts.
+
+    Returns
+    -------
+    numpy.ndarray
+        The shares of each true class (rows sum to 1, or to 0 for an empty class).
+
+    Examples
+    --------
+    >>> row_normalized(np.array([[1, 3], [0, 0]]))
+    array([[0.25, 0.75],
+           [0.  , 0.  ]])
+    """
     counts = np.asarray(counts, dtype=np.float64)
     sums = counts.sum(axis=1, keepdims=True)
     return np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
 
 
 def plot_confusion(counts: np.ndarray, class_names: Sequence[str], ax, *, normalized: bool = False, title: str = ""):
-    """A seaborn heat map of ``counts`` (or of its rows normalized), class names on both axes."""
+    """A seaborn heat map of ``counts`` (or of its rows normalized), class names on both axes.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Confusion counts.
+    class_names : sequence of str
+        The classes, in label order.
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    normalized : bool
+        Show the rows' shares instead of the counts.
+    title : str
+        The axes' title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> figure, ax = plt.subplots()
+    >>> ax = plot_confusion(np.array([[8, 2], [3, 7]]), ["crude", "grain"], ax, normalized=True)
+    >>> [text.get_text() for text in ax.texts], ax.get_xlabel()
+    (['0.80', '0.20', '0.30', '0.70'], 'predicted class')
+    >>> plt.close(figure)
+    """
     import seaborn as sns
 
     values = row_normalized(counts) if normalized else counts
@@ -111,14 +183,76 @@ def plot_confusion(counts: np.ndarray, class_names: Sequence[str], ax, *, normal
 
 
 def map_sample(n: int, limit: int | None, seed: int = 42) -> np.ndarray:
-    """The test documents a map shows: all ``n``, or a seeded random ``limit`` of them (sorted)."""
+    """The test documents a map shows: all ``n``, or a seeded random ``limit`` of them (sorted).
+
+    Parameters
+    ----------
+    n : int
+        The test documents.
+    limit : int or None
+        How many to show (None: all).
+    seed : int
+        The sample's seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted row indices.
+
+    Examples
+    --------
+    >>> map_sample(4, None), len(map_sample(1000, 300)), bool((map_sample(1000, 300) == map_sample(1000, 300)).all())
+    (array([0, 1, 2, 3]), 300, True)
+    """
     return query_rows(n, limit, seed)
 
 
 def test_similarities(method: str, result, documents, *, embeddings=None, matrices=None, rows=None) -> np.ndarray:
     """SCM [n, n] between the test documents ``rows`` (all if None) of one data set, under ``method`` at the
     parameters that chapter 4 selected (``result`` is its :class:`regemb_utils.classification.knn_runs.MethodResult`); the
-    idf is the training split's, as in the test run."""
+    idf is the training split's, as in the test run.
+
+    Parameters
+    ----------
+    method : str
+        A soft-VSM method of :data:`regemb_utils.classification.methods.METHODS`.
+    result : MethodResult
+        Chapter 4's result of the method on the data set (its selected parameters).
+    documents : regemb_utils.text.documents.Documents
+        The data set's documents.
+    embeddings : numpy.ndarray, optional
+        One row per dictionary term, for the dense SCM.
+    matrices : regemb_utils.termsim.orthogonalization.MatrixGrid, optional
+        The grid of S', for the sparse SCM.
+    rows : array-like of int, optional
+        The test documents (all if None).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n, n]`` similarities.
+
+    Raises
+    ------
+    ValueError
+        For a method that is not a soft VSM, or without the input it needs.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from regemb_utils.classification.knn_runs import MethodResult
+    >>> from regemb_utils.measures.similarity import similarity_matrix
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> from regemb_utils.text.documents import prepare_documents
+    >>> data = dataset_from_texts("toy", ["a b", "b c", "c d", "d a", "a a", "b b", "c c", "d d"], [0, 1] * 4,
+    ...                           test_size=3)
+    >>> documents = prepare_documents(data, Dictionary([["a", "b", "c", "d"]]))
+    >>> result = MethodResult("toy", "soft_vsm", {"k": 1}, pd.DataFrame(), np.zeros(3), {1: np.zeros(3)})
+    >>> S = test_similarities("soft_vsm", result, documents, embeddings=np.eye(4))  # orthogonal words: the cosine
+    >>> Q, _ = represent_pair("soft_vsm", documents, "test", "train", 0.0)
+    >>> S.shape, bool(np.allclose(S, similarity_matrix("cosine", Q, Q)))
+    ((3, 3), True)
+    """
     measure = METHODS[method].measure
     if measure not in ("dense_scm", "sparse_scm"):
         raise ValueError(f"maps are drawn for the soft VSMs; {method!r} is measured by {measure}")
@@ -135,7 +269,29 @@ def test_similarities(method: str, result, documents, *, embeddings=None, matric
 
 
 def scm_dissimilarities(similarities: np.ndarray) -> np.ndarray:
-    """√(max(0, 2 − 2·s)) with a zero diagonal and exact symmetry (t-SNE's precomputed input)."""
+    """√(max(0, 2 − 2·s)) with a zero diagonal and exact symmetry (t-SNE's precomputed input).
+
+    Parameters
+    ----------
+    similarities : numpy.ndarray
+        Square SCM similarities.
+
+    Returns
+    -------
+    numpy.ndarray
+        The dissimilarities, symmetric with a zero diagonal.
+
+    Raises
+    ------
+    ValueError
+        For a matrix that is not square.
+
+    Examples
+    --------
+    >>> scm_dissimilarities(np.array([[1.0, 0.5], [0.5, 1.0]]))
+    array([[0., 1.],
+           [1., 0.]])
+    """
     s = np.asarray(similarities, dtype=np.float64)
     if s.ndim != 2 or s.shape[0] != s.shape[1]:
         raise ValueError(f"similarities must be square, got {s.shape}")
@@ -146,7 +302,37 @@ def scm_dissimilarities(similarities: np.ndarray) -> np.ndarray:
 
 
 def tsne_map(dissimilarities: np.ndarray, dimensions: int = 2, *, perplexity: float = 30.0, seed: int = 42) -> np.ndarray:
-    """t-SNE coordinates [n, dimensions] from precomputed dissimilarities (scikit-learn, random init, seeded)."""
+    """t-SNE coordinates [n, dimensions] from precomputed dissimilarities (scikit-learn, random init, seeded).
+
+    Parameters
+    ----------
+    dissimilarities : numpy.ndarray
+        Square dissimilarities (:func:`scm_dissimilarities`).
+    dimensions : {2, 3}
+        The map's dimensions.
+    perplexity : float
+        t-SNE's perplexity, below the number of documents.
+    seed : int
+        t-SNE's seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n, dimensions]`` coordinates.
+
+    Raises
+    ------
+    ValueError
+        For other dimensions, fewer than 3 documents, or a perplexity outside (0, n).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> points = np.vstack([rng.normal(0, 0.1, (5, 4)), rng.normal(3, 0.1, (5, 4))])  # two well separated classes
+    >>> coordinates = tsne_map(np.linalg.norm(points[:, None] - points[None], axis=-1), perplexity=3)
+    >>> coordinates.shape, map_neighbour_agreement(coordinates, [0] * 5 + [1] * 5, k=4)
+    ((10, 2), 1.0)
+    """
     from sklearn.manifold import TSNE
 
     n = dissimilarities.shape[0]
@@ -169,7 +355,37 @@ def _palette(n: int) -> list[str]:
 
 
 def map_figure_2d(coordinates: np.ndarray, labels, class_names: Sequence[str], ax, title: str = ""):
-    """A static scatter of 2-D coordinates coloured by the true class."""
+    """A static scatter of 2-D coordinates coloured by the true class.
+
+    Parameters
+    ----------
+    coordinates : numpy.ndarray
+        ``[n, 2]`` coordinates.
+    labels : array-like of int
+        The true classes.
+    class_names : sequence of str
+        The classes, in label order.
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    title : str
+        The axes' title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``, one scatter per class.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> figure, ax = plt.subplots()
+    >>> ax = map_figure_2d(np.array([[0, 0], [1, 1], [2, 0]]), [0, 1, 1], ["crude", "grain"], ax)
+    >>> [len(c.get_offsets()) for c in ax.collections]
+    [1, 2]
+    >>> plt.close(figure)
+    """
     colours = _palette(len(class_names))
     labels = np.asarray(labels)
     size = float(np.clip(4000 / max(len(labels), 1), 4, 30))  # small dots for many documents
@@ -182,7 +398,34 @@ def map_figure_2d(coordinates: np.ndarray, labels, class_names: Sequence[str], a
 
 def map_figure_3d(coordinates: np.ndarray, labels, class_names: Sequence[str], texts: Sequence[str], title: str = "",
                   snippet: int = 120):
-    """An interactive plotly 3-D scatter coloured by the true class; hovering shows the class and the text's start."""
+    """An interactive plotly 3-D scatter coloured by the true class; hovering shows the class and the text's start.
+
+    Parameters
+    ----------
+    coordinates : numpy.ndarray
+        ``[n, 3]`` coordinates.
+    labels : array-like of int
+        The true classes.
+    class_names : sequence of str
+        The classes, in label order.
+    texts : sequence of str
+        The documents' texts.
+    title : str
+        The figure's title.
+    snippet : int
+        Characters of each text shown on hover.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per class that has a document.
+
+    Examples
+    --------
+    >>> figure = map_figure_3d(np.zeros((3, 3)), [0, 1, 1], ["crude", "grain"], ["oil up", "wheat", "corn"])
+    >>> [(trace.name, len(trace.x)) for trace in figure.data], figure.data[1].text
+    ([('crude', 1), ('grain', 2)], ('wheat', 'corn'))
+    """
     import plotly.graph_objects as go
 
     colours = _palette(len(class_names))
@@ -232,7 +475,37 @@ def largest_confusions(before, after, class_names: Sequence[str], top: int = 3,
     """The ``top`` largest off-diagonal cells of ``before`` (true class i predicted as j, i ≠ j; ties: the larger
     cell of ``after`` first, then class order) with the same cells of ``after`` on the same test documents: counts,
     shares of the true class's test documents and the change in count. Cells with no error in ``before`` are left
-    out, so the frame may have fewer rows (none when ``before`` has no errors)."""
+    out, so the frame may have fewer rows (none when ``before`` has no errors).
+
+    Parameters
+    ----------
+    before, after : array-like of shape (n_classes, n_classes)
+        The non-regularized and the regularized SCM's confusion counts on the same test documents.
+    class_names : sequence of str
+        The classes, in label order.
+    top : int
+        The most cells shown.
+    labels : (str, str)
+        The names of the two methods' columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns true class, predicted as, class size, both methods' counts and shares, change.
+
+    Raises
+    ------
+    ValueError
+        For matrices of the wrong shape or with different row sums.
+
+    Examples
+    --------
+    >>> before = np.array([[8, 2, 0], [3, 5, 2], [0, 1, 9]])  # counts[true, predicted], non-regularized
+    >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])  # regularized, the same test documents
+    >>> names = ["comp.graphics", "comp.os", "rec.autos"]
+    >>> largest_confusions(before, after, names, top=2).values.tolist()
+    [['comp.os', 'comp.graphics', 10, 3, 0.3, 1, 0.1, -2], ['comp.graphics', 'comp.os', 10, 2, 0.2, 1, 0.1, -1]]
+    """
     before, after = _check_pair(before, after, class_names)
     sizes = before.sum(axis=1)
     cells = [(i, j) for i in range(len(class_names)) for j in range(len(class_names)) if i != j and before[i, j] > 0]
@@ -247,7 +520,31 @@ def largest_confusions(before, after, class_names: Sequence[str], top: int = 3,
 
 
 def confusion_between(counts, class_names: Sequence[str], true: str, predicted: str) -> dict:
-    """How many test documents of class ``true`` were predicted as ``predicted``: count, class size and share."""
+    """How many test documents of class ``true`` were predicted as ``predicted``: count, class size and share.
+
+    Parameters
+    ----------
+    counts : array-like
+        Confusion counts.
+    class_names : sequence of str
+        The classes, in label order.
+    true, predicted : str
+        The two classes.
+
+    Returns
+    -------
+    dict
+        ``count``, ``size`` (of the true class) and ``share``.
+
+    Examples
+    --------
+    >>> before = np.array([[8, 2, 0], [3, 5, 2], [0, 1, 9]])  # counts[true, predicted], non-regularized
+    >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])  # regularized, the same test documents
+    >>> names = ["comp.graphics", "comp.os", "rec.autos"]
+    >>> found = confusion_between(before, names, "comp.os", "comp.graphics")
+    >>> found["count"], found["size"], float(found["share"])
+    (3, 10, 0.3)
+    """
     counts = np.asarray(counts)
     i, j = list(class_names).index(true), list(class_names).index(predicted)
     size = int(counts[i].sum())
@@ -257,7 +554,31 @@ def confusion_between(counts, class_names: Sequence[str], true: str, predicted: 
 def prediction_shares(counts, class_names: Sequence[str], names: Sequence[str]) -> dict:
     """The share of all test documents that are predicted as one of ``names`` (``predicted``) and that truly
     belong to one of them (``true``); a classifier that answers the common classes regardless of the text has a
-    ``predicted`` share well above ``true``."""
+    ``predicted`` share well above ``true``.
+
+    Parameters
+    ----------
+    counts : array-like
+        Confusion counts.
+    class_names : sequence of str
+        The classes, in label order.
+    names : sequence of str
+        The classes counted.
+
+    Returns
+    -------
+    dict
+        ``predicted``, ``true`` (shares of all test documents) and ``documents``.
+
+    Examples
+    --------
+    >>> before = np.array([[8, 2, 0], [3, 5, 2], [0, 1, 9]])  # counts[true, predicted], non-regularized
+    >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])  # regularized, the same test documents
+    >>> names = ["comp.graphics", "comp.os", "rec.autos"]
+    >>> shares = prediction_shares(before, names, ["comp.graphics"])  # 11 of 30 predicted, 10 of 30 true
+    >>> round(float(shares["predicted"]), 4), round(float(shares["true"]), 4), shares["documents"]
+    (0.3667, 0.3333, 30)
+    """
     counts = np.asarray(counts)
     index = [list(class_names).index(name) for name in names]
     total = int(counts.sum())
@@ -266,12 +587,49 @@ def prediction_shares(counts, class_names: Sequence[str], names: Sequence[str]) 
 
 
 def usenet_hierarchy(newsgroup: str) -> str:
-    """The top-level Usenet hierarchy of a newsgroup: ``comp.graphics`` → ``comp`` (``rec.sport.*`` is in ``rec``)."""
+    """The top-level Usenet hierarchy of a newsgroup: ``comp.graphics`` → ``comp`` (``rec.sport.*`` is in ``rec``).
+
+    Parameters
+    ----------
+    newsgroup : str
+        A newsgroup's name.
+
+    Returns
+    -------
+    str
+        Its top-level hierarchy.
+
+    Examples
+    --------
+    >>> usenet_hierarchy("comp.sys.mac.hardware"), usenet_hierarchy("rec.sport.hockey")
+    ('comp', 'rec')
+    """
     return newsgroup.split(".", 1)[0]
 
 
 def errors_within_groups(counts, groups: Sequence[str]) -> dict:
-    """Errors (off-diagonal counts) and how many of them predict another class of the true class's group."""
+    """Errors (off-diagonal counts) and how many of them predict another class of the true class's group.
+
+    Parameters
+    ----------
+    counts : array-like
+        Confusion counts.
+    groups : sequence of str
+        The group of each class (e.g. :func:`usenet_hierarchy`).
+
+    Returns
+    -------
+    dict
+        ``errors``, ``within``, ``share`` (within / errors) and ``documents``.
+
+    Examples
+    --------
+    >>> before = np.array([[8, 2, 0], [3, 5, 2], [0, 1, 9]])  # counts[true, predicted], non-regularized
+    >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])  # regularized, the same test documents
+    >>> names = ["comp.graphics", "comp.os", "rec.autos"]
+    >>> errors_within_groups(before, [usenet_hierarchy(name) for name in names])  # 5 of 8 errors stay in comp
+    {'errors': 8, 'within': 5, 'share': 0.625, 'documents': 30}
+    """
     counts = np.asarray(counts)
     groups = np.asarray(groups)
     same = groups[:, None] == groups[None, :]
@@ -283,7 +641,33 @@ def errors_within_groups(counts, groups: Sequence[str]) -> dict:
 def map_neighbour_agreement(coordinates: np.ndarray, labels, k: int = 10) -> float:
     """The mean, over documents, of the share of their ``k`` nearest neighbours on the map (Euclidean, the document
     itself left out) that have their true class: 1 when the classes form separate islands, about Σ pᵢ² (pᵢ the class
-    shares) when the map mixes them at random."""
+    shares) when the map mixes them at random.
+
+    Parameters
+    ----------
+    coordinates : numpy.ndarray
+        ``[n, d]`` map coordinates.
+    labels : array-like
+        The true classes.
+    k : int
+        Neighbours per document (at most n − 1).
+
+    Returns
+    -------
+    float
+        The mean share in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        For as many points as labels differ, or fewer than 2 documents.
+
+    Examples
+    --------
+    >>> separated = np.array([[0.0, 0], [0, 1], [9, 9], [9, 8]])
+    >>> map_neighbour_agreement(separated, [0, 0, 1, 1], k=1), map_neighbour_agreement(separated, [0, 1, 0, 1], k=1)
+    (1.0, 0.0)
+    """
     from sklearn.neighbors import NearestNeighbors
 
     coordinates = np.asarray(coordinates, dtype=np.float64)
@@ -361,7 +745,39 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
     confusion matrices and maps show, in numbers: the named confusion or classes where the paper names them, our
     largest confusion of the non-regularized SCM and what the regularized SCM makes of it, and the maps' neighbour
     agreement. ``errors`` are the two test errors (fractions), ``ks`` the selected k, ``agreement`` the two values of
-    :func:`map_neighbour_agreement` on ``map_documents`` documents."""
+    :func:`map_neighbour_agreement` on ``map_documents`` documents.
+
+    Parameters
+    ----------
+    name : str
+        The data set.
+    before, after : array-like of shape (n_classes, n_classes)
+        The non-regularized and the regularized SCM's confusion counts on the same test documents.
+    class_names : sequence of str
+        The classes, in label order.
+    errors : (float, float)
+        Both methods' test errors (fractions).
+    ks : (int, int)
+        Both methods' selected k.
+    agreement : (float, float), optional
+        Both maps' :func:`map_neighbour_agreement`.
+    map_documents : int, optional
+        The documents on the maps.
+
+    Returns
+    -------
+    str
+        Two Markdown paragraphs: the paper's observation and ours.
+
+    Examples
+    --------
+    >>> before = np.array([[8, 2, 0], [3, 5, 2], [0, 1, 9]])  # counts[true, predicted], non-regularized
+    >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])  # regularized, the same test documents
+    >>> names = ["comp.graphics", "comp.os", "rec.autos"]
+    >>> text = observations_markdown("reuters", before, after, names, errors=(0.27, 0.13), ks=(1, 3))
+    >>> print(text.split("\\n\\n")[1].replace("\\xa0", " "))
+    **Here:** the test error is 27.00 % (k = 1) non-regularized and 13.00 % (k = 3) regularized. The non-regularized SCM's largest confusion is comp.os predicted as comp.graphics: 3 of 10 documents (30.0 %); the regularized SCM predicts 1 of them (10.0 %) that way, so regularization reduces that confusion.
+    """
     before, after = _check_pair(before, after, class_names)
     paper = PAPER_OBSERVATIONS.get(name, {"figure": None, "says": "the paper shows no figure for this data set"})
     label = name.upper()
@@ -461,7 +877,35 @@ def confusion_figure(before, after, class_names: Sequence[str], titles: tuple[st
     to 1), the numbers in the cells are counts (a 0 is left blank). Every cell is wide enough for its count, every
     text at least :data:`MIN_FONT_PT` points at the figure's natural size (:data:`FIGURE_WIDTH_IN` wide), and the
     colour bar sits below both matrices. With more than 10 classes (20NEWS) the rows and columns are numbered and a
-    key below the figure names the classes, so that the cells get the width."""
+    key below the figure names the classes, so that the cells get the width.
+
+    Parameters
+    ----------
+    before, after : array-like of shape (n_classes, n_classes)
+        The non-regularized and the regularized SCM's confusion counts on the same test documents.
+    class_names : sequence of str
+        The classes, in label order.
+    titles : (str, str)
+        The two matrices' titles.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two heat maps and a colour bar (and, with more than 10 classes, a key).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> before = np.array([[8, 2, 0], [3, 5, 2], [0, 1, 9]])  # counts[true, predicted], non-regularized
+    >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])  # regularized, the same test documents
+    >>> names = ["comp.graphics", "comp.os", "rec.autos"]
+    >>> figure = confusion_figure(before, after, names, ("non-regularized", "regularized"))
+    >>> [ax.get_title() for ax in figure.axes[:2]], [t.get_text() for t in figure.axes[0].texts][:3]
+    (['non-regularized', 'regularized'], ['8', '2', ''])
+    >>> plt.close(figure)
+    """
     import matplotlib.pyplot as plt
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
@@ -499,7 +943,35 @@ def confusion_figure(before, after, class_names: Sequence[str], titles: tuple[st
 
 def maps_figure_2d(coordinates: tuple[np.ndarray, np.ndarray], labels, class_names: Sequence[str],
                    titles: tuple[str, str]):
-    """Both methods' 2-D maps side by side, coloured by the true class, one legend below them."""
+    """Both methods' 2-D maps side by side, coloured by the true class, one legend below them.
+
+    Parameters
+    ----------
+    coordinates : (numpy.ndarray, numpy.ndarray)
+        Both methods' ``[n, 2]`` coordinates.
+    labels : array-like of int
+        The true classes.
+    class_names : sequence of str
+        The classes, in label order.
+    titles : (str, str)
+        The two maps' titles.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two scatters and one legend.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> points = np.array([[0, 0], [1, 1], [2, 0]])
+    >>> figure = maps_figure_2d((points, points), [0, 1, 1], ["crude", "grain"], ("non-regularized", "regularized"))
+    >>> len(figure.axes), [t.get_text() for t in figure.legends[0].get_texts()]
+    (2, ['crude', 'grain'])
+    >>> plt.close(figure)
+    """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
@@ -522,7 +994,30 @@ def maps_figure_2d(coordinates: tuple[np.ndarray, np.ndarray], labels, class_nam
 
 def absent_figure(name: str, reason: str | None = None):
     """A small placeholder for a figure this run leaves out (the page keeps its numbered figures): data set ``name``
-    is not among the run's, or ``reason`` says why it is left out."""
+    is not among the run's, or ``reason`` says why it is left out.
+
+    Parameters
+    ----------
+    name : str
+        The data set.
+    reason : str, optional
+        Why it is left out.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A figure with one line of text.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> figure = absent_figure("amazon")
+    >>> figure.axes[0].texts[0].get_text()
+    "AMAZON is not among this run's data sets"
+    >>> plt.close(figure)
+    """
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.6), dpi=FIGURE_DPI)  # an axes: IPython draws no empty figure
@@ -535,7 +1030,34 @@ def absent_figure(name: str, reason: str | None = None):
 def map_viewer_3d(views: Sequence[dict], snippet: int = 100, height: int = 600):
     """One interactive 3-D t-SNE viewer for many maps: a single plotly scene (one WebGL context) whose dropdown shows
     one map at a time. Each view is a dict with ``title``, ``coordinates`` [n, 3], ``labels``, ``class_names`` and
-    ``texts``; the first view is shown when the page opens, the others' traces are hidden until chosen."""
+    ``texts``; the first view is shown when the page opens, the others' traces are hidden until chosen.
+
+    Parameters
+    ----------
+    views : sequence of dict
+        The maps (see above).
+    snippet : int
+        Characters of each text shown on hover.
+    height : int
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        All maps' traces, the first map's visible, and a dropdown.
+
+    Raises
+    ------
+    ValueError
+        Without a view.
+
+    Examples
+    --------
+    >>> view = {"coordinates": np.zeros((3, 3)), "labels": [0, 1, 1], "class_names": ["x", "y"], "texts": ["a", "b", "c"]}
+    >>> figure = map_viewer_3d([dict(view, title="A"), dict(view, title="B")])
+    >>> [trace.visible for trace in figure.data], [button.label for button in figure.layout.updatemenus[0].buttons]
+    ([True, True, False, False], ['A', 'B'])
+    """
     import plotly.graph_objects as go
 
     if not views:
@@ -567,7 +1089,32 @@ def map_viewer_3d(views: Sequence[dict], snippet: int = 100, height: int = 600):
 
 def summary_row(name: str, before, after, class_names: Sequence[str], agreement: tuple[float, float]) -> dict:
     """One data set's line of the chapter's closing table: the non-regularized SCM's largest confusion and both
-    methods' counts of it, and both maps' neighbour agreement."""
+    methods' counts of it, and both maps' neighbour agreement.
+
+    Parameters
+    ----------
+    name : str
+        The data set.
+    before, after : array-like of shape (n_classes, n_classes)
+        The non-regularized and the regularized SCM's confusion counts on the same test documents.
+    class_names : sequence of str
+        The classes, in label order.
+    agreement : (float, float)
+        Both maps' :func:`map_neighbour_agreement`.
+
+    Returns
+    -------
+    dict
+        The closing table's columns.
+
+    Examples
+    --------
+    >>> before = np.array([[8, 2, 0], [3, 5, 2], [0, 1, 9]])  # counts[true, predicted], non-regularized
+    >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])  # regularized, the same test documents
+    >>> names = ["comp.graphics", "comp.os", "rec.autos"]
+    >>> summary_row("20news", before, after, names, (0.6, 0.7))
+    {'data set': '20NEWS', 'largest confusion': 'comp.os → comp.graphics', 'non-regularized': 3, 'regularized': 1, 'map agreement, non-regularized': 0.6, 'map agreement, regularized': 0.7}
+    """
     table = largest_confusions(before, after, class_names, top=1)
     row = {"data set": name.upper(), "largest confusion": None, "non-regularized": None, "regularized": None}
     if not table.empty:
@@ -580,7 +1127,26 @@ def summary_row(name: str, before, after, class_names: Sequence[str], agreement:
 
 def summary_markdown(rows: Sequence[dict]) -> str:
     """A sentence over the data sets of a run: on how many regularization reduces the largest confusion and on how
-    many its map separates the classes better."""
+    many its map separates the classes better.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        :func:`summary_row` of each data set.
+
+    Returns
+    -------
+    str
+        One sentence.
+
+    Examples
+    --------
+    >>> before = np.array([[8, 2, 0], [3, 5, 2], [0, 1, 9]])  # counts[true, predicted], non-regularized
+    >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])  # regularized, the same test documents
+    >>> names = ["comp.graphics", "comp.os", "rec.autos"]
+    >>> print(summary_markdown([summary_row("20news", before, after, names, (0.6, 0.5))]))
+    In this run (1 data set), the regularized SCM reduces the non-regularized SCM's largest confusion on 1 of the 1 data sets where there is one (20NEWS), and its 2-D map separates the classes better on 0 of 1 (none).
+    """
     with_errors = [r for r in rows if r["largest confusion"] is not None]
     reduced = [r["data set"] for r in with_errors if r["regularized"] < r["non-regularized"]]
     separated = [r["data set"] for r in rows if r["map agreement, regularized"] > r["map agreement, non-regularized"]]

@@ -43,11 +43,50 @@ EXPONENTS = (1.0, 2.0, 3.0, 4.0)
 
 
 class ExplorerError(ValueError):
-    """Input the explorer cannot show; the message says what is allowed."""
+    """Input the explorer cannot show; the message says what is allowed.
+
+    Parameters
+    ----------
+    message : str
+        What cannot be shown and what is allowed.
+
+    Examples
+    --------
+    >>> try:
+    ...     Explorer().chapter("huge")
+    ... except ExplorerError as error:
+    ...     print(error)
+    unknown profile 'huge'; allowed: smoke, paper
+    """
 
 
 @dataclass(frozen=True)
 class ExplorerSettings:
+    """What the explorer is asked to show: a profile, a data set, a test and a training document, and the parameters of S'.
+
+    Parameters
+    ----------
+    profile : {"smoke", "paper"}
+        Whose chapters' records to read.
+    dataset : str
+        A data set of :data:`regemb_utils.text.datasets.DATASETS`.
+    query, reference : int
+        A row of the test split and a row of the training split.
+    model : str
+        The embeddings (``"32-bit"`` or ``"1-bit"``).
+    nonzero_limit : int
+        C, the most non-zeros per column of S'.
+    threshold, exponent : float
+        t and o of S'.
+    symmetric, dominant, idf : bool
+        Sym, Dom and Idf of S'.
+
+    Examples
+    --------
+    >>> settings = ExplorerSettings(dataset="twitter", nonzero_limit=100)
+    >>> settings.profile, settings.dataset, settings.nonzero_limit, settings.threshold
+    ('smoke', 'twitter', 100, -1.0)
+    """
     profile: str = "smoke"
     dataset: str = "bbcsport"
     query: int = 0  # row of the test split
@@ -63,7 +102,42 @@ class ExplorerSettings:
 
 @dataclass
 class View:
-    """What the explorer shows for one :class:`ExplorerSettings`."""
+    """What the explorer shows for one :class:`ExplorerSettings`.
+
+    Parameters
+    ----------
+    settings : ExplorerSettings
+        What was asked for.
+    words : int
+        Dictionary words with an embedding (the columns of S' counted).
+    nonzeros_per_column : float
+        Mean non-zeros per column of S' over those words, the diagonal included.
+    off_diagonal : int
+        Stored pairs of distinct words.
+    query_text, query_class, reference_text, reference_class : str
+        The two documents and their classes.
+    scm, wmd : float
+        The two documents' SCM and WMD.
+    contributions : pandas.DataFrame
+        Query word, reference word, share of the SCM (largest \\|share\\| first).
+    flows : pandas.DataFrame
+        Query word, reference word, mass, distance, cost (largest cost first).
+    scm_neighbours, wmd_neighbours : pandas.DataFrame
+        The test document's nearest training documents under each measure.
+    references : int
+        Training documents searched.
+    seconds : float
+        How long the view took.
+
+    Examples
+    --------
+    >>> empty = pd.DataFrame()
+    >>> view = View(ExplorerSettings(), 120, 3.5, 290, "a goal", "sport", "the match", "sport", 0.42, 1.3,
+    ...             empty, empty, empty, empty, 50)
+    >>> html = render(view)
+    >>> '<span data-value="scm">0.4200</span>' in html, view.settings.dataset
+    (True, 'bbcsport')
+    """
 
     settings: ExplorerSettings
     words: int  # dictionary words with an embedding (the columns counted)
@@ -84,7 +158,32 @@ class View:
 
 
 class Explorer:
-    """Loads each profile's inputs once (lazily) and keeps the last few S' it built."""
+    """Loads each profile's inputs once (lazily) and keeps the last few S' it built.
+
+    Parameters
+    ----------
+    cache : ArtifactCache, optional
+        Where the chapters' records are; by default the default cache.
+    keep : int
+        How many matrices S' it keeps.
+
+    Attributes
+    ----------
+    cache : ArtifactCache
+        As given.
+    keep : int
+        As given.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     try:
+    ...         Explorer(ArtifactCache(folder)).datasets("smoke")
+    ...     except ExplorerError as error:
+    ...         print(str(error).split(":")[0].replace(folder, "<folder>"))
+    the smoke profile was never built in <folder>
+    """
 
     def __init__(self, cache=None, keep: int = 8):
 
@@ -264,7 +363,27 @@ def _table(frame: pd.DataFrame, formats: Mapping[str, str], name: str) -> str:
 
 
 def render(view: View) -> str:
-    """The view as HTML; every number that a test reads has a ``data-value`` attribute."""
+    """The view as HTML; every number that a test reads has a ``data-value`` attribute.
+
+    Parameters
+    ----------
+    view : View
+        What to show.
+
+    Returns
+    -------
+    str
+        An HTML ``<div id="explorer-view">``.
+
+    Examples
+    --------
+    >>> empty = pd.DataFrame()
+    >>> view = View(ExplorerSettings(), 1200, 3.25, 2900, "a goal", "sport", "the match", "sport", 0.5, 1.25,
+    ...             empty, empty, empty, empty, 50)
+    >>> html = render(view)
+    >>> html.startswith('<div id="explorer-view">'), "3.250" in html, "1,200" in html
+    (True, True, True)
+    """
     s = view.settings
     options = ", ".join(name for name, on in (("Sym", s.symmetric), ("Dom", s.dominant), ("Idf", s.idf)) if on)
     matrix = (f"<p><b>S′</b> ({s.model} embeddings, C = {s.nonzero_limit}, t = {s.threshold:g}, o = {s.exponent:g}"
@@ -294,6 +413,23 @@ def render(view: View) -> str:
 
 
 def render_error(error: Exception) -> str:
+    """The error as the explorer's view: its message in a paragraph that a test can find.
+
+    Parameters
+    ----------
+    error : Exception
+        What went wrong (usually an :class:`ExplorerError`).
+
+    Returns
+    -------
+    str
+        An HTML ``<div id="explorer-view">``, the message escaped.
+
+    Examples
+    --------
+    >>> render_error(ExplorerError("query 7 > 5"))
+    '<div id="explorer-view"><p class="explorer-error" data-value="error">query 7 &gt; 5</p></div>'
+    """
     return f'<div id="explorer-view"><p class="explorer-error" data-value="error">{html.escape(str(error))}</p></div>'
 
 
@@ -305,7 +441,28 @@ STYLE = ("<style>.explorer-row{display:flex;gap:1.5em;flex-wrap:wrap}.explorer-t
 # -- the app ---------------------------------------------------------------------------------------------------------
 
 def app(profile: str = "smoke", explorer: Explorer | None = None):
-    """The ipywidgets app: controls on top, the view below, recomputed on every change."""
+    """The ipywidgets app: controls on top, the view below, recomputed on every change.
+
+    Parameters
+    ----------
+    profile : {"smoke", "paper"}
+        The profile shown first.
+    explorer : Explorer, optional
+        The explorer to use; by default one on the default cache.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The controls and the view (the view shows an error message when the profile was never built).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     ui = app("smoke", Explorer(ArtifactCache(folder)))
+    >>> type(ui).__name__, "never built" in ui.children[-1].value
+    ('VBox', True)
+    """
     import ipywidgets as w
 
 

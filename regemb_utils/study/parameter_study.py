@@ -20,7 +20,38 @@ ORTHOGONALIZED = ("soft_vsm_ortho", "soft_vsm_quantized_ortho")
 
 def validation_grid(results: Mapping[tuple[str, str], object], methods: Sequence[str] = ORTHOGONALIZED):
     """``(grid, selected)``: the lowest validation error (%) at every (data set, method, C, t, o), over the other
-    parameters (Sym, Dom, Idf, slope and k), and the selected point of each (data set, method) with its error."""
+    parameters (Sym, Dom, Idf, slope and k), and the selected point of each (data set, method) with its error.
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+    methods : sequence of str
+        The methods shown.
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame)
+        The grid (columns C, t, o, error, dataset, method) and the selected points.
+
+    Raises
+    ------
+    ValueError
+        When a validation table lacks a column or the selected point, or no method has a grid.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> validation = pd.DataFrame({"nonzero_limit": [100, 100, 200, 200], "threshold": [-1.0, 0.0, -1.0, -1.0],
+    ...                            "exponent": [1.0] * 4, "idf": [True, True, True, False], "error": [0.2, 0.3, 0.1, 0.15]})
+    >>> result = SimpleNamespace(validation=validation,  # a MethodResult's validation table and chosen point
+    ...                          params={"nonzero_limit": 200, "threshold": -1.0, "exponent": 1.0, "idf": True, "k": 3})
+    >>> grid, selected = validation_grid({("bbcsport", "soft_vsm_ortho"): result})
+    >>> grid[["nonzero_limit", "threshold", "error"]].values.tolist()  # the best over Idf at each (C, t, o)
+    [[100.0, -1.0, 20.0], [100.0, 0.0, 30.0], [200.0, -1.0, 10.0]]
+    >>> selected[["nonzero_limit", "error"]].values.tolist()
+    [[200.0, 10.0]]
+    """
     rows, chosen = [], []
     ordered = [(d, m) for d in dict.fromkeys(d for d, _ in results) for m in methods if (d, m) in results]
     for dataset, method in ordered:
@@ -48,7 +79,34 @@ def validation_grid(results: Mapping[tuple[str, str], object], methods: Sequence
 def parameter_study_figure(grid: pd.DataFrame, selected: pd.DataFrame, labels: Mapping[str, str] | None = None,
                            height: int = 470):
     """Plotly figure: a dropdown of (data set, method); one panel per exponent o with the validation error (%)
-    against C (log axis), a line per threshold t, and the selected point as a star in its panel."""
+    against C (log axis), a line per threshold t, and the selected point as a star in its panel.
+
+    Parameters
+    ----------
+    grid, selected : pandas.DataFrame
+        :func:`validation_grid`.
+    labels : mapping, optional
+        Method → its label on the menu.
+    height : int
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One line per threshold in each exponent's panel, a star for the selected point, and a dropdown.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> validation = pd.DataFrame({"nonzero_limit": [100, 100, 200, 200], "threshold": [-1.0, 0.0, -1.0, -1.0],
+    ...                            "exponent": [1.0] * 4, "idf": [True, True, True, False], "error": [0.2, 0.3, 0.1, 0.15]})
+    >>> result = SimpleNamespace(validation=validation,  # a MethodResult's validation table and chosen point
+    ...                          params={"nonzero_limit": 200, "threshold": -1.0, "exponent": 1.0, "idf": True, "k": 3})
+    >>> grid, selected = validation_grid({("bbcsport", "soft_vsm_ortho"): result})
+    >>> figure = parameter_study_figure(grid, selected, {"soft_vsm_ortho": "Soft VSM (ortho.)"})
+    >>> [trace.name for trace in figure.data], [button.label for button in figure.layout.updatemenus[0].buttons]
+    (['t = -1', 't = 0', 'selected'], ['BBCSPORT, Soft VSM (ortho.)'])
+    """
     import plotly.graph_objects as go
     from plotly.colors import qualitative
     from plotly.subplots import make_subplots

@@ -27,11 +27,44 @@ INHERITED = "inherited"  # a default that the pipeline takes from the previous c
 
 
 class ParameterError(ValueError):
-    """A chapter parameter has an unknown name or a value outside what is allowed."""
+    """A chapter parameter has an unknown name or a value outside what is allowed.
+
+    Parameters
+    ----------
+    message : str
+        The parameter, the value given and what is allowed.
+
+    Examples
+    --------
+    >>> try:
+    ...     chapter_parameters("01_preprocessing", "smoke", max_documents=0)
+    ... except ParameterError as error:
+    ...     print(error)
+    max_documents=0 is not allowed; max_documents must be a positive integer (documents kept from the start of each split) or "all"
+    """
 
 
 @dataclass(frozen=True)
 class Parameter:
+    """One chapter parameter: its name, its default in each profile, what is allowed (in words) and its check.
+
+    Parameters
+    ----------
+    name : str
+        The papermill parameter's name.
+    defaults : dict
+        Profile (``"smoke"``, ``"paper"``) → default value (:data:`INHERITED` for one taken from the chapter before).
+    allowed : str
+        What a reader may pass, in words (quoted by :class:`ParameterError`).
+    check : callable
+        Value → the normalized value; raises :class:`ValueError` for one that is not allowed.
+
+    Examples
+    --------
+    >>> epochs = Parameter("epochs", {"smoke": 1, "paper": 10}, "a positive integer", int)
+    >>> epochs.defaults["paper"], epochs.check("3")
+    (10, 3)
+    """
     name: str
     defaults: dict[str, Any]  # profile -> value
     allowed: str  # what a reader may pass, in words
@@ -359,7 +392,19 @@ CHAPTERS: dict[str, tuple[Parameter, ...]] = {
 
 
 class ChapterParameters(Mapping):
-    """A read-only mapping of parameter values that also allows ``params.name``."""
+    """A read-only mapping of parameter values that also allows ``params.name``.
+
+    Parameters
+    ----------
+    values : dict
+        Parameter name → validated value (``profile`` included).
+
+    Examples
+    --------
+    >>> params = ChapterParameters({"profile": "smoke", "max_documents": 120})
+    >>> params.max_documents, params["profile"], len(params)
+    (120, 'smoke', 2)
+    """
 
     def __init__(self, values: dict[str, Any]):
         self._values = dict(values)
@@ -394,7 +439,36 @@ def _parsed(value: Any) -> Any:
 
 
 def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> ChapterParameters:
-    """Validate a chapter's parameters; ``None`` means the profile's default."""
+    """Validate a chapter's parameters; ``None`` means the profile's default.
+
+    Parameters
+    ----------
+    chapter : str
+        A chapter of :data:`CHAPTERS`, e.g. ``"01_preprocessing"``.
+    profile : {"paper", "smoke"}
+        Whose defaults fill the parameters not given.
+    **given : object
+        The chapter's parameters; None (or absent) means the profile's default. Lists and mappings may come as JSON
+        strings.
+
+    Returns
+    -------
+    ChapterParameters
+        Every parameter of the chapter, validated and normalized, with ``profile``.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown chapter, profile or parameter, or a value that is not allowed; the message says what is.
+
+    Examples
+    --------
+    >>> params = chapter_parameters("01_preprocessing", "smoke", datasets='["twitter", "bbcsport"]')
+    >>> params.datasets, params.max_documents, params.corpus_articles
+    (('bbcsport', 'twitter'), 120, 200)
+    >>> chapter_parameters("01_preprocessing", "paper").max_documents is None
+    True
+    """
     if chapter not in CHAPTERS:
         raise ParameterError(f"unknown chapter {chapter!r}; allowed: {', '.join(CHAPTERS)}")
     if profile not in PROFILES:

@@ -60,7 +60,23 @@ MIN_VOCABULARY = 50  # words with an embedding that chapters 2-5 need at least (
 
 
 class PipelineError(RuntimeError):
-    """A chapter cannot start: an earlier chapter's record is missing or does not provide what it needs."""
+    """A chapter cannot start: an earlier chapter's record is missing or does not provide what it needs.
+
+    Parameters
+    ----------
+    message : str
+        What is missing and which chapter to run first.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     try:
+    ...         start_chapter("02_training", {"profile": "smoke"}, ArtifactCache(folder))
+    ...     except PipelineError as error:
+    ...         print(type(error).__name__, "record" in str(error))
+    PipelineError True
+    """
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -68,7 +84,19 @@ class PipelineError(RuntimeError):
 
 
 def code_version() -> dict[str, Any]:
-    """The package version, a hash of the package's source files and, in a git checkout, the commit."""
+    """The package version, a hash of the package's source files and, in a git checkout, the commit.
+
+    Returns
+    -------
+    dict
+        ``{"package": version, "code": 16 hexadecimal digits, "git": commit or None}``.
+
+    Examples
+    --------
+    >>> version = code_version()
+    >>> sorted(version), len(version["code"])
+    (['code', 'git', 'package'], 16)
+    """
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parents[1]
     for path in sorted(package.rglob("*.py")):
@@ -100,7 +128,23 @@ def _assigned_names(source: str) -> set[str]:
 def given_parameters(namespace: dict[str, Any]) -> dict[str, Any]:
     """The parameters a notebook's namespace sets: every name assigned at the top level of its Parameters cell (the
     last executed cell that assigns ``profile``) and of papermill's injected cell (``# Parameters``), with its value.
-    Outside IPython (no cell history) every non-private, non-callable name counts."""
+    Outside IPython (no cell history) every non-private, non-callable name counts.
+
+    Parameters
+    ----------
+    namespace : dict
+        A notebook's global namespace (``globals()``).
+
+    Returns
+    -------
+    dict
+        Parameter name → value, sorted by name.
+
+    Examples
+    --------
+    >>> given_parameters({"profile": "smoke", "datasets": ["twitter"], "_hidden": 1, "show": print})
+    {'datasets': ['twitter'], 'profile': 'smoke'}
+    """
     history = namespace.get("In")
     if isinstance(history, list) and len(history) > 1:
         names: set[str] = set()
@@ -121,7 +165,41 @@ def given_parameters(namespace: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Record:
-    """What one run of a chapter ran with and produced."""
+    """What one run of a chapter ran with and produced.
+
+    Parameters
+    ----------
+    id : str
+        The record's id (start time and a random suffix).
+    chapter, profile : str
+        The chapter and the profile it ran with.
+    parameters : dict
+        The parameters it ran with (JSON values).
+    previous : str or None
+        The id of the previous chapter's record it built on.
+    artifacts : list of dict
+        The artifacts it read or wrote (:data:`regemb_utils.study.cache.ACCESSED`).
+    versions : dict
+        :func:`code_version` of the run.
+    started, finished : str
+        ISO 8601 times (UTC).
+    seconds : float
+        Its duration.
+    written : int
+        Bytes of the artifacts it computed and wrote.
+    path : pathlib.Path
+        The record's directory.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     cache = ArtifactCache(folder)
+    ...     _ = start_chapter("01_preprocessing", {"profile": "smoke"}, cache).finish(documents=120)
+    ...     record = records("01_preprocessing", "smoke", cache)[-1]
+    ...     print(record.chapter, record.values, record.parameter("max_documents"))
+    01_preprocessing {'documents': 120} 120
+    """
 
     id: str
     chapter: str
@@ -186,7 +264,37 @@ def _load_values(path: Path) -> dict[str, Any]:
 
 def records(chapter: str, profile: str, cache: ArtifactCache | None = None) -> list[Record]:
     """Every complete record of ``chapter`` for ``profile``, oldest first (staging directories of records being
-    written, whose names start with a dot, are never read)."""
+    written, whose names start with a dot, are never read).
+
+    Parameters
+    ----------
+    chapter : str
+        A chapter of :data:`regemb_utils.study.params.CHAPTERS`.
+    profile : str
+        The profile its runs used.
+    cache : ArtifactCache, optional
+        Where the records live; by default the default cache.
+
+    Returns
+    -------
+    list of Record
+        Oldest first; empty when the chapter never ran with this profile.
+
+    Raises
+    ------
+    PipelineError
+        When the records' directory cannot be listed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     cache = ArtifactCache(folder)
+    ...     before = records("01_preprocessing", "smoke", cache)
+    ...     _ = start_chapter("01_preprocessing", {"profile": "smoke"}, cache).finish()
+    ...     print(len(before), len(records("01_preprocessing", "smoke", cache)))
+    0 1
+    """
     cache = cache or ArtifactCache()
     directory = _records_dir(cache, profile, chapter)
     for level in (directory, *directory.parents):
@@ -217,7 +325,32 @@ MIN_FREE = 64 * 2**20  # bytes a chapter needs free in the cache at least (its r
 def expected_bytes(chapter: str, params: ChapterParameters, cache: ArtifactCache) -> int:
     """What a run of ``chapter`` will write into the cache, as far as it can be told before it runs: nothing new
     (beyond :data:`MIN_FREE`) when the latest run had the same parameters and its artifacts are all still there,
-    else as much as the latest run of the chapter with this profile wrote."""
+    else as much as the latest run of the chapter with this profile wrote.
+
+    Parameters
+    ----------
+    chapter : str
+        A chapter of :data:`regemb_utils.study.params.CHAPTERS`.
+    params : ChapterParameters
+        The parameters the run will use.
+    cache : ArtifactCache
+        The cache it will write into.
+
+    Returns
+    -------
+    int
+        Bytes, at least :data:`MIN_FREE`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     cache = ArtifactCache(folder)
+    ...     chapter = start_chapter("01_preprocessing", {"profile": "smoke"}, cache)
+    ...     _ = chapter.finish()
+    ...     print(expected_bytes("01_preprocessing", chapter.params, cache) == MIN_FREE)
+    True
+    """
     found = records(chapter, params.profile, cache)
     if not found:
         return MIN_FREE
@@ -274,7 +407,35 @@ def _jsonable(value: Any) -> Any:
 
 
 class Chapter:
-    """One run of a chapter: its parameters, the records it builds on, and its inputs."""
+    """One run of a chapter: its parameters, the records it builds on, and its inputs.
+
+    Parameters
+    ----------
+    name : str
+        The chapter, e.g. ``"04_scm_vs_wmd"``.
+    params : ChapterParameters
+        Its validated parameters (inherited ones filled in).
+    lineage : dict
+        Chapter → the :class:`Record` of an earlier chapter this run builds on.
+    cache : ArtifactCache
+        The artifact cache.
+
+    Attributes
+    ----------
+    name, params, lineage, cache
+        As given.
+    started : datetime.datetime
+        When the run started (UTC).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     chapter = start_chapter("01_preprocessing", {"profile": "smoke", "max_documents": 50}, ArtifactCache(folder))
+    ...     record = chapter.finish(kept=50)
+    ...     print(chapter.profile, chapter.params.max_documents, record.values)
+    smoke 50 {'kept': 50}
+    """
 
     def __init__(self, name: str, params: ChapterParameters, lineage: dict[str, Record], cache: ArtifactCache):
         self.name, self.params, self.lineage, self.cache = name, params, lineage, cache
@@ -408,7 +569,24 @@ def run_classification(chapter: Chapter, *, seed: int = BOOK_SEED, methods=None,
 
     The dictionary and the data sets are chapter 1's, the embeddings chapter 2's; methods run one after the other and,
     inside each, the grid points (or WMD batches) run in parallel where ``params.scheduler`` says. Every result comes
-    from the artifact cache when its inputs (by content) and settings are there."""
+    from the artifact cache when its inputs (by content) and settings are there.
+
+    Parameters
+    ----------
+    chapter : Chapter
+        Chapter 4's run (its parameters and the records of chapters 1 and 2).
+    seed : int
+        The training seed of the models: the book's, or one of chapter 2's ``other_seeds``.
+    methods : sequence of str, optional
+        The methods to run (default: ``chapter.params.methods``).
+    progress : bool
+        Whether to show progress bars.
+
+    Returns
+    -------
+    dict
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult`.
+    """
     params = chapter.params
     methods = params.methods if methods is None else methods
     dictionary, documents = chapter.documents(params.datasets, params.max_documents)
@@ -426,7 +604,21 @@ def run_classification(chapter: Chapter, *, seed: int = BOOK_SEED, methods=None,
 
 def run_seed_classification(chapter: Chapter, *, progress: bool = True) -> dict[int, dict]:
     """Chapter 4's protocol for the :data:`regemb_utils.study.seeds.SEEDED_METHODS` that ``chapter.params`` runs, once
-    per seed of chapter 2's ``other_seeds``: ``{seed: {(data set, method): MethodResult}}`` (empty when either is)."""
+    per seed of chapter 2's ``other_seeds`` (:func:`run_classification` with that seed's 32-bit model).
+
+    Parameters
+    ----------
+    chapter : Chapter
+        Chapter 4's run (its parameters and the records of chapters 1 and 2).
+    progress : bool
+        Whether to show progress bars.
+
+    Returns
+    -------
+    dict
+        ``{seed: {(data set, method): MethodResult}}``; empty when chapter 2 trained no other seed or chapter 4 runs
+        neither seeded method.
+    """
     methods = [m for m in SEEDED_METHODS if m in chapter.params.methods]
     seeds = chapter.record("02_training").parameter("other_seeds") if methods else ()
     return {seed: run_classification(chapter, seed=seed, methods=methods, progress=progress) for seed in seeds}
@@ -506,7 +698,39 @@ def _inherit(name: str, values: dict[str, Any], given: dict[str, Any], lineage: 
 
 
 def start_chapter(name: str, namespace: dict[str, Any], cache: ArtifactCache | None = None) -> Chapter:
-    """Check the chapter's parameters, the cache and its inputs before any computation; see the module docstring."""
+    """Check the chapter's parameters, the cache and its inputs before any computation; see the module docstring.
+
+    Parameters
+    ----------
+    name : str
+        The chapter, e.g. ``"01_preprocessing"``.
+    namespace : dict
+        The notebook's global namespace (``globals()``), whose parameters :func:`given_parameters` reads.
+    cache : ArtifactCache, optional
+        The artifact cache; by default the default cache.
+
+    Returns
+    -------
+    Chapter
+        The run, with its parameters validated and its inputs found.
+
+    Raises
+    ------
+    ParameterError
+        For a parameter that is not allowed.
+    PipelineError
+        When an earlier chapter's record is missing.
+    CacheError
+        When the cache cannot be written or has too little free space.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     chapter = start_chapter("01_preprocessing", {"profile": "smoke", "datasets": ["twitter"]}, ArtifactCache(folder))
+    >>> chapter.name, chapter.params.datasets, chapter.lineage
+    ('01_preprocessing', ('twitter',), {})
+    """
     given = given_parameters(namespace)
     profile = given.pop("profile", "paper")
     params = chapter_parameters(name, profile, **given)  # unknown names and bad values stop here

@@ -24,7 +24,39 @@ def place_labels(ax, xy, labels, fontsize: float, pad: float = 1.0) -> list:
 
     The placement is measured in the figure's pixels: the figure is drawn first (so that a layout engine has placed
     the axes) and its layout engine is then switched off, so that the axes, and with them the labels, stay where they
-    were measured."""
+    were measured.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes with the points.
+    xy : array-like of shape (n, 2)
+        The points, in data coordinates.
+    labels : sequence of str
+        One label per point.
+    fontsize : float
+        The labels' font size in points.
+    pad : float
+        Pixels kept free around each label.
+
+    Returns
+    -------
+    list of matplotlib.text.Annotation
+        The labels, in the order of the points.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> figure, ax = plt.subplots(figsize=(3, 3))
+    >>> _ = ax.scatter([0, 0.01, 1], [0, 0, 1])
+    >>> texts = place_labels(ax, [(0, 0), (0.01, 0), (1, 1)], ["a", "b", "c"], fontsize=9)
+    >>> boxes = [t.get_window_extent() for t in texts]
+    >>> [t.get_text() for t in texts], bool(boxes[0].overlaps(boxes[1]))
+    (['a', 'b', 'c'], False)
+    >>> plt.close(figure)
+    """
     figure = ax.figure
     figure.canvas.draw()
     figure.set_layout_engine("none")

@@ -28,7 +28,33 @@ def dataset_statistics(datasets: dict[str, Dataset], tokenizer: str = "paper", d
 
     With a ``dictionary``, E[p] is also counted over the words of the corpus dictionary (what the paper's code kept:
     ``"E[p] in corpus dictionary"``) and over the words that occur at least ``min_count`` times in the corpus, the
-    words that get an embedding (what the paper's text says it kept: ``"E[p] with an embedding"``)."""
+    words that get an embedding (what the paper's text says it kept: ``"E[p] with an embedding"``).
+
+    Parameters
+    ----------
+    datasets : dict
+        Data set name → :class:`regemb_utils.text.datasets.Dataset`.
+    tokenizer : str
+        A tokenizer of :data:`regemb_utils.text.tokenization.TOKENIZERS`.
+    dictionary : gensim.corpora.Dictionary, optional
+        The corpus dictionary; with it, E[p] is also counted over its words and over its frequent words.
+    min_count : int
+        How often a word must occur in the corpus to get an embedding.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by data set; column groups ``ours`` (train + validation, test, E[p], classes, and the E[p] columns of
+        the dictionary) and ``paper`` (Table 1).
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> toy = {"bbcsport": dataset_from_texts("bbcsport", ["the cat sat", "a dog ran", "the goal", "a match", "my cat"] * 3,
+    ...                                       ["pets", "pets", "sport", "sport", "pets"] * 3, test_size=5)}
+    >>> dataset_statistics(toy)["ours"].loc["bbcsport"].to_dict()
+    {'train': 10.0, 'test': 5.0, 'E[p]': 2.4, 'classes': 2.0}
+    """
     vocabularies = {"E[p]": None}
     if dictionary is not None:
         vocabularies["E[p] in corpus dictionary"] = dictionary.token2id
@@ -47,7 +73,27 @@ def dataset_statistics(datasets: dict[str, Dataset], tokenizer: str = "paper", d
 
 
 def class_distribution(datasets: dict[str, Dataset]) -> pd.DataFrame:
-    """One row per (data set, split, class): the number of documents."""
+    """One row per (data set, split, class): the number of documents.
+
+    Parameters
+    ----------
+    datasets : dict
+        Data set name → :class:`regemb_utils.text.datasets.Dataset`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns dataset, split, class, documents.
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> toy = {"bbcsport": dataset_from_texts("bbcsport", ["the cat sat", "a dog ran", "the goal", "a match", "my cat"] * 3,
+    ...                                       ["pets", "pets", "sport", "sport", "pets"] * 3, test_size=5)}
+    >>> classes = class_distribution(toy)
+    >>> classes[classes.split == "test"][["class", "documents"]].values.tolist()
+    [['pets', 4], ['sport', 1]]
+    """
     rows = []
     for name, d in datasets.items():
         for split_name in ("train", "validation", "test"):
@@ -62,7 +108,27 @@ def table_1_comparison(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`dataset_statistics`' table for reading: one row per data set, our sizes, classes and E[p] beside the
     paper's Table 1. Sizes are "train / test" text and classes a number, each with the paper's value in parentheses
     where it differs; E[p] is counted over all words, over the corpus dictionary's words and over the words with an
-    embedding (where the table has them), beside the paper's."""
+    embedding (where the table has them), beside the paper's.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`dataset_statistics`' table (columns ``ours`` and ``paper``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per data set (upper case), the sizes and classes as text, the E[p] columns as numbers.
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> toy = {"bbcsport": dataset_from_texts("bbcsport", ["the cat sat", "a dog ran", "the goal", "a match", "my cat"] * 3,
+    ...                                       ["pets", "pets", "sport", "sport", "pets"] * 3, test_size=5)}
+    >>> row = table_1_comparison(dataset_statistics(toy)).loc["BBCSPORT"]
+    >>> row["train / test (paper's if different)"].replace("\\u00a0", " "), row["classes"], float(row["paper: E[p]"])
+    ('10 / 5 (paper: 517 / 220)', '2 (paper: 5)', 181.0)
+    """
     ours, paper = table["ours"], table["paper"]
 
     def sizes(train, test):
@@ -86,7 +152,26 @@ def table_1_comparison(table: pd.DataFrame) -> pd.DataFrame:
 def majority_class_error(datasets: dict[str, Dataset]) -> pd.DataFrame:
     """The test error of a classifier that always answers the largest class of the training split (the reference
     set of the kNN classifier; ties go to the lower class id), one row per data set: the class, its share of the
-    training split and the error on the test split (fractions)."""
+    training split and the error on the test split (fractions).
+
+    Parameters
+    ----------
+    datasets : dict
+        Data set name → :class:`regemb_utils.text.datasets.Dataset`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by data set: the largest class, its share of the training split, the test error.
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> toy = {"bbcsport": dataset_from_texts("bbcsport", ["the cat sat", "a dog ran", "the goal", "a match", "my cat"] * 3,
+    ...                                       ["pets", "pets", "sport", "sport", "pets"] * 3, test_size=5)}
+    >>> majority_class_error(toy).loc["bbcsport"].to_dict()
+    {'largest class': 'pets', 'share of training split': 0.5, 'test error': 0.2}
+    """
     rows = []
     for name, d in datasets.items():
         train = np.bincount(d.train.labels, minlength=len(d.class_names))
@@ -100,7 +185,27 @@ def majority_class_error(datasets: dict[str, Dataset]) -> pd.DataFrame:
 
 def majority_class_table(majority: pd.DataFrame) -> pd.DataFrame:
     """:func:`majority_class_error` for reading, beside the lowest and the highest test error of the paper's seven
-    methods on each data set ("paper: ...", from its Figure 8), as fractions."""
+    methods on each data set ("paper: ...", from its Figure 8), as fractions.
+
+    Parameters
+    ----------
+    majority : pandas.DataFrame
+        :func:`majority_class_error`'s table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by data set (upper case), with the paper's lowest and highest test errors.
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> toy = {"bbcsport": dataset_from_texts("bbcsport", ["the cat sat", "a dog ran", "the goal", "a match", "my cat"] * 3,
+    ...                                       ["pets", "pets", "sport", "sport", "pets"] * 3, test_size=5)}
+    >>> row = majority_class_table(majority_class_error(toy)).loc["BBCSPORT"]
+    >>> float(row["majority-class test error"]), float(row["paper: lowest test error"]), float(row["paper: highest test error"])
+    (0.2, 0.0227, 0.23)
+    """
     shown = majority.rename(columns={"share of training split": "share of the training split",
                                      "test error": "majority-class test error"})
     errors = {d: [v.value for (_, dataset), v in TEST_ERRORS.items() if dataset == d] for d in majority.index}
@@ -112,7 +217,26 @@ def majority_class_table(majority: pd.DataFrame) -> pd.DataFrame:
 
 def e_p_gaps(table: pd.DataFrame) -> pd.Series:
     """How far each of our E[p] columns of :func:`dataset_statistics`' table is from the paper's Table 1: the mean
-    absolute difference over the data sets whose documents are the paper's (all data sets if none is)."""
+    absolute difference over the data sets whose documents are the paper's (all data sets if none is).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`dataset_statistics`' table (columns ``ours`` and ``paper``).
+
+    Returns
+    -------
+    pandas.Series
+        E[p] column → mean absolute difference from the paper's E[p].
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> toy = {"bbcsport": dataset_from_texts("bbcsport", ["the cat sat", "a dog ran", "the goal", "a match", "my cat"] * 3,
+    ...                                       ["pets", "pets", "sport", "sport", "pets"] * 3, test_size=5)}
+    >>> e_p_gaps(dataset_statistics(toy)).to_dict()  # 181.0 - 2.4
+    {'E[p]': 178.6}
+    """
     ours, paper = table["ours"], table["paper"]
     same = [d for d in table.index if d not in DIFFERENT_DATA] or list(table.index)
     columns = [c for c in ("E[p]", "E[p] in corpus dictionary", "E[p] with an embedding") if c in ours]
@@ -126,7 +250,32 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
     """:func:`class_distribution` as a plotly figure: one panel per data set, one above the other, each as tall as
     its number of classes (``bar_px`` pixels per class), with the classes in their label order, stacked bars for the
     train, validation and test splits and no text smaller than 12 px (9 pt); with ``majority``
-    (:func:`majority_class_error`), each panel's title names the largest class and the majority-class test error."""
+    (:func:`majority_class_error`), each panel's title names the largest class and the majority-class test error.
+
+    Parameters
+    ----------
+    classes : pandas.DataFrame
+        :func:`class_distribution`'s table.
+    majority : pandas.DataFrame, optional
+        :func:`majority_class_error`'s table, for the panels' titles.
+    bar_px : int
+        Pixels per class.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One panel per data set, three stacked bar traces (train, validation, test) per panel.
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> toy = {"bbcsport": dataset_from_texts("bbcsport", ["the cat sat", "a dog ran", "the goal", "a match", "my cat"] * 3,
+    ...                                       ["pets", "pets", "sport", "sport", "pets"] * 3, test_size=5)}
+    >>> toy["twitter"] = toy["bbcsport"]
+    >>> figure = class_distribution_figure(class_distribution(toy), majority_class_error(toy))
+    >>> len(figure.data), figure.layout.annotations[0].text
+    (6, '<b>BBCSPORT</b>: always answering “pets”: 20.0\\xa0% test error')
+    """
     from plotly.subplots import make_subplots
     import plotly.graph_objects as go
 
@@ -168,7 +317,26 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
 
 def table_1_summary(table: pd.DataFrame) -> str:
     """One line per data set of :func:`dataset_statistics`' table, in Markdown: our sizes and E[p] beside the
-    paper's Table 1, and why they differ where our documents are not the paper's."""
+    paper's Table 1, and why they differ where our documents are not the paper's.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`dataset_statistics`' table (columns ``ours`` and ``paper``).
+
+    Returns
+    -------
+    str
+        Markdown, one list item per data set.
+
+    Examples
+    --------
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> toy = {"bbcsport": dataset_from_texts("bbcsport", ["the cat sat", "a dog ran", "the goal", "a match", "my cat"] * 3,
+    ...                                       ["pets", "pets", "sport", "sport", "pets"] * 3, test_size=5)}
+    >>> print(table_1_summary(dataset_statistics(toy)))
+    - **BBCSPORT**: 10 training and 5 test documents (the paper's Table 1: 517 and 220); $E[p]$ 2.4 over the corpus dictionary's words (Table 1: 181.0).
+    """
     lines = []
     for name, row in table.iterrows():
         ours, paper = row["ours"], row["paper"]

@@ -14,7 +14,29 @@ MODES = ("auto", "text")
 
 
 def mode() -> str:
-    """``"text"`` when ``REGEMB_PROGRESS=text`` (batch runs), otherwise ``"auto"``; any other value is an error."""
+    """``"text"`` when ``REGEMB_PROGRESS=text`` (batch runs), otherwise ``"auto"``; any other value is an error.
+
+    Returns
+    -------
+    str
+        ``"text"`` or ``"auto"``.
+
+    Raises
+    ------
+    ValueError
+        For another value of ``REGEMB_PROGRESS``.
+
+    Examples
+    --------
+    >>> import os
+    >>> saved = os.environ.pop(VARIABLE, None)
+    >>> mode()
+    'auto'
+    >>> os.environ[VARIABLE] = "TEXT"
+    >>> mode()
+    'text'
+    >>> _ = os.environ.pop(VARIABLE) if saved is None else os.environ.update({VARIABLE: saved})
+    """
     value = os.environ.get(VARIABLE, "").strip().lower() or "auto"
     if value not in MODES:
         raise ValueError(f"{VARIABLE}={os.environ[VARIABLE]!r}; expected one of {', '.join(MODES)} (or unset)")

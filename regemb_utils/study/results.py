@@ -32,7 +32,27 @@ NEEDS = {
 
 def left_out(what: str, methods: Sequence[str]) -> str | None:
     """None when chapter 4's ``methods`` allow the comparison ``what`` (a key of :data:`NEEDS`), else a sentence that
-    says that this run leaves it out and which methods it would need."""
+    says that this run leaves it out and which methods it would need.
+
+    Parameters
+    ----------
+    what : str
+        A comparison, a key of :data:`NEEDS`.
+    methods : sequence of str
+        The methods chapter 4 ran.
+
+    Returns
+    -------
+    str or None
+        None when the comparison can be made, else the sentence to show instead.
+
+    Examples
+    --------
+    >>> left_out("reduction", ["soft_vsm", "soft_vsm_ortho"]) is None
+    True
+    >>> left_out("reduction", ["bow"])
+    'This run leaves this out: it needs both 32-bit soft VSMs (soft_vsm and soft_vsm_ortho), and chapter 4 ran only bow.'
+    """
     words, every, some = NEEDS[what]
     if all(m in methods for m in every) and (not some or any(m in methods for m in some)):
         return None
@@ -50,7 +70,36 @@ def _ordered(results: Mapping[tuple[str, str], MethodResult]):
 
 def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: float = 0.95) -> pd.DataFrame:
     """Figure 8: test error (%) with its Agresti–Coull interval for every (data set, method), the paper's beside
-    (column ``paper``, only when some row is one of the paper's data sets)."""
+    (column ``paper``, only when some row is one of the paper's data sets).
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+    confidence : float
+        The intervals' confidence level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (data set, method): k, test documents, errors, error, lower, upper (%) and ``paper``.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, **params):  # a method that errs on the first ``wrong`` of 10 test documents
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=0.5)])
+    >>> results = {("bbcsport", m): result(m, wrong)
+    ...            for m, wrong in [("bow", 4), ("soft_vsm", 2), ("soft_vsm_ortho", 1), ("wmd", 3)]}
+    >>> table = error_table(results)
+    >>> table[["method", "errors", "error", "paper"]].values.tolist()
+    [['bow', 4, 40.0, 23.0], ['soft_vsm', 2, 20.0, 21.82], ['wmd', 3, 30.0, 9.1], ['soft_vsm_ortho', 1, 10.0, 2.3]]
+    >>> print(round(table["lower"][0], 2), round(table["upper"][0], 2))
+    16.71 68.84
+    """
     rows = []
     for dataset, method in _ordered(results):
         r = results[dataset, method]
@@ -66,7 +115,36 @@ def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: flo
 def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:
     """Figure 10: mean test error over the data sets relative to BoW's (a ratio of means, %), the paper's beside.
 
-    Only the data sets on which BoW and every listed method ran are averaged."""
+    Only the data sets on which BoW and every listed method ran are averaged.
+
+    Parameters
+    ----------
+    errors : pandas.DataFrame
+        :func:`error_table`'s table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method: its relative error (%), the paper's, and the number of data sets averaged.
+
+    Raises
+    ------
+    ValueError
+        Without BoW.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, **params):  # a method that errs on the first ``wrong`` of 10 test documents
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=0.5)])
+    >>> results = {("bbcsport", m): result(m, wrong)
+    ...            for m, wrong in [("bow", 4), ("soft_vsm", 2), ("soft_vsm_ortho", 1), ("wmd", 3)]}
+    >>> relative_error_table(error_table(results))[["method", "relative error"]].values.tolist()
+    [['bow', 100.0], ['soft_vsm', 50.0], ['wmd', 75.0], ['soft_vsm_ortho', 25.0]]
+    """
     wide = errors.pivot(index="dataset", columns="method", values="error")
     if "bow" not in wide:
         raise ValueError("the relative error needs the BoW baseline")
@@ -88,6 +166,30 @@ def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame
       code computed every WMD). For the WMD only the pairs whose EMD was solved count, and the seconds include the
       bounds; every other method evaluates every pair, so both rates agree.
     * ``"exact rate by data set"``: the exact-evaluation rate of each data set, ``{data set: rate}`` (its spread).
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method: runs, pairs, seconds, both rates, the share solved exactly, the paper's speed and the rate by
+        data set.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, **params):  # a method that errs on the first ``wrong`` of 10 test documents
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=0.5)])
+    >>> results = {("bbcsport", m): result(m, wrong)
+    ...            for m, wrong in [("bow", 4), ("soft_vsm", 2), ("soft_vsm_ortho", 1), ("wmd", 3)]}
+    >>> print(*speed_table(results).loc[0, ["method", "pairs", "seconds", "pairs per second per core"]])
+    bow 100 0.5 200.0
     """
     rows = []
     for method in [m for m in METHODS if any(k[1] == m for k in results)]:
@@ -121,7 +223,47 @@ def error_reduction(results: Mapping[tuple[str, str], MethodResult], regularized
     answer prefixes of one seeded order, chapter 4). Each resample draws every data set's queries with replacement,
     the same draw for both methods, so the interval reflects the test sets' sampling error, paired. Returns
     ``reduction``, ``lower``, ``upper``, ``datasets`` and ``queries`` (the compared queries summed over the data
-    sets)."""
+    sets).
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+    regularized, baseline : str
+        The two methods compared.
+    confidence : float
+        The bootstrap interval's confidence level.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The bootstrap's seed.
+    datasets : sequence of str, optional
+        Only these data sets.
+
+    Returns
+    -------
+    dict
+        ``reduction``, ``lower``, ``upper`` (%), ``datasets`` and ``queries``.
+
+    Raises
+    ------
+    ValueError
+        When the two methods share no data set or no test query.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, **params):  # a method that errs on the first ``wrong`` of 10 test documents
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=0.5)])
+    >>> results = {("bbcsport", m): result(m, wrong)
+    ...            for m, wrong in [("bow", 4), ("soft_vsm", 2), ("soft_vsm_ortho", 1), ("wmd", 3)]}
+    >>> reduction = error_reduction(results)  # 1 error instead of 2
+    >>> reduction["reduction"], reduction["datasets"], reduction["queries"]
+    (50.0, 1, 10)
+    """
     chosen = [d for d, m in _ordered(results) if m == regularized and (d, baseline) in results
               and (datasets is None or d in datasets)]
     if not chosen:
@@ -152,7 +294,34 @@ def error_reduction(results: Mapping[tuple[str, str], MethodResult], regularized
 
 def optimal_parameters(results: Mapping[tuple[str, str], MethodResult],
                        methods: Sequence[str] = ("soft_vsm_ortho", "soft_vsm_quantized_ortho")) -> pd.DataFrame:
-    """Table 2: the chosen parameters of the sparse SCMs per data set; the paper's (32-bit) in the rows "paper"."""
+    """Table 2: the chosen parameters of the sparse SCMs per data set; the paper's (32-bit) in the rows "paper".
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+    methods : sequence of str
+        The methods whose chosen parameters are shown.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (data set, method), and a row of the paper's Table 2 after the 32-bit sparse SCM's.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, **params):  # a method that errs on the first ``wrong`` of 10 test documents
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=0.5)])
+    >>> results = {("bbcsport", m): result(m, wrong)
+    ...            for m, wrong in [("bow", 4), ("soft_vsm", 2), ("soft_vsm_ortho", 1), ("wmd", 3)]}
+    >>> results["bbcsport", "soft_vsm_ortho"] = result("soft_vsm_ortho", 1, nonzero_limit=200, threshold=0.0)
+    >>> optimal_parameters(results)[["source", "nonzero_limit", "threshold", "k"]].values.tolist()
+    [['Soft VSM (ortho.)', 200, 0.0, 1], ['paper: Soft VSM (ortho.)', 100, -1.0, 1]]
+    """
     table_2 = paper.table_2()
     columns = list(table_2.columns)
     rows = []
@@ -175,6 +344,42 @@ def significance_table(results: Mapping[tuple[str, str], MethodResult], test: st
     q < α. ``test="paper_t_test"``: the paper's "t-test" (:func:`regemb_utils.classification.statistics.paper_t_test`) with the
     more accurate method first (its p-value is one-sided; we assume the paper's order put the better method first,
     since otherwise half its tests could not have come out significant), significant when q < α/2 as in the paper.
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+    test : {"mcnemar", "paper_t_test"}
+        The test.
+    alpha : float
+        The significance level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (data set, pair of methods): queries, both errors (%), (McNemar: the discordant counts), p, q and
+        significant.
+
+    Raises
+    ------
+    ValueError
+        For an unknown test.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, **params):  # a method that errs on the first ``wrong`` of 10 test documents
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=0.5)])
+    >>> results = {("bbcsport", m): result(m, wrong)
+    ...            for m, wrong in [("bow", 4), ("soft_vsm", 2), ("soft_vsm_ortho", 1), ("wmd", 3)]}
+    >>> table = significance_table(results)
+    >>> print(*table.loc[2, ["a", "b", "only a right", "only b right", "p"]], sep=" | ")
+    BoW | Soft VSM (ortho.) | 0 | 3 | 0.25
+    >>> int(table["significant"].sum())
+    0
     """
     if test not in ("mcnemar", "paper_t_test"):
         raise ValueError(f"unknown test {test!r}; allowed: mcnemar, paper_t_test")
@@ -208,7 +413,32 @@ def significance_table(results: Mapping[tuple[str, str], MethodResult], test: st
 
 
 def nonpositive_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame:
-    """Documents with xᵀS'x ≤ 0 (similarity 0 to every document) summed over each sparse SCM's runs."""
+    """Documents with xᵀS'x ≤ 0 (similarity 0 to every document) summed over each sparse SCM's runs.
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (data set, sparse SCM): runs, documents with xᵀS'x ≤ 0, of which < 0, and those of the test run.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, **params):  # a method that errs on the first ``wrong`` of 10 test documents
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=0.5)])
+    >>> results = {("bbcsport", m): result(m, wrong)
+    ...            for m, wrong in [("bow", 4), ("soft_vsm", 2), ("soft_vsm_ortho", 1), ("wmd", 3)]}
+    >>> results["bbcsport", "soft_vsm_ortho"].runs[0] = Run("test", pairs=100, seconds=0.5, nonpositive=3, negative=1)
+    >>> print(*nonpositive_table(results).iloc[0])
+    bbcsport Soft VSM (ortho.) 1 3 1 3
+    """
     rows = []
     for dataset, method in _ordered(results):
         if METHODS[method].measure != "sparse_scm":
@@ -231,7 +461,38 @@ def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str =
     Newcombe's (1998, method 10) interval for paired proportions
     (:func:`regemb_utils.classification.statistics.paired_difference_interval`); the discordant counts, the exact McNemar p-value,
     the Benjamini–Hochberg q-value over this table's comparisons, and the verdict: "SCM better" or "WMD better" when
-    q < ``alpha``, else "not decided"."""
+    q < ``alpha``, else "not decided".
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+    scm : str
+        The regularized SCM.
+    confidence : float
+        The intervals' confidence level.
+    alpha : float
+        The level of the q-values' verdict.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (data set, WMD method).
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, **params):  # a method that errs on the first ``wrong`` of 10 test documents
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=0.5)])
+    >>> results = {("bbcsport", m): result(m, wrong)
+    ...            for m, wrong in [("bow", 4), ("soft_vsm", 2), ("soft_vsm_ortho", 1), ("wmd", 3)]}
+    >>> row = paired_wmd_table(results, scm="soft_vsm_ortho").iloc[0]
+    >>> print(*row[["method", "WMD error", "SCM error", "difference", "only SCM right", "p", "verdict"]])
+    wmd 30.0 10.0 20.0 2 0.5 not decided
+    """
     rows = []
     for dataset, method in _ordered(results):
         if METHODS[method].measure != "wmd" or (dataset, scm) not in results:
@@ -265,7 +526,31 @@ def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str =
 
 def decided_counts(paired: pd.DataFrame) -> pd.DataFrame:
     """For every WMD method of :func:`paired_wmd_table`: on how many data sets the comparison with the SCM is
-    decided in the SCM's favour, in the WMD's, and not decided."""
+    decided in the SCM's favour, in the WMD's, and not decided.
+
+    Parameters
+    ----------
+    paired : pandas.DataFrame
+        :func:`paired_wmd_table`'s table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per WMD method: data sets, SCM better, WMD better, not decided.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, **params):  # a method that errs on the first ``wrong`` of 10 test documents
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=0.5)])
+    >>> results = {("bbcsport", m): result(m, wrong)
+    ...            for m, wrong in [("bow", 4), ("soft_vsm", 2), ("soft_vsm_ortho", 1), ("wmd", 3)]}
+    >>> print(*decided_counts(paired_wmd_table(results, scm="soft_vsm_ortho")).iloc[0])
+    wmd WMD 1 0 0 1
+    """
     rows = []
     for method in dict.fromkeys(paired["method"]) if len(paired) else ():
         verdicts = paired.loc[paired["method"] == method, "verdict"]

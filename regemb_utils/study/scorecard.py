@@ -73,6 +73,36 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
     :func:`regemb_utils.study.results.paired_wmd_table`, counted by :func:`regemb_utils.study.results.decided_counts` (the
     paper's count: the data sets on which its Figure 8 has the SCM ahead or behind; it called every one of these
     differences significant).
+
+    Parameters
+    ----------
+    table_1, errors, relative, speeds, parameters, paired : pandas.DataFrame, optional
+        The chapters' tables (see above).
+    cosines : mapping, optional
+        Model → ``{"mean", "sd"}`` of random word pairs.
+    good_bad : mapping, optional
+        Model → cos(good, bad).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per number: section, quantity, dataset, method, paper, ours, difference, lower, upper, paper within our
+        interval, exact match, data.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, seconds):  # errs on the first ``wrong`` of 10 test documents, 100 pairs in ``seconds``
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=seconds)])
+    >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
+    ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
+    >>> from regemb_utils.study.results import error_table
+    >>> card = scorecard(errors=error_table(results))
+    >>> card[["method", "paper", "ours", "paper within our interval"]].values.tolist()
+    [['BoW', 23.0, 40.0, True], ['Soft VSM', 21.82, 20.0, True], ['WMD', 9.1, 30.0, False], ['Soft VSM (quan., ortho.)', 2.27, 10.0, True]]
     """
     rows = []
     if table_1 is not None:
@@ -181,7 +211,34 @@ def results_scorecard(results, *, table_1: pd.DataFrame | None = None,
 
 
 def headline(card: pd.DataFrame) -> dict[str, float]:
-    """The scorecard in a few numbers: the 39 % claim, the test errors inside our intervals, the speed ratio."""
+    """The scorecard in a few numbers: the 39 % claim, the test errors inside our intervals, the speed ratio.
+
+    Parameters
+    ----------
+    card : pandas.DataFrame
+        :func:`scorecard`.
+
+    Returns
+    -------
+    dict
+        ``reduction``, ``paper_reduction``, ``errors_within``, ``errors_compared``, ``speed_ratio`` and
+        ``paper_speed_ratio`` (NaN where the card has no such row).
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, seconds):  # errs on the first ``wrong`` of 10 test documents, 100 pairs in ``seconds``
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=seconds)])
+    >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
+    ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
+    >>> from regemb_utils.study.results import error_table
+    >>> found = headline(scorecard(errors=error_table(results)))
+    >>> found["errors_within"], found["errors_compared"], found["speed_ratio"]
+    (3, 4, nan)
+    """
     def value(quantity, column="ours"):
         rows = card[card["quantity"] == quantity]
         return float(rows[column].iloc[0]) if len(rows) else np.nan
@@ -198,7 +255,35 @@ def speed_ratio(speeds: pd.DataFrame, rate: str = EXACT_RATE, scm: str = "soft_v
                 wmd: str = "wmd") -> float:
     """How many times as many document pairs per second per core the regularized SCM evaluates as the WMD, by
     ``rate``: :data:`EXACT_RATE` (the paper's measure, §6.3) or :data:`SEARCH_RATE` (the kNN search rate, a pair
-    that a lower bound excludes counted as compared)."""
+    that a lower bound excludes counted as compared).
+
+    Parameters
+    ----------
+    speeds : pandas.DataFrame
+        :func:`regemb_utils.study.results.speed_table`.
+    rate : str
+        :data:`EXACT_RATE` or :data:`SEARCH_RATE`.
+    scm, wmd : str
+        The two methods.
+
+    Returns
+    -------
+    float
+        The ratio of their rates.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, seconds):  # errs on the first ``wrong`` of 10 test documents, 100 pairs in ``seconds``
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=seconds)])
+    >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
+    ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
+    >>> speed_ratio(speed_table(results))  # 100 pairs in 0.001 s against 100 pairs in 50 s
+    50000.0
+    """
     table = speeds.set_index("method")
     return float(table.loc[scm, rate] / table.loc[wmd, rate])
 
@@ -213,7 +298,33 @@ MIN_TIMED_SECONDS = 0.1
 
 def speed_ratio_spread(speeds: pd.DataFrame, scm: str = "soft_vsm_quantized_ortho", wmd: str = "wmd") -> dict[str, float]:
     """The regularized SCM's exact-evaluation rate over the WMD's on each data set both ran (the spread of
-    :func:`speed_ratio`)."""
+    :func:`speed_ratio`).
+
+    Parameters
+    ----------
+    speeds : pandas.DataFrame
+        :func:`regemb_utils.study.results.speed_table`.
+    scm, wmd : str
+        The two methods.
+
+    Returns
+    -------
+    dict
+        Data set → ratio.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, seconds):  # errs on the first ``wrong`` of 10 test documents, 100 pairs in ``seconds``
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=seconds)])
+    >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
+    ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
+    >>> speed_ratio_spread(speed_table(results))
+    {'bbcsport': 50000.0}
+    """
     table = speeds.set_index("method")
     a, b = table.loc[scm, "exact rate by data set"], table.loc[wmd, "exact rate by data set"]
     return {d: a[d] / b[d] for d in a if d in b and b[d] > 0}
@@ -282,6 +393,25 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
       when one has a single most common value that differs, otherwise (a tie) *not decided*.
 
     ``datasets`` (the data sets the rows count, for the text only): defaults to every data set.
+
+    Parameters
+    ----------
+    reduction, paired, speeds, theorem_1, card, significance, mcnemar, wmd_quantization, cosines, speed_ratios, parameters
+        The evidence for each claim, each optional (see above); a claim without its evidence gets no row.
+    datasets : sequence of str, optional
+        The data sets the rows count (for the text).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns claim, paper, ours, verdict, where.
+
+    Examples
+    --------
+    >>> verdicts(reduction={"reduction": 45.0, "lower": 41.0, "upper": 50.0, "datasets": 3, "queries": 900}).verdict.tolist()
+    ['holds']
+    >>> verdicts(reduction={"reduction": 30.0, "lower": 20.0, "upper": 35.0, "datasets": 3, "queries": 900}).verdict.tolist()
+    ['does not hold']
     """
     rows = []
     if reduction is not None:
@@ -512,7 +642,18 @@ STRONG = {"nonzero_limit": "C", "exponent": "o", "symmetric": "Sym", "dominant":
 
 
 def strong_orthogonalization() -> dict[str, object]:
-    """§6.4's strong orthogonalization: the most common value of C, o, Sym and Dom in the paper's Table 2."""
+    """§6.4's strong orthogonalization: the most common value of C, o, Sym and Dom in the paper's Table 2.
+
+    Returns
+    -------
+    dict
+        ``{"C", "o", "Sym", "Dom"}`` → the most common value.
+
+    Examples
+    --------
+    >>> {name: float(value) for name, value in strong_orthogonalization().items()}
+    {'C': 100.0, 'o': 4.0, 'Sym': 1.0, 'Dom': 1.0}
+    """
     table_2 = _paper.table_2()
     return {label: _most_common(table_2[column]) for column, label in STRONG.items()}
 
@@ -561,7 +702,44 @@ def speed_ratio_interval(results, fast: str, slow: str, *, datasets: Sequence[st
     :data:`EXACT_RATE`: a WMD run counts the pairs it solved), pooled over the runs on ``datasets`` (default all),
     with a margin for measurement noise: a percentile bootstrap over each method's timed runs, widened by
     :data:`SPEED_MARGIN` on both sides (``seconds``: the shorter of the two methods' one-core seconds, see
-    :data:`MIN_TIMED_SECONDS`). ``None`` where either method has no timed run."""
+    :data:`MIN_TIMED_SECONDS`). ``None`` where either method has no timed run.
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+    fast, slow : str
+        The two methods.
+    datasets : sequence of str, optional
+        Only these data sets.
+    confidence : float
+        The bootstrap interval's confidence level.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    dict or None
+        ``ratio``, ``lower``, ``upper`` (the interval widened by :data:`SPEED_MARGIN`), ``runs`` and ``seconds``.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, seconds):  # errs on the first ``wrong`` of 10 test documents, 100 pairs in ``seconds``
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=seconds)])
+    >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
+    ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
+    >>> found = speed_ratio_interval(results, "soft_vsm_quantized_ortho", "wmd")
+    >>> found["ratio"], found["upper"] / found["lower"] == SPEED_MARGIN ** 2, found["runs"], found["seconds"]
+    (50000.0, True, 2, 0.001)
+    >>> speed_ratio_interval(results, "soft_vsm_ortho", "wmd") is None
+    True
+    """
     def runs(method):
         found = [run for (d, m), r in results.items() if m == method and (datasets is None or d in datasets)
                  for run in r.runs if run.seconds > 0]
@@ -589,7 +767,44 @@ def claim_verdicts(results, *, cosines: Mapping[str, Mapping[str, float]] | None
     """Every claim's verdict (:func:`verdicts`) from chapter 4's ``results``, chapter 2's ``cosines``, chapter 3's
     ``theorem_1`` and the scorecard ``card``; ``datasets`` restricts every data-set-dependent claim to those data sets
     (the significance tests, the paired comparisons and the speeds are computed over every data set and then
-    restricted, so that their corrections stay those of the whole experiment)."""
+    restricted, so that their corrections stay those of the whole experiment).
+
+    Parameters
+    ----------
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results).
+    cosines : mapping, optional
+        Chapter 2's cosines of random word pairs per model.
+    theorem_1 : mapping, optional
+        Chapter 3's check of Theorem 1 per model.
+    card : pandas.DataFrame, optional
+        :func:`scorecard`.
+    datasets : sequence of str, optional
+        Only these data sets.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`verdicts`' table.
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, seconds):  # errs on the first ``wrong`` of 10 test documents, 100 pairs in ``seconds``
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=seconds)])
+    >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
+    ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
+    >>> claims = claim_verdicts(results).set_index("claim")["verdict"]
+    >>> claims["The regularized SCM is over 10,000× faster than the WMD (abstract)"]  # the SCM timed for 0.001 s
+    'not decided with these samples'
+    >>> results["bbcsport", "soft_vsm_quantized_ortho"] = result("soft_vsm_quantized_ortho", 1, 0.2)
+    >>> results["bbcsport", "wmd"] = result("wmd", 3, 20_000.0)
+    >>> claim_verdicts(results).set_index("claim")["verdict"]["The regularized SCM is over 10,000× faster than the WMD (abstract)"]
+    'holds'
+    """
     keep = (lambda d: True) if datasets is None else (lambda d: d in datasets)
     chosen = {key: r for key, r in results.items() if keep(key[0])}
     methods = {m for _, m in chosen}
@@ -629,7 +844,34 @@ def claim_verdicts(results, *, cosines: Mapping[str, Mapping[str, float]] | None
 def on_paper_documents(claims: pd.DataFrame, own: pd.DataFrame) -> pd.DataFrame:
     """The verdict table with two columns more: ours and the verdict on the data sets whose documents are the
     paper's (``own``, :func:`claim_verdicts` restricted to :data:`regemb_utils.study.paper.PAPER_DOCUMENTS`); a claim that
-    involves no data set keeps its verdict there ("same")."""
+    involves no data set keeps its verdict there ("same").
+
+    Parameters
+    ----------
+    claims : pandas.DataFrame
+        :func:`claim_verdicts` on every data set.
+    own : pandas.DataFrame
+        :func:`claim_verdicts` on the data sets whose documents are the paper's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``claims`` with the columns "ours, paper's documents" and "verdict, paper's documents".
+
+    Examples
+    --------
+    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
+    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
+    >>> def result(method, wrong, seconds):  # errs on the first ``wrong`` of 10 test documents, 100 pairs in ``seconds``
+    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1}, pd.DataFrame(), truth, {1: predicted},
+    ...                         [Run("test", pairs=100, seconds=seconds)])
+    >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
+    ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
+    >>> both = on_paper_documents(claim_verdicts(results), claim_verdicts(results, datasets=["bbcsport"]))
+    >>> both.loc[0, "ours, paper's documents"], both.loc[0, "verdict, paper's documents"]
+    ('same', 'not decided with these samples')
+    """
     there = own.set_index("claim")
     same = [c in there.index and there.loc[c, "ours"] == o for c, o in zip(claims["claim"], claims["ours"])]
     return claims.assign(**{
@@ -642,7 +884,25 @@ def on_paper_documents(claims: pd.DataFrame, own: pd.DataFrame) -> pd.DataFrame:
 def shown_verdicts(claims: pd.DataFrame) -> pd.DataFrame:
     """The verdict table as the book shows it, in four columns that fit a page: the claim, the paper's number, ours
     and the verdict, each of the last two with the paper's documents' in a second line (:func:`on_paper_documents`;
-    left out where they are the same)."""
+    left out where they are the same).
+
+    Parameters
+    ----------
+    claims : pandas.DataFrame
+        :func:`on_paper_documents`' table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns claim, paper, ours, verdict.
+
+    Examples
+    --------
+    >>> claims = pd.DataFrame({"claim": ["x"], "paper": ["39 %"], "ours": ["41 %"], "verdict": ["holds"],
+    ...                        "ours, paper's documents": ["35 %"], "verdict, paper's documents": ["does not hold"]})
+    >>> shown_verdicts(claims).loc[0, "verdict"]
+    "holds; the paper's documents: does not hold"
+    """
     own = ", ".join(d.upper() for d in _paper.PAPER_DOCUMENTS)
     ours, verdict = [], []
     for r in claims.to_dict("records"):
@@ -659,6 +919,13 @@ def verdict_glue() -> dict[str, object]:
     the paper's number of significance tests and of non-significant ones, the data sets whose documents are the
     paper's, and §6.4's strong orthogonalization.
 
+    Returns
+    -------
+    dict
+        Glue name → value.
+
+    Examples
+    --------
     >>> verdict_glue()["paper_documents"], verdict_glue()["speed_margin"]
     ('BBCSPORT, TWITTER, 20NEWS', 3.0)
     """
@@ -687,7 +954,25 @@ def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int] | None:
 def shown_bounds(rows: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
     """``rows`` of :func:`scorecard` with ``lower`` and ``upper`` as text: ``decimals`` decimals, more where fewer
     would show a bound equal to the paper's value that is not (so that "in our interval: no" never sits beside a
-    bound that reads as the paper's number)."""
+    bound that reads as the paper's number).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`scorecard` (with ``paper``, ``lower``, ``upper``).
+    decimals : int
+        The bounds' decimals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``rows`` with the bounds as text.
+
+    Examples
+    --------
+    >>> shown_bounds(pd.DataFrame({"paper": [2.3], "lower": [2.2951], "upper": [3.0]})).values.tolist()
+    [[2.3, '2.295', '3.00']]
+    """
     def text(bound, paper):
         if not isinstance(bound, (int, float, np.number)) or not np.isfinite(bound):
             return None
@@ -703,7 +988,24 @@ def shown_bounds(rows: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
 
 def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
     """``rows`` of :func:`scorecard` with the ``data`` column replaced by footnote marks (``"a"``, ``"b, c"``; empty
-    where our data are the paper's), and the notes they stand for (mark -> text), in order of first use."""
+    where our data are the paper's), and the notes they stand for (mark -> text), in order of first use.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`scorecard` (with ``data``: "same", or notes separated by "; ").
+
+    Returns
+    -------
+    (pandas.DataFrame, dict)
+        The rows with ``notes`` instead of ``data``, and mark → note.
+
+    Examples
+    --------
+    >>> rows, notes = footnoted(pd.DataFrame({"quantity": ["x", "y", "z"], "data": ["same", "corpus; split", "split"]}))
+    >>> rows["notes"].tolist(), notes
+    (['', 'a, b', 'b'], {'a': 'corpus', 'b': 'split'})
+    """
     notes: dict[str, str] = {}
     marks = []
     for text in rows["data"]:

@@ -44,7 +44,46 @@ FONT_PX = 13  # the smallest text on the figure: 13 px ≈ 9.75 pt at its natura
 
 @dataclass(frozen=True)
 class SentencePair:
-    """Two sentences compared by every measure of chapter 4; see :func:`compare_sentences`."""
+    """Two sentences compared by every measure of chapter 4; see :func:`compare_sentences`.
+
+    Parameters
+    ----------
+    sentences : (str, str)
+        The two sentences.
+    stop_words : (tuple of str, tuple of str)
+        The tokens removed from each.
+    not_in_dictionary : tuple of str
+        Content words outside the common dictionary (dropped).
+    words : tuple of str
+        The columns: the first sentence's kept words in order, then the second's new ones.
+    without_embedding : tuple of str
+        Kept words that the embeddings lack.
+    bow_cosine, bow_cosine_with_stop_words : float
+        The BoW cosine without and with the stop words.
+    scm : mapping
+        ``{"S": ..., "S'": ...}``, the SCM under each matrix.
+    contributions : mapping
+        The SCM's word-pair contributions under each matrix (:class:`regemb_utils.measures.similarity.ScmContributions`).
+    wmd : float
+        The WMD.
+    flows : regemb_utils.measures.wmd.WmdFlows
+        The WMD's flows.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> words = ["obama", "president", "speaks", "greets", "media", "press", "illinois", "chicago"]
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(words, np.array([[1.0, 0.1], [0.9, 0.2], [0.1, 1.0], [0.2, 0.9], [0.7, 0.7], [0.6, 0.8],
+    ...                                 [1.0, -0.5], [0.9, -0.6]]))
+    >>> dictionary = Dictionary([words])
+    >>> S_prime, point, paper_c = table_2_matrix(nearest_neighbours(kv, depth=2, progress=False), dictionary)
+    >>> pair = compare_sentences(*SENTENCES, dictionary, kv, S_prime)
+    >>> pair.strongest_pair("S")[:2], pair.moves()[0][:2], pair.summary()["pairs"]
+    (('obama', 'president'), ('obama', 'president'), 16)
+    """
 
     sentences: tuple[str, str]
     stop_words: tuple[tuple[str, ...], tuple[str, ...]]  # the tokens removed from each sentence
@@ -121,7 +160,50 @@ def compare_sentences(first: str, second: str, dictionary, vectors, orthogonaliz
     ``dictionary`` is the common gensim ``Dictionary``, ``vectors`` the embeddings (``KeyedVectors``; S and the WMD
     use them), ``orthogonalized`` S' over the whole dictionary (scipy sparse, e.g. from
     :class:`regemb_utils.termsim.orthogonalization.MatrixGrid`). ``stop_words`` defaults to gensim's list. A sentence left
-    without a word (all stop words or outside the dictionary) has no comparison: ``ValueError``."""
+    without a word (all stop words or outside the dictionary) has no comparison: ``ValueError``.
+
+    Parameters
+    ----------
+    first, second : str
+        The two sentences.
+    dictionary : gensim.corpora.Dictionary
+        The common dictionary.
+    vectors : gensim.models.KeyedVectors
+        The embeddings.
+    orthogonalized : scipy.sparse matrix
+        S' over the whole dictionary.
+    tokenizer : str
+        A tokenizer of :data:`regemb_utils.text.tokenization.TOKENIZERS`.
+    stop_words : collection of str, optional
+        The stop words removed (default: gensim's list).
+
+    Returns
+    -------
+    SentencePair
+        Every measure, the contributions and the flows.
+
+    Raises
+    ------
+    ValueError
+        For an S' of the wrong shape, or a sentence left without a word.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> words = ["obama", "president", "speaks", "greets", "media", "press", "illinois", "chicago"]
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(words, np.array([[1.0, 0.1], [0.9, 0.2], [0.1, 1.0], [0.2, 0.9], [0.7, 0.7], [0.6, 0.8],
+    ...                                 [1.0, -0.5], [0.9, -0.6]]))
+    >>> dictionary = Dictionary([words])
+    >>> S_prime, point, paper_c = table_2_matrix(nearest_neighbours(kv, depth=2, progress=False), dictionary)
+    >>> pair = compare_sentences(*SENTENCES, dictionary, kv, S_prime)
+    >>> pair.bow_cosine, round(pair.scm["S"], 3), round(pair.scm["S'"], 3), round(pair.wmd, 3)  # no shared word
+    (0.0, 0.999, 0.414, 0.141)
+    >>> pair.stop_words
+    (('to', 'the', 'in'), ('the', 'the', 'in'))
+    """
     if stop_words is None:
         from gensim.parsing.preprocessing import STOPWORDS as stop_words
     S_prime = getattr(orthogonalized, "matrix", orthogonalized)
@@ -163,7 +245,38 @@ def table_2_matrix(neighbours, dictionary, dataset: str = "bbcsport", fill_rule:
     """S' over the whole dictionary at the paper's Table 2 parameters for ``dataset`` (its selected Sym, Dom, Idf,
     C, t and o), built by chapter 3's :class:`regemb_utils.termsim.orthogonalization.MatrixGrid` from a neighbour cache;
     C is capped at the cache's depth (only small caches, e.g. the ``smoke`` profile's, are shallower). Returns
-    (S', the grid point used, the paper's C)."""
+    (S', the grid point used, the paper's C).
+
+    Parameters
+    ----------
+    neighbours : regemb_utils.termsim.matrix.Neighbours
+        A neighbour cache over the dictionary's words.
+    dictionary : gensim.corpora.Dictionary
+        The common dictionary.
+    dataset : str
+        Whose Table 2 parameters.
+    fill_rule : str
+        How a dominance violation is handled.
+
+    Returns
+    -------
+    (scipy.sparse.csc_matrix, dict, int)
+        S', the grid point used, the paper's C.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> words = ["obama", "president", "speaks", "greets", "media", "press", "illinois", "chicago"]
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(words, np.array([[1.0, 0.1], [0.9, 0.2], [0.1, 1.0], [0.2, 0.9], [0.7, 0.7], [0.6, 0.8],
+    ...                                 [1.0, -0.5], [0.9, -0.6]]))
+    >>> dictionary = Dictionary([words])
+    >>> S_prime, point, paper_c = table_2_matrix(nearest_neighbours(kv, depth=2, progress=False), dictionary)
+    >>> S_prime.shape, point["nonzero_limit"], paper_c, point["exponent"]
+    ((8, 8), 2, 100, 2.0)
+    """
     row = table_2().loc[dataset]
     point = {key: row[key].item() if hasattr(row[key], "item") else row[key] for key in SPARSE_KEYS}
     paper_c = int(point["nonzero_limit"])
@@ -174,7 +287,28 @@ def table_2_matrix(neighbours, dictionary, dataset: str = "bbcsport", fill_rule:
 def setting_markdown(point: Mapping[str, object], paper_c: int | None = None) -> str:
     """An S' grid point in the paper's notation (Markdown without math, for ``{glue:md}``), e.g. "Sym, Dom, Idf,
     *C* = 100, *t* = −1, *o* = 2"; ``paper_c``, when larger than the point's C, is named as the C it was capped
-    from."""
+    from.
+
+    Parameters
+    ----------
+    point : mapping
+        A grid point (:data:`regemb_utils.termsim.orthogonalization.SPARSE_KEYS`).
+    paper_c : int, optional
+        The C the point's C was capped from.
+
+    Returns
+    -------
+    str
+        Markdown.
+
+    Examples
+    --------
+    >>> point = {"symmetric": True, "dominant": False, "idf": True, "nonzero_limit": 100, "threshold": -1.0, "exponent": 2.0}
+    >>> setting_markdown(point)
+    'Sym, no Dom, Idf, *C* = 100, *t* = −1, *o* = 2'
+    >>> setting_markdown(dict(point, nonzero_limit=2), paper_c=100).split(", ")[3]
+    "*C* = 2 (the paper's 100"
+    """
     flags = [name if point[key] else f"no {name}" for key, name in (("symmetric", "Sym"), ("dominant", "Dom"),
                                                                       ("idf", "Idf"))]
     c = f"*C* = {point['nonzero_limit']:,}"
@@ -193,7 +327,39 @@ def example_figure(pair: SentencePair, *, labels: Mapping[str, str] | None = Non
     without flow or without contribution (e.g. one that S' sets to 0) is left blank.
 
     ``labels`` names the two matrices on the menu's buttons (default ``{"S": "S: cosines",
-    "S'": "S': orthogonalized"}``). Every text is at least :data:`FONT_PX` pixels."""
+    "S'": "S': orthogonalized"}``). Every text is at least :data:`FONT_PX` pixels.
+
+    Parameters
+    ----------
+    pair : SentencePair
+        :func:`compare_sentences`' result.
+    labels : mapping, optional
+        The menu's button labels for ``"S"`` and ``"S'"``.
+    height : int
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The WMD's heat map and the SCM's, one trace per matrix, with a menu.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> from regemb_utils.termsim.matrix import nearest_neighbours
+    >>> words = ["obama", "president", "speaks", "greets", "media", "press", "illinois", "chicago"]
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(words, np.array([[1.0, 0.1], [0.9, 0.2], [0.1, 1.0], [0.2, 0.9], [0.7, 0.7], [0.6, 0.8],
+    ...                                 [1.0, -0.5], [0.9, -0.6]]))
+    >>> dictionary = Dictionary([words])
+    >>> S_prime, point, paper_c = table_2_matrix(nearest_neighbours(kv, depth=2, progress=False), dictionary)
+    >>> figure = example_figure(compare_sentences(*SENTENCES, dictionary, kv, S_prime))
+    >>> len(figure.data), [button.label for button in figure.layout.updatemenus[0].buttons]
+    (3, ['S: cosines', "S': orthogonalized"])
+    >>> figure.layout.annotations[0].text
+    'WMD = 0.14: mass moved'
+    """
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 

@@ -591,6 +591,35 @@ class TermSimilarityBuilder:
 
     The constructor does the per-dictionary work once (token mapping, column order, sorting every cache row in
     column order); :meth:`build` is then a single numba pass.
+
+    Parameters
+    ----------
+    neighbours : Neighbours
+        The neighbour cache.
+    dictionary : gensim.corpora.Dictionary
+        The rows and columns of S'.
+    tfidf : gensim.models.TfidfModel, optional
+        Orders the columns by idf (the paper's Idf); None keeps the dictionary's order.
+
+    Attributes
+    ----------
+    neighbours, dictionary, tfidf
+        As given.
+    n : int
+        The dictionary's size.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gensim.corpora import Dictionary
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
+    >>> builder = TermSimilarityBuilder(nearest_neighbours(kv, depth=2, progress=False), Dictionary([["a", "b", "c"]]))
+    >>> builder.build(1, -1.0, 1.0, symmetric=True, dominant=False).toarray().round(2)
+    array([[1. , 0.8, 0. ],
+           [0.8, 1. , 0. ],
+           [0. , 0. , 1. ]], dtype=float32)
     """
 
     def __init__(self, neighbours: Neighbours, dictionary, tfidf=None):

@@ -19,12 +19,54 @@ ARTIFACTS = ("neighbours",)  # the artifact kinds computed here (their keys hash
 
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:
-    """The paper's ``TfidfModel(dictionary=common_dictionary, smartirs='dtn')``: used only to order S' by idf."""
+    """The paper's ``TfidfModel(dictionary=common_dictionary, smartirs='dtn')``: used only to order S' by idf.
+
+    Parameters
+    ----------
+    dictionary : gensim.corpora.Dictionary
+        The common dictionary.
+
+    Returns
+    -------
+    gensim.models.TfidfModel
+        Its ``dtn`` model.
+
+    Examples
+    --------
+    >>> model = common_tfidf(Dictionary([["a", "b", "c"], ["a", "b"], ["a"]]))
+    >>> {word: round(float(model.idfs[i]), 4) for word, i in model.id2word.token2id.items()}  # the rarer, the larger
+    {'a': 0.415, 'b': 1.0, 'c': 2.0}
+    """
     return TfidfModel(dictionary=dictionary, smartirs="dtn")
 
 
 def neighbour_key(vectors: KeyedVectors, model_key: dict, corpus_articles: int | None, tokenizer: str) -> dict:
-    """What identifies a neighbour cache: the embeddings (their settings and their content) and the dictionary."""
+    """What identifies a neighbour cache: the embeddings (their settings and their content) and the dictionary.
+
+    Parameters
+    ----------
+    vectors : gensim.models.KeyedVectors
+        The embeddings.
+    model_key : dict
+        The parameters that produced them.
+    corpus_articles : int or None
+        Chapter 1's corpus size (the dictionary).
+    tokenizer : str
+        Chapter 1's tokenizer (the dictionary).
+
+    Returns
+    -------
+    dict
+        The key of the neighbour cache.
+
+    Examples
+    --------
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b"], np.array([[1.0, -1.0], [-1.0, 1.0]]))
+    >>> key = neighbour_key(kv, {"model": "1-bit"}, 200, "paper")
+    >>> key["bit_operations"], key["vectors"] == fingerprint(kv.vectors), sorted(key)
+    (True, True, ['bit_operations', 'corpus_articles', 'dictionary_tokenizer', 'model', 'vectors'])
+    """
     return dict(model_key, corpus_articles=corpus_articles, dictionary_tokenizer=tokenizer,
                 bit_operations=is_binary(vectors.vectors), vectors=fingerprint(vectors.vectors))
 

@@ -133,7 +133,25 @@ class WikipediaCorpus:
 
 def frequent_words(dictionary: Dictionary, min_count: int) -> set[str]:
     """The dictionary's words that occur at least ``min_count`` times in the corpus: the words that chapter 2's
-    embeddings (trained on the same corpus with that ``min_count``) give a vector."""
+    embeddings (trained on the same corpus with that ``min_count``) give a vector.
+
+    Parameters
+    ----------
+    dictionary : gensim.corpora.Dictionary
+        The corpus dictionary (its collection frequencies).
+    min_count : int
+        The embeddings' ``min_count``.
+
+    Returns
+    -------
+    set of str
+        The words with an embedding.
+
+    Examples
+    --------
+    >>> frequent_words(Dictionary([["a", "b", "a"], ["a", "c"]]), min_count=2)
+    {'a'}
+    """
     return {dictionary[i] for i, count in dictionary.cfs.items() if count >= min_count}
 
 @dataclasses.dataclass(frozen=True)

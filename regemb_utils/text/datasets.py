@@ -56,11 +56,46 @@ FILES = {
 
 
 class DataChecksumError(ValueError):
-    """A data file exists but its SHA-256 differs from the one recorded in ``data/SHA256SUMS``."""
+    """A data file exists but its SHA-256 differs from the one recorded in ``data/SHA256SUMS``.
+
+    Parameters
+    ----------
+    message : str
+        The file, its SHA-256, the expected one, and how to restore it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     (Path(folder) / "bbcsport").mkdir()
+    ...     _ = (Path(folder) / "bbcsport" / "bbcsport.csv.xz").write_bytes(b"not the data")
+    ...     try:
+    ...         data_file("bbcsport/bbcsport.csv.xz", folder)
+    ...     except DataChecksumError as error:
+    ...         print(str(error).replace(folder, "<folder>").split(":")[0])
+    data file <folder>/bbcsport/bbcsport.csv.xz is damaged
+    """
 
 
 class DataFileError(OSError):
-    """A data file exists but cannot be read: not a regular file (a directory, a FIFO, a device) or not readable."""
+    """A data file exists but cannot be read: not a regular file (a directory, a FIFO, a device) or not readable.
+
+    Parameters
+    ----------
+    message : str
+        The file, why it cannot be read, and how to restore it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     (Path(folder) / "bbcsport" / "bbcsport.csv.xz").mkdir(parents=True)  # a directory where the file should be
+    ...     try:
+    ...         data_file("bbcsport/bbcsport.csv.xz", folder)
+    ...     except DataFileError as error:
+    ...         print(str(error).replace(folder, "<folder>").split(". ")[0])
+    data file <folder>/bbcsport/bbcsport.csv.xz is a directory, not a regular file
+    """
 
 
 def _file_kind(mode: int) -> str:
@@ -499,6 +534,33 @@ def load_20newsgroups_bydate(path: Path) -> dict[str, tuple[list[str], np.ndarra
     (group folders sorted, files sorted by name within each folder, then shuffled with ``check_random_state(0)``),
     followed by ``fetch_20newsgroups``' own shuffle with ``check_random_state(42)``.
     Returns ``{subset: (data, target, target_names, filenames)}`` with file names relative to the archive.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The ``20news-bydate.tar.xz`` archive.
+
+    Returns
+    -------
+    dict
+        ``{"train": (data, target, target_names, filenames), "test": (...)}``.
+
+    Examples
+    --------
+    >>> import io, tempfile
+    >>> posts = [("train", "sci.space", "1", "orbit"), ("train", "rec.autos", "2", "engine"),
+    ...          ("train", "rec.autos", "3", "wheel"), ("test", "sci.space", "4", "moon"), ("test", "rec.autos", "5", "car")]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "20news-bydate.tar.xz"
+    ...     with tarfile.open(path, "w:xz") as tar:
+    ...         for subset, group, name, text in posts:
+    ...             info = tarfile.TarInfo(f"20news-bydate-{subset}/{group}/{name}")
+    ...             info.size = len(text)
+    ...             tar.addfile(info, io.BytesIO(text.encode()))
+    ...     subsets = load_20newsgroups_bydate(path)
+    >>> data, target, names, files = subsets["train"]
+    >>> data, target.tolist(), names  # scikit-learn's order: load_files' shuffle, then fetch_20newsgroups'
+    (['orbit', 'wheel', 'engine'], [1, 0, 0], ['rec.autos', 'sci.space'])
     """
     files: dict[str, dict[str, dict[str, bytes]]] = {"train": {}, "test": {}}
     with tarfile.open(path, "r|xz") as tar:
