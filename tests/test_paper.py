@@ -68,7 +68,7 @@ def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
     monkeypatch.setattr(paper, "SPEED_RATIO", PaperValue(3.0, **source))
     chosen = {"slope": 0.0, "symmetric": True, "dominant": True, "idf": True, "nonzero_limit": 100, "threshold": -1.0,
               "exponent": 2.0}
-    results = {("bbcsport", m): _result("bbcsport", m, e, 220, [Run("test", 100, s)], chosen)
+    results = {("bbcsport", m): _result("bbcsport", m, e, 220, [Run("test", 10**6, s)], chosen)
                for m, e, s in (("bow", 50, 1.0), ("soft_vsm", 48, 1.0), ("soft_vsm_ortho", 30, 1.0),
                                ("soft_vsm_quantized_ortho", 30, 1.0), ("wmd", 20, 100.0))}
     errors = error_table(results)
