@@ -275,6 +275,8 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
     >>> figure = class_distribution_figure(class_distribution(toy), majority_class_error(toy))
     >>> len(figure.data), figure.layout.annotations[0].text
     (6, '<b>BBCSPORT</b>: always answering “pets”: 20.0\\xa0% test error')
+    >>> len(class_distribution_figure(class_distribution({"bbcsport": toy["bbcsport"]})).data)  # one data set, one panel
+    3
     """
     from plotly.subplots import make_subplots
     import plotly.graph_objects as go
@@ -293,7 +295,7 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
     gap_px, top_px, bottom_px = 70, 70, 50
     height = top_px + bottom_px + sum(n * bar_px for n in sizes) + gap_px * (len(datasets) - 1) + 30
     figure = make_subplots(rows=len(datasets), cols=1, row_heights=list(sizes), subplot_titles=titles,
-                           vertical_spacing=gap_px / (height - top_px - bottom_px))
+                           vertical_spacing=gap_px / (height - top_px - bottom_px) if len(datasets) > 1 else 0.0)
     for row, d in enumerate(datasets, start=1):
         part = classes[classes.dataset == d]
         order = list(dict.fromkeys(part["class"]))
