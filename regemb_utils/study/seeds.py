@@ -226,7 +226,7 @@ def seed_reductions(results: Results, seed_results: Mapping[int, Results]) -> pd
     """
     rows = []
     for seed, chosen in {BOOK_SEED: results, **seed_results}.items():
-        reduction = error_reduction(seeded_results(results, chosen) if seed != BOOK_SEED else results)
+        reduction = error_reduction(seeded_results(results, chosen))
         rows.append({"seed": seed, "reduction (%)": reduction["reduction"], "lower (%)": reduction["lower"],
                      "upper (%)": reduction["upper"], "data sets": reduction["datasets"]})
     return pd.DataFrame(rows)
@@ -266,7 +266,7 @@ def seed_verdicts(results: Results, seed_results: Mapping[int, Results], **input
         return pd.DataFrame(columns=["claim", "verdict depends on the seed"])
     tables = {}
     for seed, chosen in {BOOK_SEED: results, **seed_results}.items():
-        merged = seeded_results(results, chosen) if seed != BOOK_SEED else dict(results)
+        merged = seeded_results(results, chosen)
         tables[seed] = claim_verdicts(merged, card=results_scorecard(merged), **inputs).set_index("claim")
     claims = tables[BOOK_SEED].index
     ours = pd.DataFrame({seed: t["ours"].reindex(claims) for seed, t in tables.items()})
