@@ -1081,3 +1081,35 @@ def value_span(values) -> str:
     """
     return "—" if not len(values) else (f"{min(values):,}" if min(values) == max(values)
                                         else f"{min(values):,} to {max(values):,}")
+
+
+def wmd_coverage(paired: pd.DataFrame) -> str:
+    """Which test queries the WMD methods of :func:`~regemb_utils.study.results.paired_wmd_table` answered, as the end
+    of a sentence that begins "The WMD methods answered": every test query, or a sample with its sizes per data set.
+
+    Parameters
+    ----------
+    paired : pandas.DataFrame
+        The paired table.
+
+    Returns
+    -------
+    str
+        The prose.
+
+    Examples
+    --------
+    >>> full = pd.DataFrame({"WMD queries": [220, 7528], "test documents": [220, 7528]})
+    >>> print(wmd_coverage(full))
+    every test query, as every other method did
+    >>> print(wmd_coverage(full.assign(**{"WMD queries": [200, 385]})))
+    a sample of the test queries (200 to 385 per data set; chapter 4 gives each sample's size), so their intervals are wider
+    >>> print(wmd_coverage(full.iloc[:0]))
+    no test query: this run left them out
+    """
+    if not len(paired):
+        return "no test query: this run left them out"
+    if (paired["WMD queries"] == paired["test documents"]).all():
+        return "every test query, as every other method did"
+    return (f"a sample of the test queries ({value_span(paired['WMD queries'])} per data set; chapter 4 gives each "
+            "sample's size), so their intervals are wider")
