@@ -15,6 +15,8 @@ brute force's.
 Run:  .venv/bin/python benchmarks/bench_wmd.py --dataset 20news [--queries 3] [--brute-queries 1]
       .venv/bin/python benchmarks/bench_wmd.py --dataset ohsumed --real --paper-embeddings --cache $REGEMB_CACHE
       (any data set's first queries in chapter 4's stratified order, with the paper profile's 32-bit embeddings)
+      ``--record results/wmd_search.csv`` keeps each data set's and embedding's CPU seconds per query (before, after,
+      brute force) in that file, one row per data set and embedding, replaced by a new run: chapter 4 shows it.
 
 Default (``--dataset bbcsport``): BBCSPORT (``regemb_utils.text.datasets.load_dataset("bbcsport")``, the paper's tokenizer): the first ``--queries``
 test documents against the whole training split (413 documents), nBOW weights over a dictionary of the dataset's
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -228,6 +231,20 @@ def real_documents(args) -> None:
         print(f"  RATIO {kind} CPU per query, before / after: {before_cpu / after_cpu:.1f}x")
         print(f"  RATIO {kind} CPU per query, brute force / after: {brute_cpu * n / after_cpu:.1f}x")
         print(f"  RATIO {kind} CPU per query, brute force / before: {brute_cpu * n / before_cpu:.1f}x")
+        if args.record:
+            record(args.record, {"dataset": args.dataset, "embeddings": kind, "queries": n, "brute-force queries": b,
+                                 "before (s / query)": before_cpu / n, "after (s / query)": after_cpu / n,
+                                 "brute force (s / query)": brute_cpu, "before": f"{args.baseline_ref}, bound=dual",
+                                 "measured": time.strftime("%Y-%m-%d")})
+
+
+def record(path: str, row: dict) -> None:
+    """Keep ``row`` in the CSV file ``path``, replacing the row of the same data set and embeddings."""
+    import pandas as pd
+
+    rows = pd.read_csv(path) if Path(path).exists() else pd.DataFrame(columns=list(row))
+    rows = rows[~((rows["dataset"] == row["dataset"]) & (rows["embeddings"] == row["embeddings"]))]
+    pd.concat([rows, pd.DataFrame([row])], ignore_index=True).to_csv(path, index=False, float_format="%.4g")
 
 
 def main():
@@ -247,6 +264,8 @@ def main():
                         help="real documents: git ref of the wmd.py before this search (the 'before')")
     parser.add_argument("--embeddings", nargs="+", choices=("32-bit", "1-bit"), default=["32-bit", "1-bit"],
                         help="real documents: the 32-bit embeddings and/or their 1-bit quantization")
+    parser.add_argument("--record", default=None,
+                        help="real documents: keep the CPU seconds per query in this CSV file (results/wmd_search.csv)")
     parser.add_argument("--k", type=int, default=19)
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=2)
