@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -559,3 +560,51 @@ def decided_counts(paired: pd.DataFrame) -> pd.DataFrame:
                      "WMD better": int((verdicts == "WMD better").sum()),
                      "not decided": int((verdicts == "not decided").sum())})
     return pd.DataFrame(rows, columns=["method", "label", "data sets", "SCM better", "WMD better", "not decided"])
+
+
+SEARCH_BENCHMARK = "wmd_search.csv"  # in the checkout's results/ folder, written by benchmarks/bench_wmd.py --record
+
+
+def search_benchmark(path=None) -> pd.DataFrame | None:
+    """The exact WMD kNN search's one-core CPU seconds per test query, before and after the search that answers every
+    query (issue 20), beside brute force, per data set and embedding: what ``benchmarks/bench_wmd.py --real
+    --paper-embeddings --record`` measured (the first test queries of chapter 4's stratified order against the
+    train+validation split, k = 19; "before" is the search of the commit named in the column ``before``).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        The CSV file (default: ``results/wmd_search.csv`` of the source checkout).
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        One row per data set and embedding: queries, brute-force queries, the three CPU seconds per query and the
+        ratios before / after and brute force / after; None where there is no such file (an installed package).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     csv = pathlib.Path(folder) / "wmd_search.csv"
+    ...     _ = csv.write_text("dataset,embeddings,queries,brute-force queries,before (s / query),after (s / query),"
+    ...                        "brute force (s / query),before,measured\\n"
+    ...                        "20news,32-bit,10,1,2.0,0.5,8.0,\\"d5acaef, bound=dual\\",2026-11-26\\n")
+    ...     print(*search_benchmark(csv).loc[0, ["dataset", "before / after", "brute force / after"]])
+    20news 4.0 16.0
+    >>> search_benchmark(pathlib.Path("no-such-file.csv")) is None
+    True
+    """
+    from ..classification.wmd_store import default_folder
+
+    folder = default_folder()
+    path = path if path is not None else (folder.parent / SEARCH_BENCHMARK if folder is not None else None)
+    if path is None or not Path(path).exists():
+        return None
+    rows = pd.read_csv(path)
+    order = {name: i for i, name in enumerate(DATASETS)}
+    rows = rows.sort_values(["dataset", "embeddings"], key=lambda c: c.map(order) if c.name == "dataset" else c,
+                            ignore_index=True)
+    rows["before / after"] = rows["before (s / query)"] / rows["after (s / query)"]
+    rows["brute force / after"] = rows["brute force (s / query)"] / rows["after (s / query)"]
+    return rows
