@@ -65,7 +65,9 @@ __all__ = ["MissingEmbeddingsWarning", "as_keyed_vectors", "WeightedBagOfWords",
 
 
 class MissingEmbeddingsWarning(UserWarning):
-    """Words of the training documents have no embedding (they add nothing to the SCM and the WMD).
+    """Words of the training documents have no embedding: they get a zero vector, which the SCM with S ignores, with
+    S' makes similar only to itself (its diagonal 1), and the WMD places at the origin, where it takes part in the
+    transport (the paper's code did the same).
 
     Parameters
     ----------
@@ -507,8 +509,8 @@ class _Embedded(_KNeighbours):
         self.missing_share_ = float(sum(counts[ids[w]] for w in missing) / total) if total else 0.0
         if missing:
             warnings.warn(f"{len(missing)} words of the training documents have no embedding, e.g. "
-                          f"{self.missing_words_[:5]}; they add nothing to {type(self).__name__}'s measure (see "
-                          "missing_words_ and missing_share_)", MissingEmbeddingsWarning, stacklevel=3)
+                          f"{self.missing_words_[:5]}; they get a zero vector (the SCM with S ignores them, with S' each is similar "
+                          "only to itself, the WMD places them at the origin; see missing_words_ and missing_share_)", MissingEmbeddingsWarning, stacklevel=3)
 
 
 class SoftCosineClassifier(_Embedded):

@@ -193,7 +193,7 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
                 color=[_method_colour(label) for label in labels], alpha=0.8, capsize=2)
         ax.plot(rows["paper"], y, "kD", markersize=4)
         for position, label, n, upper in zip(y, labels, rows["test documents"], rows["upper"]):
-            if "WMD" in label and np.isfinite(n):  # a WMD method answers a sample of the test queries
+            if "WMD" in label and np.isfinite(n):  # a WMD method may answer a prefix of the test queries
                 ax.text(min(upper + 2, 72), position, f"n = {n:,.0f}", va="center", fontsize=MIN_FONT_PT)
         ax.set_title(name.upper(), fontsize=MIN_FONT_PT + 1)
         ax.set_xlim(0, 100)

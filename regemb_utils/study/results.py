@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..text.datasets import DATASETS
 from ..classification.knn_runs import MethodResult
+from ..classification.wmd_store import default_folder
 from ..classification.methods import METHODS
 from . import paper
 from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
@@ -220,8 +221,8 @@ def error_reduction(results: Mapping[tuple[str, str], MethodResult], regularized
     percentile bootstrap interval; ``datasets`` restricts the data sets (e.g. to those whose documents are the
     paper's).
 
-    Both methods are compared on the test queries that both answered (all of them for the SCMs; the WMD methods
-    answer prefixes of one seeded order, chapter 4). Each resample draws every data set's queries with replacement,
+    Both methods are compared on the test queries that both answered (all of them by default; a WMD method
+    asked for fewer answers a prefix of one seeded order, chapter 4). Each resample draws every data set's queries with replacement,
     the same draw for both methods, so the interval reflects the test sets' sampling error, paired. Returns
     ``reduction``, ``lower``, ``upper``, ``datasets`` and ``queries`` (the compared queries summed over the data
     sets).
@@ -595,8 +596,6 @@ def search_benchmark(path=None) -> pd.DataFrame | None:
     >>> search_benchmark(pathlib.Path("no-such-file.csv")) is None
     True
     """
-    from ..classification.wmd_store import default_folder
-
     folder = default_folder()
     path = path if path is not None else (folder.parent / SEARCH_BENCHMARK if folder is not None else None)
     if path is None or not Path(path).exists():

@@ -141,7 +141,7 @@ def stratified_order(labels, seed: int = QUERY_SEED) -> np.ndarray:
     chairman assignment problem: with k classes and C = 1 − 1/(2(k − 1)), position t goes to the class, among those
     that may take a row now (t·share − taken ≥ 1 − C), whose next row is due first (the smallest
     (taken + C)/share; ties to a seeded random class priority). Every prefix then deviates from proportional by at
-    most C < 1 row per class. The WMD methods answer a prefix of this order: every method and every sample size gets
+    most C < 1 row per class. A WMD method asked for fewer than all queries answers a prefix of this order: every method and every sample size gets
     the same queries, and a larger sample extends a smaller one.
 
     Parameters
