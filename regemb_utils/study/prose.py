@@ -10,7 +10,7 @@ from IPython.display import Markdown
 
 from . import paper
 
-__all__ = ["value_set", "training_prose", "orthogonalization_prose"]
+__all__ = ["value_set", "training_prose", "orthogonalization_prose", "classification_prose"]
 
 
 def value_set(values) -> Markdown:
@@ -87,3 +87,28 @@ def orthogonalization_prose() -> dict:
             "paper_figure_1_words": paper.FIGURE_1_WORDS.value,
             "table_2_not_definite": Markdown(", ".join(not_definite)),
             "table_2_thresholds": value_set(sorted(set(paper.table_2().threshold)))}
+
+
+def classification_prose() -> dict:
+    """Chapter 4's values from the paper: the 39 % (abstract and §6.2) and the numbers behind it, the speed claims, the
+    significance tests, the validation share and the thresholds of its text and of its code.
+
+    Returns
+    -------
+    dict
+        ``{glue name: value}``.
+
+    Examples
+    --------
+    >>> values = classification_prose()
+    >>> values["paper_reduction"] == paper.ERROR_REDUCTION.value, values["paper_code_thresholds"]
+    (True, '-1, -0.5, 0, 0.5')
+    """
+    values = {name: item.value for name, item in (
+        ("paper_reduction", paper.ERROR_REDUCTION), ("paper_lowest", paper.LOWEST_RELATIVE_ERROR),
+        ("paper_faster", paper.FASTER_THAN), ("paper_slowdown", paper.SPEED_RATIO),
+        ("paper_tests", paper.SIGNIFICANCE_TESTS), ("paper_not_significant", paper.NOT_SIGNIFICANT),
+        ("paper_ratio", paper.REGULARIZED_ERROR_RATIO), ("paper_validation_share", paper.VALIDATION_SHARE))}
+    values["paper_text_thresholds"] = ", ".join(f"{t:g}" for t in paper.TEXT_THRESHOLDS.value)
+    values["paper_code_thresholds"] = ", ".join(f"{t:g}" for t in paper.PAPER_GRID["threshold"])
+    return values
