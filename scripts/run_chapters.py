@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -33,8 +34,29 @@ def chapters() -> list[Path]:
 
 
 def terminal_text(text: str) -> str:
-    """What a terminal finally shows: each progress-bar line overwritten with ``\\r`` reduced to its last state."""
-    return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
+    """What a terminal finally shows (line wrapping aside): ``\\r`` returns to the start of the line, ``\\n`` goes to
+    the next line and the cursor-up escape to the one above, and text overwrites what is under the cursor. Progress
+    bars that rewrite their line, and bars stacked at other positions (tqdm moves to them and back up), so keep only
+    their last state.
+
+    >>> terminal_text("a 1%\\ra 50%\\n\\rb 1%\\x1b[A\\ra 100%\\n\\rb 9%\\x1b[A\\n\\nend\\n")
+    'a 100%\\nb 9%\\nend\\n'
+    """
+    lines, row, column = [""], 0, 0
+    for part in re.split("(\r|\n|\x1b\\[A)", text):
+        if part == "\r":
+            column = 0
+        elif part == "\n":
+            row, column = row + 1, 0
+            if row == len(lines):
+                lines.append("")
+        elif part == "\x1b[A":
+            row = max(row - 1, 0)
+        elif part:
+            line = lines[row].ljust(column)
+            lines[row] = line[:column] + part + line[column + len(part):]
+            column += len(part)
+    return "\n".join(lines)
 
 
 def tidy_notebook(path: Path) -> None:
