@@ -60,7 +60,8 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
         sparsity, x="nonzero_limit", y="nonzeros_per_column", color="o", line_dash="ordering", facet_col="panel",
         facet_row="model", markers=True, log_x=True, log_y=True, height=560,
         category_orders={"panel": list(SPARSITY_PANELS.values()), "model": list(models)},
-        labels={"nonzero_limit": "C", "nonzeros_per_column": "non-zeros per column", "ordering": "", "o": "o"},
+        labels={"nonzero_limit": "C", "nonzeros_per_column": "off-diagonal non-zeros per column", "ordering": "",
+                "o": "o"},
     )
     limits = sorted(sparsity.nonzero_limit.unique())
     figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1], font_size=13))
@@ -68,7 +69,7 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
     low, high = sparsity.nonzeros_per_column.min(), sparsity.nonzeros_per_column.max()
     ticks = [m * 10**e for e in range(-1, 5) for m in (1, 2, 5) if low / 1.5 <= m * 10**e <= high * 1.5]
     figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:,g}" for t in ticks], minor_showgrid=False)
-    figure.update_traces(hovertemplate="C=%{x}<br>non-zeros per column=%{y:.2f}")
+    figure.update_traces(hovertemplate="C=%{x}<br>off-diagonal non-zeros per column=%{y:.2f}")
     figure.update_layout(font_size=13, margin=dict(l=10, r=40, t=40, b=10),
                          legend=dict(orientation="h", x=0, xanchor="left", y=-0.14, yanchor="top", title_text="o:"))
     return figure

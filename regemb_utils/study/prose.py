@@ -68,7 +68,8 @@ def training_prose() -> dict:
 
 def orthogonalization_prose() -> dict:
     """Chapter 3's values from the paper: the thresholds of its text and of its code, the code's C, Figure 1's words,
-    and the data sets whose Table 2 setting is not positive definite (not both Sym and Dom) with their thresholds.
+    the data sets whose Table 2 setting is not positive definite (not both Sym and Dom), and Table 2's thresholds and
+    exponents.
 
     Returns
     -------
@@ -86,7 +87,8 @@ def orthogonalization_prose() -> dict:
             "code_nonzero_limits": value_set(paper.PAPER_GRID["nonzero_limit"]),
             "paper_figure_1_words": paper.FIGURE_1_WORDS.value,
             "table_2_not_definite": Markdown(", ".join(not_definite)),
-            "table_2_thresholds": value_set(sorted(set(paper.table_2().threshold)))}
+            "table_2_thresholds": value_set(sorted(set(paper.table_2().threshold))),
+            "table_2_exponents": value_set(sorted(set(paper.table_2().exponent)))}
 
 
 def classification_prose() -> dict:
