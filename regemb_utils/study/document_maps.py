@@ -814,7 +814,7 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
                 f"{' (the same as the paper’s)' if same else ''}. {listed} hold {_pct(b['true'])} of the test "
                 f"documents; the non-regularized SCM assigns {_pct(b['predicted'])} of the documents to them, the "
                 f"regularized SCM {_pct(a['predicted'])}"
-                + (f": the non-regularized SCM over-predicts the common classes and regularization "
+                + (f": the non-regularized SCM over-predicts {'the common classes' if same else 'these classes (the paper’s most common)'} and regularization "
                    f"{'brings that closer to the true share' if abs(a['predicted'] - a['true']) < abs(b['predicted'] - b['true']) else 'does not correct it'}."
                    if b["predicted"] > b["true"] else
                    ": here the non-regularized SCM does not over-predict the common classes."))
