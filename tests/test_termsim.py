@@ -399,3 +399,24 @@ def test_bit_operations_need_1bit_vectors(setting):
 
     with pytest.raises(ValueError, match="same magnitude"):
         nearest_neighbours(setting["kv"], depth=5, progress=False, bits=True)
+
+
+def test_theorem_table_reports_every_pair(setting, theorem_matrix):
+    """Chapter 3's check: stored entries equal E'E'ᵀ and the cosines, unstored pairs are orthogonal in E'; the plain
+    (unit) embeddings, which are not orthogonalized, fail the unstored check by their largest dropped cosine."""
+    from regemb_utils.study.sparsity import theorem_table
+
+    kv, d = setting["kv"], setting["dictionary"]
+    S = theorem_matrix
+    E, _ = orthogonalized_embeddings(S)
+    checked = theorem_table(S, E, kv, d)
+    assert checked["max |⟨e'_i, e'_j⟩ - s'_ij|"] < 1e-6 and checked["max |s'_ij - cos(e_i, e_j)|"] < 1e-6
+    assert checked["max |⟨e'_i, e'_j⟩|, unstored"] < 1e-6 and checked["stored entries"] == S.nnz
+    normed = kv.get_normed_vectors()
+    unit = np.array([normed[kv.key_to_index[d[i]]] if d[i] in kv.key_to_index else np.zeros(kv.vector_size)
+                     for i in range(len(d))])  # words without an embedding: zero rows
+    cosines = unit @ unit.T
+    unstored = np.asarray(sparse.csr_matrix(S).toarray() == 0)
+    plain = theorem_table(S, unit, kv, d)
+    assert plain["max |⟨e'_i, e'_j⟩|, unstored"] == pytest.approx(np.abs(cosines[unstored]).max(), abs=1e-6)
+    assert plain["max |⟨e'_i, e'_j⟩|, unstored"] > 0.05

@@ -1,4 +1,4 @@
-"""A Word2Bits-exact CBOW trainer with quantization (Lam, 2018), compiled with numba.
+"""A CBOW trainer with Word2Bits' quantization (Lam, 2018), faithful to its update rule, compiled with numba.
 
 This reproduces the training that the paper ran with ``agnusmaximus/Word2Bits`` (``src/word2bits.cpp``, itself
 word2vec.c with quantization added), with ``-sample 1e-4 -window 10 -negative 24 -iter 10 -min-count 5 -alpha 0.05``
