@@ -160,7 +160,7 @@ def test_observations_name_the_papers_confusion_and_whether_regularization_reduc
     assert "6 of the 10 grain test documents (60.0\u00a0% ) as crude".replace(" )", ")") in text
     assert "most of them, as in the paper" in text and "regularization reduces this confusion" in text
     assert "10.00\u00a0% (k = 9)" in text and "5.00\u00a0% (k = 19)" in text
-    assert "separates the classes better" in text and "171 documents" in text
+    assert "regularized map agrees more" in text and "171 documents" in text
     # the same confusion made worse
     worse = observations_markdown("reuters", AFTER, BEFORE, NAMES, errors=(0.05, 0.1), ks=(1, 1))
     assert "not most of them, unlike the paper" in worse and "regularization increases this confusion" in worse
@@ -241,7 +241,7 @@ def test_summary_counts_the_data_sets_where_regularization_helps():
     assert rows[2]["largest confusion"] is None and rows[2]["non-regularized"] is None
     text = summary_markdown(rows)
     assert "on 1 of the 2 data sets where there is one (REUTERS)" in text
-    assert "better on 1 of 3 (REUTERS)" in text
+    assert "agreement on 1 of 3 (REUTERS)" in text
 
 
 def test_observations_say_when_regularization_leaves_a_confusion_unchanged():

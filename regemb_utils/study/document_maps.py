@@ -43,6 +43,7 @@ from ..termsim.orthogonalization import SPARSE_KEYS
 from ..termsim.sources import restricted
 from ..text.documents import query_rows
 from .book import table
+from .paper import DIFFERENT_DATA
 
 __all__ = [
     "confusion_counts",
@@ -776,7 +777,7 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
     >>> names = ["comp.graphics", "comp.os", "rec.autos"]
     >>> text = observations_markdown("reuters", before, after, names, errors=(0.27, 0.13), ks=(1, 3))
     >>> print(text.split("\\n\\n")[1].replace("\\xa0", " "))
-    **Here:** the test error is 27.00 % (k = 1) non-regularized and 13.00 % (k = 3) regularized. The non-regularized SCM's largest confusion is comp.os predicted as comp.graphics: 3 of 10 documents (30.0 %); the regularized SCM predicts 1 of them (10.0 %) that way, so regularization reduces that confusion.
+    **Here:** the test error is 27.00 % (k = 1) non-regularized and 13.00 % (k = 3) regularized (our REUTERS documents are not the paper's; chapter 1). The non-regularized SCM's largest confusion is comp.os predicted as comp.graphics: 3 of 10 documents (30.0 %); the regularized SCM predicts 1 of them (10.0 %) that way, so regularization reduces that confusion.
     """
     before, after = _check_pair(before, after, class_names)
     paper = PAPER_OBSERVATIONS.get(name, {"figure": None, "says": "the paper shows no figure for this data set"})
@@ -786,7 +787,8 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
     else:
         parts = [f"**The paper:** {paper['says'][0].upper()}{paper['says'][1:]}."]
     ours = [f"**Here:** the test error is {_pct(errors[0], 2)} (k = {ks[0]}) non-regularized and "
-            f"{_pct(errors[1], 2)} (k = {ks[1]}) regularized."]
+            f"{_pct(errors[1], 2)} (k = {ks[1]}) regularized"
+            + (f" (our {label} documents are not the paper's; chapter 1)." if name in DIFFERENT_DATA else ".")]
     if "pair" in paper:
         true, predicted = paper["pair"]
         if true in class_names and predicted in class_names:
@@ -822,7 +824,8 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
         groups = [usenet_hierarchy(c) for c in class_names]
         b, a = errors_within_groups(before, groups), errors_within_groups(after, groups)
         ours.append(f"Of the non-regularized SCM's {b['errors']:,} errors, {b['within']:,} ({_pct(b['share'])}) "
-                    f"predict another newsgroup of the true one's hierarchy; of the regularized SCM's "
+                    f"predict another newsgroup of the true one's hierarchy (its top-level name: comp, rec with rec.sport, sci, "
+                    f"talk; alt, misc and soc hold one newsgroup each); of the regularized SCM's "
                     f"{a['errors']:,} errors, {a['within']:,} ({_pct(a['share'])}): regularization "
                     f"{_change(b['within'], a['within'], 'the within-hierarchy errors')}.")
     table = largest_confusions(before, after, class_names, top=1)
@@ -839,7 +842,8 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
         on = f" ({map_documents:,} documents)" if map_documents else ""
         ours.append(f"On the 2-D maps{on}, a document's 10 nearest neighbours share its class "
                     f"{_pct(agreement[0])} of the time non-regularized and {_pct(agreement[1])} regularized: the "
-                    f"regularized map {'separates the classes better' if agreement[1] > agreement[0] else 'does not separate the classes better'}.")
+                    f"regularized map {'agrees more' if agreement[1] > agreement[0] else 'does not agree more'} (one t-SNE "
+                    f"layout each, so a small difference says little).")
     return "\n\n".join([" ".join(parts), " ".join(ours)])
 
 
@@ -1127,7 +1131,7 @@ def summary_row(name: str, before, after, class_names: Sequence[str], agreement:
 
 def summary_markdown(rows: Sequence[dict]) -> str:
     """A sentence over the data sets of a run: on how many regularization reduces the largest confusion and on how
-    many its map separates the classes better.
+    many its map has the higher neighbour agreement.
 
     Parameters
     ----------
@@ -1145,7 +1149,7 @@ def summary_markdown(rows: Sequence[dict]) -> str:
     >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])  # regularized, the same test documents
     >>> names = ["comp.graphics", "comp.os", "rec.autos"]
     >>> print(summary_markdown([summary_row("20news", before, after, names, (0.6, 0.5))]))
-    In this run (1 data set), the regularized SCM reduces the non-regularized SCM's largest confusion on 1 of the 1 data sets where there is one (20NEWS), and its 2-D map separates the classes better on 0 of 1 (none).
+    In this run (1 data set), the regularized SCM reduces the non-regularized SCM's largest confusion on 1 of the 1 data sets where there is one (20NEWS), and its 2-D map has the higher neighbour agreement on 0 of 1 (none).
     """
     with_errors = [r for r in rows if r["largest confusion"] is not None]
     reduced = [r["data set"] for r in with_errors if r["regularized"] < r["non-regularized"]]
@@ -1156,7 +1160,7 @@ def summary_markdown(rows: Sequence[dict]) -> str:
 
     return (f"In this run ({len(rows)} data set{'s' if len(rows) != 1 else ''}), the regularized SCM reduces the "
             f"non-regularized SCM's largest confusion on {len(reduced)} of the {len(with_errors)} data sets where "
-            f"there is one ({listed(reduced)}), and its 2-D map separates the classes better on {len(separated)} of "
+            f"there is one ({listed(reduced)}), and its 2-D map has the higher neighbour agreement on {len(separated)} of "
             f"{len(rows)} ({listed(separated)}).")
 
 
