@@ -161,3 +161,13 @@ def test_the_csv_can_hold_more_than_is_shown():
     shown = pd.DataFrame({"error (%)": ["12.3 [9.0, 16.5]"]})
     rendered = table(shown, download="errors", csv_frame=full)
     assert rendered.csv == full.to_csv(index=False) and "12.3 [9.0, 16.5]" in rendered.html
+
+
+def test_values_as_given_keep_their_digits():
+    """The paper's values are typed with the digits the paper prints: a bar label 23 stays 23, not 23.00, a caption's
+    21.82 stays 21.82, a ratio 819,496 gets its separator, a flag reads yes/no."""
+    given = pd.DataFrame({"paper": [23.0, 21.82, 0.1532, 819_496.0, 5.5]})
+    assert [row[0] for row in parse(table(given, {"paper": "as given"})).rows] == ["23", "21.82", "0.1532", "819,496",
+                                                                                    "5.5"]
+    flags = pd.DataFrame({"paper": [True, np.nan]}, dtype=object)
+    assert [row[0] for row in parse(table(flags, {"paper": "as given"})).rows] == ["yes", "—"]

@@ -127,6 +127,8 @@ def _named_format(name: str) -> Callable[[object], str] | None:
         return lambda v: f"{100 * float(v):,.1f}{_NBSP}%"
     if name == "number":  # a column of mixed values: yes/no, integers, floats to 4 significant digits
         return _number
+    if name == "as given":  # values typed with the digits their source gives (the paper's): 23, 21.82, 819,496
+        return _shown_with(lambda v: f"{v:,.0f}" if float(v).is_integer() else f"{v:g}")
     if name.startswith("number:"):  # number:2 -> like "number", but every real with two decimals (whole from 1,000)
         digits = int(name.split(":", 1)[1])
         return _shown_with(lambda v: f"{v:,.0f}" if abs(v) >= 1000 else f"{v:,.{digits}f}")
@@ -237,7 +239,8 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
     * Column names are shown as given (put units in them: ``"test error (%)"``, ``"pairs / s"``).
     * ``formats`` maps a column to how its values are shown: ``"int"`` (thousands separators), ``"percent"`` (a
       fraction shown as a percentage with one decimal; ``"percent:2"`` for two), ``"number"`` (mixed values: yes/no,
-      integers with separators, floats to 4 significant digits, whole above 1,000), a format spec (``".3f"``), a format
+      integers with separators, floats to 4 significant digits, whole above 1,000), ``"as given"`` (the digits a value
+      was typed with, such as the paper's: 23, 21.82, 819,496), a format spec (``".3f"``), a format
       string (``"{:.2f} %"`` for values already in percent) or a function. Other columns: integers (and float columns
       whose values are all whole numbers) with thousands separators, other numbers with 2 or 3 decimals, booleans as
       yes/no.

@@ -1077,8 +1077,9 @@ def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
 
 
 def section_table(card: pd.DataFrame, section: str, decimals: int = 2, **options):
-    """One section of the scorecard as a book table: columns without a value dropped, notes as letters, every real
-    with ``decimals`` decimals (bounds with more where fewer would read as the paper's value, :func:`shown_bounds`).
+    """One section of the scorecard as a book table: columns without a value dropped, notes as letters, the paper's
+    values with the digits the paper gives, every other real with ``decimals`` decimals (bounds with more where fewer
+    would read as the paper's value, :func:`shown_bounds`).
 
     Parameters
     ----------
@@ -1111,8 +1112,8 @@ def section_table(card: pd.DataFrame, section: str, decimals: int = 2, **options
     rows, notes = footnoted(shown_bounds(rows, decimals))
     rows = rows.rename(columns={"paper within our interval": "in our interval", "exact match": "exact"})
     caption = "; ".join(f"({mark}) {text}" for mark, text in notes.items()) if notes else None
-    numbers = {c: f"number:{decimals}" for c in ("paper", "ours", "difference") if c in rows}
-    return table(rows, numbers, caption=caption, **options)
+    numbers = {c: f"number:{decimals}" for c in ("ours", "difference") if c in rows}
+    return table(rows, {"paper": "as given", **numbers}, caption=caption, **options)
 
 
 def value_span(values) -> str:
