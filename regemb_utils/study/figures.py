@@ -159,7 +159,8 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
     """Every method's test error with its 95 % interval beside the paper's, one panel per data set (the paper's
     Figure 8; two columns, the methods named once per row of panels): bars coloured by kind (orange: orthogonalized
     SCM, blue: WMD, grey: the rest; the legend shows the same colours), the paper's value as a black diamond, and the
-    number of test queries beside every WMD bar. Drawn at the column's width, every text at least 9 pt.
+    number of test queries beside a WMD bar that answered fewer than the whole test split (a sample). Drawn at the
+    column's width, every text at least 9 pt.
 
     Parameters
     ----------
@@ -177,10 +178,13 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
     --------
     >>> errors = pd.DataFrame({"dataset": "bbcsport", "label": ["BoW", "WMD"], "error": [5.0, 4.0],
     ...                        "lower": [3.0, 2.5], "upper": [7.0, 6.0], "paper": [4.6, 4.3],
-    ...                        "test documents": [220, 220]})
+    ...                        "test documents": [220, 100]})
     >>> figure = figure_8(errors, ["BoW", "WMD"])
     >>> [t.get_text() for t in figure.axes[0].get_yticklabels()], [t.get_text() for t in figure.axes[0].texts]
-    (['BoW', 'WMD'], ['n = 220'])
+    (['BoW', 'WMD'], ['n = 100'])
+    >>> errors.loc[1, "test documents"] = 220  # every test query: nothing to say
+    >>> [t.get_text() for t in figure_8(errors, ["BoW", "WMD"]).axes[0].texts]
+    []
     """
     names = list(dict.fromkeys(errors["dataset"]))
     columns = min(2, len(names))
@@ -193,8 +197,9 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
         ax.barh(y, rows["error"], xerr=[rows["error"] - rows["lower"], rows["upper"] - rows["error"]],
                 color=[_method_colour(label) for label in labels], alpha=0.8, capsize=2)
         ax.plot(rows["paper"], y, "kD", markersize=4)
+        whole = rows["test documents"].max()
         for position, label, n, upper in zip(y, labels, rows["test documents"], rows["upper"]):
-            if "WMD" in label and np.isfinite(n):  # a WMD method may answer a prefix of the test queries
+            if "WMD" in label and np.isfinite(n) and n < whole:  # a WMD method may answer a prefix of the queries
                 ax.text(min(upper + 2, 72), position, f"n = {n:,.0f}", va="center", fontsize=MIN_FONT_PT)
         ax.set_title(name.upper(), fontsize=MIN_FONT_PT + 1)
         ax.set_xlim(0, 100)
