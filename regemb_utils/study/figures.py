@@ -159,8 +159,8 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
     """Every method's test error with its 95 % interval beside the paper's, one panel per data set (the paper's
     Figure 8; two columns, the methods named once per row of panels): bars coloured by kind (orange: orthogonalized
     SCM, blue: WMD, grey: the rest; the legend shows the same colours), the paper's value as a black diamond, and the
-    number of test queries beside a WMD bar that answered fewer than the whole test split (a sample). Drawn at the
-    column's width, every text at least 9 pt.
+    number of test queries beside a WMD bar that answered fewer than the whole test split (a sample). Each panel has
+    its own range of errors. Drawn at the column's width, every text at least 9 pt.
 
     Parameters
     ----------
@@ -190,7 +190,7 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
     columns = min(2, len(names))
     rows_n = -(-len(names) // columns)
     fig, axes = plt.subplots(rows_n, columns, figsize=(FIGURE_WIDTH_IN, rows_n * (0.24 * len(labels) + 0.55) + 0.9),
-                             dpi=FIGURE_DPI, squeeze=False, sharex=True, sharey=True, layout="constrained")
+                             dpi=FIGURE_DPI, squeeze=False, sharey=True, layout="constrained")
     y = np.arange(len(labels))
     for ax, name in zip(axes.flat, names):
         rows = errors[errors["dataset"] == name].set_index("label").reindex(labels)
@@ -198,11 +198,14 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
                 color=[_method_colour(label) for label in labels], alpha=0.8, capsize=2)
         ax.plot(rows["paper"], y, "kD", markersize=4)
         whole = rows["test documents"].max()
+        # each panel its own range, so that the small errors of an easy data set can be read
+        right = min(100.0, 1.3 * float(np.nanmax([rows["upper"].max(), rows["paper"].max()])) + 2)
         for position, label, n, upper in zip(y, labels, rows["test documents"], rows["upper"]):
             if "WMD" in label and np.isfinite(n) and n < whole:  # a WMD method may answer a prefix of the queries
-                ax.text(min(upper + 2, 72), position, f"n = {n:,.0f}", va="center", fontsize=MIN_FONT_PT)
+                ax.text(min(upper + 0.02 * right, 0.7 * right), position, f"n = {n:,.0f}", va="center",
+                        fontsize=MIN_FONT_PT)
         ax.set_title(name.upper(), fontsize=MIN_FONT_PT + 1)
-        ax.set_xlim(0, 100)
+        ax.set_xlim(0, right)
         ax.tick_params(labelsize=MIN_FONT_PT)
     axes[0, 0].set_yticks(y, labels)
     axes[0, 0].invert_yaxis()
