@@ -308,13 +308,13 @@ def _full_results():
 
 
 def _anchors(chapter: str) -> set[str]:
-    """The ids that a chapter's page will carry: its headings' and its named figures'."""
+    """The ids that a chapter's page will carry: its headings', its named figures' and its labels' (``(name)=``)."""
     from docutils.nodes import make_id
 
     cells = json.loads((ROOT / "notebooks" / f"{chapter}.ipynb").read_text())["cells"]
     text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     return ({make_id(h) for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
-            | set(re.findall(r"^:name: (\S+)$", text, flags=re.M)))
+            | set(re.findall(r"^:name: (\S+)$", text, flags=re.M)) | set(re.findall(r"^\(([\w-]+)\)=$", text, flags=re.M)))
 
 
 def test_every_claim_has_a_row_that_links_to_an_existing_anchor():
