@@ -84,7 +84,8 @@ def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
                      errors=errors, relative=relative, speeds=speeds, parameters=parameters)
     rows = card.set_index("quantity")
     assert rows.loc["test documents", "paper"] == 221
-    assert rows.loc["cosine of word pairs, mean (the paper's notebook: all pairs of its vocabulary; ours: random pairs)", "paper"] == 0.5
+    cosine_mean = next(q for q in rows.index if str(q).startswith("cosine of word pairs, mean"))
+    assert rows.loc[cosine_mean, "paper"] == 0.5
     top = headline(card)
     assert (top["paper_reduction"], top["paper_speed_ratio"]) == (11.0, 3.0)
     assert card[card["quantity"] == "test error (%)"].set_index("method").loc["BoW", "paper"] == 12.34

@@ -87,7 +87,7 @@ def test_table_1_sizes_need_exact_matches_and_differing_data_are_marked():
     assert sizes.loc["ohsumed", "data"].startswith("ohsumed:")
     mean_words = card[card["quantity"].str.startswith("E[p]")].set_index("dataset")
     assert mean_words.loc["bbcsport", "difference"] == pytest.approx(0.0)  # the corpus-dictionary E[p] is compared
-    cosine = card[card["quantity"] == "cosine of word pairs, mean (the paper's notebook: all pairs of its vocabulary; ours: random pairs)"].iloc[0]
+    cosine = card[card["quantity"].str.startswith("cosine of word pairs, mean")].iloc[0]
     assert cosine["paper"] == pytest.approx(0.1532) and cosine["difference"] == pytest.approx(0.2 - 0.1532)
     assert card["paper within our interval"].isna().all()  # no intervals for these
 

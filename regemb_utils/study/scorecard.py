@@ -122,7 +122,8 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
                              corpus=True))
     for model, values in (cosines or {}).items():
         for statistic in ("mean", "sd"):
-            rows.append(_row("Chapter 2", f"cosine of word pairs, {statistic} (the paper's notebook: all pairs of its vocabulary; ours: random pairs)",
+            rows.append(_row("Chapter 2", f"cosine of word pairs, {statistic} (the paper's notebook: all pairs of its "
+                                          "vocabulary; ours: random pairs)",
                              _paper.value(_paper.COSINES, (model, statistic)), float(values[statistic]),
                              method=f"{model} embeddings", corpus=True))
     for model, value in (good_bad or {}).items():
