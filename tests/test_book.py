@@ -285,7 +285,7 @@ def test_explorer_view_agrees_with_the_measures(book, book_cache):
     similarities = sparse_scm(scm_q[3], scm_r[:view.references], S_terms)[0]
     distances = wmd_distances(wmd_q[3], wmd_r[:view.references], rows)[0]
     assert view.scm == pytest.approx(similarities[5]) and view.wmd == pytest.approx(wmd(wmd_q[3], wmd_r[5], rows))
-    assert view.contributions["share of the SCM"].sum() == pytest.approx(view.scm)
+    assert view.contributions["contribution to the SCM"].sum() == pytest.approx(view.scm)
     assert view.flows["cost"].sum() == pytest.approx(view.wmd)
     assert view.scm_neighbours["SCM"].tolist() == pytest.approx(sorted(similarities, reverse=True)[:5])
     assert view.wmd_neighbours["WMD"].tolist() == pytest.approx(sorted(distances)[:5])

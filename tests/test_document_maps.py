@@ -236,12 +236,14 @@ def test_summary_counts_the_data_sets_where_regularization_helps():
 
     rows = [summary_row("reuters", BEFORE, AFTER, NAMES, (0.5, 0.7)),
             summary_row("amazon", AFTER, BEFORE, NAMES, (0.6, 0.4)),
-            summary_row("twitter", np.diag([1, 2, 3, 4]), np.diag([1, 2, 3, 4]), NAMES, (0.9, 0.9))]
+            summary_row("twitter", np.diag([1, 2, 3, 4]), np.diag([1, 2, 3, 4]), NAMES, (0.9, 0.9)),
+            summary_row("bbcsport", np.diag([1, 2, 3, 4]), np.diag([1, 2, 3, 4]), NAMES, (0.50, 0.53))]
     assert rows[0]["largest confusion"] == "grain → crude" and rows[0]["regularized"] == 1
     assert rows[2]["largest confusion"] is None and rows[2]["non-regularized"] is None
     text = summary_markdown(rows)
     assert "on 1 of the 2 data sets where there is one (REUTERS)" in text
-    assert "agreement on 1 of 3 (REUTERS)" in text
+    # BBCSPORT's 3 points more are within what two t-SNE layouts are not told apart by
+    assert "higher by more than 5 points" in text and "on 1 of 4 (REUTERS)" in text
 
 
 def test_observations_say_when_regularization_leaves_a_confusion_unchanged():

@@ -134,7 +134,7 @@ def test_largest_disagreement_is_the_pair_whose_ranks_differ_most():
     assert abs(pair.scm_rank - pair.wmd_rank) == gap.max() > 0
     assert pair.scm == pytest.approx(scm[pair.query, pair.reference])
     assert pair.wmd == pytest.approx(distance[pair.query, pair.reference])
-    assert pair.contributions["share of the SCM"].sum() == pytest.approx(pair.scm)
+    assert pair.contributions["contribution to the SCM"].sum() == pytest.approx(pair.scm)
     assert pair.flows["cost"].sum() == pytest.approx(pair.wmd) and pair.flows["mass"].sum() == pytest.approx(1)
     shown = exercises.word_columns(pair.flows, documents, dictionary)
     assert set(shown["query word"]) <= set(dictionary.token2id)

@@ -10,7 +10,7 @@ from regemb_utils.study.explorer import ExplorerError, ExplorerSettings, View, r
 
 
 def _view(**changes):
-    frame = pd.DataFrame({"query word": ["a"], "reference word": ["b"], "share of the SCM": [0.25]})
+    frame = pd.DataFrame({"query word": ["a"], "reference word": ["b"], "contribution to the SCM": [0.25]})
     flows = pd.DataFrame({"query word": ["a"], "reference word": ["b"], "mass": [1.0], "distance": [0.5],
                           "cost": [0.5]})
     neighbours = pd.DataFrame({"training document": [4], "class": ["x"], "SCM": [0.9], "text": ["t"]})

@@ -97,3 +97,13 @@ def test_a_seed_that_changes_nothing_moves_no_verdict_and_one_that_does_is_judge
     assert table.loc[claim, "seed 2"] == expected
     book = table.loc[claim, f"seed {BOOK_SEED}"]
     assert table.loc[claim, "verdict depends on the seed"] == (book != expected)
+
+
+def test_a_rerun_timed_differently_moves_no_speed_claim(chapter_4):
+    _, record, training = chapter_4
+    results = record.values["results"]
+    slower = {key: dataclasses.replace(r, runs=[dataclasses.replace(run, seconds=50 * run.seconds) for run in r.runs])
+              for key, r in results.items() if key[1] in SEEDED_METHODS}
+    inputs = {"cosines": training.values["cosines"]}
+    # the same predictions, 50 times the seconds: the speed claims' numbers move, yet no claim is listed
+    assert seed_verdicts(results, {2: slower}, **inputs).empty

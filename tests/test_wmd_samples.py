@@ -17,7 +17,7 @@ from regemb_utils.text.documents import prepare_documents, stratified_order
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.classification.knn_runs import MethodResult, classify
 from regemb_utils.classification.methods import Settings
-from regemb_utils.study.results import decided_counts, paired_wmd_table
+from regemb_utils.study.results import decided_counts, decided_datasets, paired_wmd_table
 from regemb_utils.study.scorecard import scorecard
 from regemb_utils.classification.statistics import (discordant_probabilities, mcnemar_power, mcnemar_sample_size,
                                      paired_difference_interval)
@@ -248,6 +248,8 @@ def test_paired_table_and_decided_counts_on_a_constructed_example():
     assert (table["q"] >= table["p"]).all()
     counts = decided_counts(paired_wmd_table(results)).iloc[0]
     assert (counts["data sets"], counts["SCM better"], counts["WMD better"], counts["not decided"]) == (3, 1, 1, 1)
+    assert decided_datasets(paired_wmd_table(results)) == (
+        "- against the WMD: the SCM is decidedly better on D1; the WMD is decidedly better on D2; not decided on D3.")
     card = scorecard(paired=paired_wmd_table(results))
     assert sorted(card["ours"]) == [1, 1, 1]
 

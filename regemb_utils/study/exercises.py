@@ -303,7 +303,7 @@ class Disagreement:
     scm, wmd : float
         The pair's SCM and WMD.
     contributions : pandas.DataFrame
-        Column pairs (query word, reference word) and their share of the SCM, largest \\|share\\| first.
+        Column pairs (query word, reference word) and their contribution to the SCM, largest \\|contribution\\| first.
     flows : pandas.DataFrame
         Column pairs, the mass moved, the distance and the cost, largest cost first.
 
@@ -321,7 +321,7 @@ class Disagreement:
     wmd_rank: int
     scm: float
     wmd: float
-    contributions: pd.DataFrame  # column pairs (query, reference) and their share of the SCM, largest |share| first
+    contributions: pd.DataFrame  # column pairs (query, reference) and their contribution to the SCM, largest |contribution| first
     flows: pd.DataFrame  # column pairs, the mass moved, the distance and the cost (mass × distance), largest first
 
 
@@ -395,13 +395,13 @@ def largest_disagreement(documents, scm_method: str, term_similarity, wmd_method
     parts = scm_contributions(scm_q[q], scm_r[r], S)
     i, j = np.nonzero(parts.contributions)
     contributions = pd.DataFrame({"query word": parts.x_terms[i], "reference word": parts.y_terms[j],
-                                  "share of the SCM": parts.contributions[i, j]})
+                                  "contribution to the SCM": parts.contributions[i, j]})
     plan = wmd_flows(wmd_q[q], wmd_r[r], embeddings)
     i, j = np.nonzero(plan.flows)
     flows = pd.DataFrame({"query word": plan.x_terms[i], "reference word": plan.y_terms[j],
                           "mass": plan.flows[i, j], "distance": plan.distances[i, j]})
     flows["cost"] = flows["mass"] * flows["distance"]
-    order = contributions["share of the SCM"].abs().sort_values(ascending=False, kind="stable").index
+    order = contributions["contribution to the SCM"].abs().sort_values(ascending=False, kind="stable").index
     contributions = contributions.loc[order].reset_index(drop=True)
     flows = flows.sort_values("cost", ascending=False, kind="stable").reset_index(drop=True)
     return Disagreement(int(q), int(r), int(scm_rank[q, r]), int(wmd_rank[q, r]), float(scm[q, r]),

@@ -119,7 +119,7 @@ class View:
     scm, wmd : float
         The two documents' SCM and WMD.
     contributions : pandas.DataFrame
-        Query word, reference word, share of the SCM (largest \\|share\\| first).
+        Query word, reference word, contribution to the SCM (largest \\|contribution\\| first).
     flows : pandas.DataFrame
         Query word, reference word, mass, distance, cost (largest cost first).
     scm_neighbours, wmd_neighbours : pandas.DataFrame
@@ -149,7 +149,7 @@ class View:
     reference_class: str
     scm: float
     wmd: float
-    contributions: pd.DataFrame  # query word, reference word, share of the SCM (largest |share| first)
+    contributions: pd.DataFrame  # query word, reference word, contribution to the SCM (largest |contribution| first)
     flows: pd.DataFrame  # query word, reference word, mass, distance, cost (largest cost first)
     scm_neighbours: pd.DataFrame  # training document, class, SCM, text
     wmd_neighbours: pd.DataFrame  # training document, class, WMD, text
@@ -311,8 +311,8 @@ class Explorer:
             i, j = np.nonzero(parts.contributions)
             contributions = pd.DataFrame({"query word": words(parts.x_terms[i]),
                                           "reference word": words(parts.y_terms[j]),
-                                          "share of the SCM": parts.contributions[i, j]})
-            contributions = contributions.loc[contributions["share of the SCM"].abs()
+                                          "contribution to the SCM": parts.contributions[i, j]})
+            contributions = contributions.loc[contributions["contribution to the SCM"].abs()
                                               .sort_values(ascending=False, kind="stable").index].reset_index(drop=True)
             scm = parts.total
         except ValueError as error:  # a document without any weighted word
@@ -395,11 +395,11 @@ def render(view: View) -> str:
                  f"{html.escape(_snippet(view.query_text, 300))}</p>"
                  f"<p><b>Training document {s.reference}</b> ({html.escape(view.reference_class)}): "
                  f"{html.escape(_snippet(view.reference_text, 300))}</p>")
-    measures = (f"<p>SCM = {_number('scm', view.scm, '.4f')}, the sum of the word pairs' shares; "
+    measures = (f"<p>SCM = {_number('scm', view.scm, '.4f')}, the sum of the word pairs' contributions; "
                 f"WMD = {_number('wmd', view.wmd, '.4f')}, the sum of the flows' costs.</p>")
     pairs = ('<div class="explorer-row">'
              f'<div><p>The SCM\'s largest word-pair contributions</p>'
-             f'{_table(view.contributions.head(TOP), {"share of the SCM": ".4f"}, "contributions")}</div>'
+             f'{_table(view.contributions.head(TOP), {"contribution to the SCM": ".4f"}, "contributions")}</div>'
              f'<div><p>The WMD\'s most expensive flows</p>'
              f'{_table(view.flows.head(TOP), {"mass": ".3f", "distance": ".3f", "cost": ".4f"}, "flows")}</div>'
              "</div>")

@@ -275,7 +275,7 @@ def speed_figure(speeds: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(speeds) + 1.6), dpi=FIGURE_DPI, layout="constrained")
     y = np.arange(len(speeds))
     ax.barh(y - 0.27, speeds["exact evaluations per second per core"], height=0.27,
-            label="ours: exact evaluations (the paper's measure)")
+            label="ours: exact evaluations (as the paper's code counted)")
     ax.barh(y, speeds["pairs per second per core"], height=0.27, label="ours: kNN search rate", color="tab:green")
     ax.barh(y + 0.27, speeds["paper"], height=0.27, label="paper (one Xeon X7560 core)", color="tab:gray")
     ax.set(xscale="log", yticks=y, yticklabels=speeds["label"], xlabel="document pairs per second per core")
@@ -330,7 +330,7 @@ def paper_vs_ours_figure(rows: pd.DataFrame):
 
 
 def significance_figure(chosen: pd.DataFrame, test: str):
-    """±log₁₀ q of every pairwise comparison on every data set (+: the first method errs less), "n.s." where the
+    """−log₁₀ q of every pairwise comparison on every data set, signed (+: the first method errs less), "n.s." where the
     difference is not significant.
 
     Parameters
@@ -364,7 +364,7 @@ def significance_figure(chosen: pd.DataFrame, test: str):
                      columns=list(dict.fromkeys(chosen["dataset"]))))
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.24 * len(grid) + 1.6), dpi=FIGURE_DPI, layout="constrained")
     sns.heatmap(grid, cmap="RdBu", center=0, vmin=-12, vmax=12, ax=ax, linewidths=0.5, linecolor="white",
-                cbar_kws={"label": "±log₁₀ q  (+: the first method errs less)", "shrink": 0.6})
+                cbar_kws={"label": "−log₁₀ q, signed  (+: the first method errs less)", "shrink": 0.6})
     dots = grid.abs() < -np.log10(0.05 if test == "mcnemar" else 0.025)
     for (row, column), small in np.ndenumerate(dots.to_numpy()):
         if small and np.isfinite(grid.iat[row, column]):

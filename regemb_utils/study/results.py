@@ -17,7 +17,7 @@ from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcne
                          paper_t_test)
 
 __all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "significance_table",
-           "nonpositive_table", "paired_wmd_table", "decided_counts", "error_reduction", "left_out"]
+           "nonpositive_table", "paired_wmd_table", "decided_counts", "decided_datasets", "error_reduction", "left_out"]
 
 _WMDS = ("wmd", "wmd_quantized", "wmd_tfidf")
 # What each comparison needs among chapter 4's methods: (in words, every one of, at least one of)
@@ -561,6 +561,43 @@ def decided_counts(paired: pd.DataFrame) -> pd.DataFrame:
                      "WMD better": int((verdicts == "WMD better").sum()),
                      "not decided": int((verdicts == "not decided").sum())})
     return pd.DataFrame(rows, columns=["method", "label", "data sets", "SCM better", "WMD better", "not decided"])
+
+
+def decided_datasets(paired: pd.DataFrame) -> str:
+    """:func:`decided_counts` by name: for every WMD method of :func:`paired_wmd_table`, the data sets on which the
+    comparison with the SCM is decided for the SCM, for the WMD, and not decided, as one Markdown bullet each.
+
+    Parameters
+    ----------
+    paired : pandas.DataFrame
+        :func:`paired_wmd_table`'s table.
+
+    Returns
+    -------
+    str
+        Markdown, one bullet per WMD method ("" for an empty table).
+
+    Examples
+    --------
+    >>> paired = pd.DataFrame({"method": ["wmd", "wmd", "wmd"], "label": ["WMD"] * 3,
+    ...                        "dataset": ["bbcsport", "twitter", "reuters"],
+    ...                        "verdict": ["SCM better", "not decided", "not decided"]})
+    >>> print(decided_datasets(paired))
+    - against the WMD: the SCM is decidedly better on BBCSPORT; not decided on TWITTER and REUTERS.
+    """
+    def names(datasets) -> str:
+        datasets = [dataset.upper() for dataset in datasets]
+        return ", ".join(datasets[:-1]) + " and " + datasets[-1] if len(datasets) > 1 else datasets[0]
+
+    phrases = {"SCM better": "the SCM is decidedly better on {}", "WMD better": "the WMD is decidedly better on {}",
+               "not decided": "not decided on {}"}
+    bullets = []
+    for method in dict.fromkeys(paired["method"]) if len(paired) else ():
+        rows = paired[paired["method"] == method]
+        parts = [phrase.format(names(rows.loc[rows["verdict"] == verdict, "dataset"]))
+                 for verdict, phrase in phrases.items() if (rows["verdict"] == verdict).any()]
+        bullets.append(f"- against the {rows['label'].iloc[0]}: {'; '.join(parts)}.")
+    return "\n".join(bullets)
 
 
 SEARCH_BENCHMARK = "wmd_search.csv"  # in the checkout's results/ folder, written by benchmarks/bench_wmd.py --record

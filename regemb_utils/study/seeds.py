@@ -22,7 +22,7 @@ from ..embeddings.trained import (TrainingSummary, cosine_summary, embedding_set
                                   trained_embeddings, word_benchmarks)
 from .cache import ArtifactCache
 from .results import error_reduction, error_table
-from .scorecard import claim_verdicts, results_scorecard
+from .scorecard import SPEED_WHERE, claim_verdicts, results_scorecard
 
 __all__ = ["BOOK_SEED", "SEEDED_MODEL", "SEEDED_METHODS", "train_seeds", "seed_quality", "seeded_results",
            "seed_errors", "seed_reductions", "seed_verdicts"]
@@ -238,7 +238,8 @@ def seed_verdicts(results: Results, seed_results: Mapping[int, Results], **input
     For every seed, the verdict table (:func:`regemb_utils.study.scorecard.claim_verdicts`, with the scorecard of
     :func:`regemb_utils.study.scorecard.results_scorecard`) is computed from chapter 4's results with the
     :data:`SEEDED_METHODS` replaced by that seed's (:func:`seeded_results`). A claim whose number ("ours") is the same
-    for every seed does not involve the seeded model and is left out.
+    for every seed is left out, and so are the speed claims: a rerun times its computations again, so their numbers
+    move with the machine's load whatever the seed.
 
     Parameters
     ----------
@@ -267,7 +268,8 @@ def seed_verdicts(results: Results, seed_results: Mapping[int, Results], **input
     tables = {}
     for seed, chosen in {BOOK_SEED: results, **seed_results}.items():
         merged = seeded_results(results, chosen)
-        tables[seed] = claim_verdicts(merged, card=results_scorecard(merged), **inputs).set_index("claim")
+        claims = claim_verdicts(merged, card=results_scorecard(merged), **inputs)
+        tables[seed] = claims[claims["where"] != SPEED_WHERE].set_index("claim")
     claims = tables[BOOK_SEED].index
     ours = pd.DataFrame({seed: t["ours"].reindex(claims) for seed, t in tables.items()})
     verdict = pd.DataFrame({seed: t["verdict"].reindex(claims) for seed, t in tables.items()})
