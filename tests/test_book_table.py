@@ -171,3 +171,10 @@ def test_values_as_given_keep_their_digits():
                                                                                     "5.5"]
     flags = pd.DataFrame({"paper": [True, np.nan]}, dtype=object)
     assert [row[0] for row in parse(table(flags, {"paper": "as given"})).rows] == ["yes", "—"]
+
+
+def test_numbers_with_decimals_keep_whole_numbers_whole():
+    html = table(pd.DataFrame({"difference": [-300.0, 2.0, 1.234, 73528.4]}), {"difference": "number:2"}).html
+    for shown in (">-300<", ">2<", ">1.23<", ">73,528<"):
+        assert shown in html
+    assert "-300.00" not in html and ">2.00<" not in html

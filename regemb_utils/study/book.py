@@ -129,9 +129,9 @@ def _named_format(name: str) -> Callable[[object], str] | None:
         return _number
     if name == "as given":  # values typed with the digits their source gives (the paper's): 23, 21.82, 819,496
         return _shown_with(lambda v: f"{v:,.0f}" if float(v).is_integer() else f"{v:g}")
-    if name.startswith("number:"):  # number:2 -> like "number", but every real with two decimals (whole from 1,000)
-        digits = int(name.split(":", 1)[1])
-        return _shown_with(lambda v: f"{v:,.0f}" if abs(v) >= 1000 else f"{v:,.{digits}f}")
+    if name.startswith("number:"):  # number:2 -> like "number", but every real with two decimals (whole numbers and
+        digits = int(name.split(":", 1)[1])  # everything from 1,000 without: a difference of k or C is a whole number)
+        return _shown_with(lambda v: f"{v:,.0f}" if abs(v) >= 1000 or v.is_integer() else f"{v:,.{digits}f}")
     if name.startswith("percent:"):  # percent:2 -> two decimals
         digits = int(name.split(":", 1)[1])
         return lambda v: f"{100 * float(v):,.{digits}f}{_NBSP}%"

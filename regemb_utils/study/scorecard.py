@@ -643,7 +643,7 @@ def _cosine_row(cosines: Mapping[str, Mapping[str, float]]) -> dict:
     return {"claim": "With quantized embeddings, unrelated words have negative cosine similarity (§6.2)",
             "paper": (f"stated (§6.2, which cites Figure 11 for the non-quantized embeddings' positive bias; the "
                       f"paper's notebook: 1-bit mean {_paper.COSINES['1-bit', 'mean'].value:.4f})"),
-            "ours": (f"1-bit mean cosine {one['mean']:.4f} [{lower:.4f}, {upper:.4f}] over "
+            "ours": (f"1-bit mean cosine {one['mean']:.5f} [{lower:.5f}, {upper:.5f}] over "
                      + (f"{int(one['n']):,}" if np.isfinite(one["n"]) else "an unrecorded number of")
                      + f" random word pairs{negative}"),
             "verdict": _interval_rule(-upper, -lower),
