@@ -44,7 +44,7 @@ Everything else follows word2vec.c / Word2Bits:
   training words, s = ``sample``), drawn per occurrence and per epoch; ``sample=0`` disables it;
 * sentences: one article, cut into pieces of at most ``max_piece`` (1000) words **after** sub-sampling, exactly as
   word2vec fills its ``sen[MAX_SENTENCE_LENGTH]`` buffer; a context never crosses a piece boundary;
-* the effective window ``b`` is uniform in 1..``window`` per target word (``window - (r % window)``);
+* the effective window ``b`` is uniform in 1 to ``window`` per target word (``window - (r % window)``);
 * negatives are drawn from the unigram^0.75 distribution with a Walker/Vose alias table (two LCG steps per draw:
   a uniform column ``(r >> 16) % V``, then a 32-bit coin against the column's threshold), exact up to 2^-32 per
   column. word2vec/Word2Bits use a 1e8-entry lookup table (an approximation to 1e-8 per word that costs a cache miss

@@ -144,7 +144,8 @@ def figure_1_matrices(words: Sequence[str], S_dense: np.ndarray, S_prime: np.nda
     ax.set_xticks(shown, [words[i] for i in shown], rotation=90, fontsize=MIN_FONT_PT)
     ax.set_yticks(shown, [words[i] for i in shown], fontsize=MIN_FONT_PT)
     ax.set_title("below the diagonal: S (all cosines); above it: S′ (orthogonalized)", fontsize=MIN_FONT_PT + 1)
-    bar = images.colorbar(image, ax=ax, orientation="horizontal", shrink=0.6, aspect=40, pad=0.02)
+    bar = images.colorbar(image, ax=ax, orientation="horizontal", shrink=0.6, aspect=40, pad=0.02,
+                          extend="min" if both.min() < -0.2 else "neither")  # cosines below -0.2 share its colour
     bar.set_label("similarity", fontsize=MIN_FONT_PT)
     bar.ax.tick_params(labelsize=MIN_FONT_PT)
     plt.close(images)

@@ -1013,6 +1013,7 @@ def verdict_glue() -> dict[str, object]:
             "speed_margin": SPEED_MARGIN, "speed_min_pairs": MIN_TIMED_PAIRS, "speed_holds_above": _paper.FASTER_THAN.value * SPEED_MARGIN,
             "speed_fails_below": _paper.FASTER_THAN.value / SPEED_MARGIN,
             "paper_documents": ", ".join(d.upper() for d in _paper.PAPER_DOCUMENTS),
+            "paper_reduction_own": paper_reduction(_paper.PAPER_DOCUMENTS),
             "paper_strong": ", ".join(f"{k} = {_shown(v)}" for k, v in strong_orthogonalization().items())}
 
 
