@@ -83,7 +83,7 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
     """A data set's test queries (in chapter 4's stratified order) and its train+validation reference set, counted over
     the common dictionary as the chapters do, with 32-bit embeddings: the paper profile's (``paper_embeddings``, read
     from the cache, never trained here) or 200-d ones trained on ``corpus_articles`` for ``epochs``."""
-    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.infra.cache import ArtifactCache
     from regemb_utils.text.datasets import load_dataset
     from regemb_utils.text.documents import prepare_documents, stratified_order
     from regemb_utils.embeddings.trained import embedding_settings, trained_embeddings

@@ -18,7 +18,7 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from regemb_utils.classification.estimators import (CosineClassifier, SoftCosineClassifier, TfidfL1Classifier,
                                                     WMDClassifier)
 from regemb_utils.embeddings.trained import trained_embeddings
-from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.infra.cache import ArtifactCache
 
 # Short "documents" about three topics, drawn from a few words each (seeded): a data set the package does not ship.
 TOPICS = {

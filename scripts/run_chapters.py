@@ -23,7 +23,7 @@ import papermill
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-BATCH = {"REGEMB_PROGRESS": "text"}  # text bars, not widgets, in the saved notebooks (regemb_utils.study.progress)
+BATCH = {"REGEMB_PROGRESS": "text"}  # text bars, not widgets, in the saved notebooks (regemb_utils.infra.progress)
 
 
 def chapters() -> list[Path]:
@@ -124,7 +124,7 @@ def main(argv=None) -> int:
     parser.add_argument("-y", "--yaml", action="append", default=[], help="parameters as YAML, e.g. 'ks: [1, 3]'")
     args = parser.parse_args(argv)
 
-    from regemb_utils.study.cache import ArtifactCache, CacheError, directory_from_environment
+    from regemb_utils.infra.cache import ArtifactCache, CacheError, directory_from_environment
     from regemb_utils.study.params import ParameterError, chapter_parameters
 
     notebooks = chapters()

@@ -263,7 +263,7 @@ def test_explorer_view_agrees_with_the_measures(book, book_cache):
     from regemb_utils.classification.methods import represent_pair
     from regemb_utils.measures.similarity import embedding_matrix, sparse_scm
     from regemb_utils.measures.wmd import wmd, wmd_distances
-    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.infra.cache import ArtifactCache
     from regemb_utils.study.explorer import Explorer, ExplorerSettings
     from regemb_utils.termsim.sources import restricted
 
@@ -366,7 +366,7 @@ def test_explorer_answers_a_change_with_the_right_values(explorer_url, book_cach
     from dataclasses import replace
 
     from regemb_utils.study.browser import Chromium
-    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.infra.cache import ArtifactCache
     from regemb_utils.study.explorer import Explorer, ExplorerSettings
 
     explorer = Explorer(ArtifactCache(book_cache))
@@ -402,7 +402,7 @@ def test_explorer_answers_a_change_with_the_right_values(explorer_url, book_cach
 
 def test_explorer_shows_bad_input_as_a_message(explorer_url, book_cache):
     from regemb_utils.study.browser import Chromium
-    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.infra.cache import ArtifactCache
     from regemb_utils.study.explorer import Explorer
 
     n_test = Explorer(ArtifactCache(book_cache)).chapter("smoke").datasets(["bbcsport"])["bbcsport"].test.labels.size

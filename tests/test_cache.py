@@ -11,80 +11,31 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from regemb_utils.study import cache as cache_module
-from regemb_utils.study.cache import ArtifactCache, CacheError, artifact_key, fingerprint
+from regemb_utils.infra import cache as cache_module
+from regemb_utils.infra.cache import ArtifactCache, CacheError, artifact_key
+from regemb_utils.infra import keys
+from regemb_utils.infra.keys import computes, fingerprint
+
+
+@computes("test-value", version=1)
+def _value(x):
+    return x
+
+
+@computes("test-other")
+def _other(x):
+    return [x]
 
 
 def test_key_depends_on_parameters_and_the_kind_version(monkeypatch):
-    a = artifact_key("knn", {"n": 1, "m": 2})
-    assert a == artifact_key("knn", {"m": 2, "n": 1})  # order does not matter
-    assert a != artifact_key("knn", {"n": 2, "m": 2})
-    assert a != artifact_key("neighbours", {"n": 1, "m": 2})
-    monkeypatch.setitem(cache_module.ARTIFACT_VERSIONS, "knn", cache_module.ARTIFACT_VERSIONS["knn"] + 1)
-    assert a != artifact_key("knn", {"n": 1, "m": 2})  # a bumped computation never reads the old artifact
+    a = artifact_key("test-value", {"n": 1, "m": 2})
+    assert a == artifact_key("test-value", {"m": 2, "n": 1})  # order does not matter
+    assert a != artifact_key("test-value", {"n": 2, "m": 2})
+    assert a != artifact_key("test-other", {"n": 1, "m": 2})
+    monkeypatch.setitem(keys._COMPUTING, "test-value", (_value, 2))
+    assert a != artifact_key("test-value", {"n": 1, "m": 2})  # a bumped format never reads the old artifact
     with pytest.raises(KeyError, match="unknown artifact kind 'thing'"):
         artifact_key("thing", {})
-
-
-_CACHED_RUN = """
-import sys
-from regemb_utils.study.cache import ACCESSED, ArtifactCache
-value = ArtifactCache(sys.argv[1]).get("knn", {"n": 1}, lambda: sys.argv[2])
-print(value, ACCESSED[-1]["computed"])
-"""
-
-
-def _defining(package: Path, function: str) -> Path:
-    return next(p for p in sorted(package.rglob("*.py")) if f"def {function}(" in p.read_text())
-
-
-def test_a_code_change_recomputes_and_a_change_elsewhere_reuses(tmp_path):
-    """The package copied into a temporary directory and changed there: a result of the kNN runs is recomputed after
-    a change to the function that counts the votes, and read back after a change to a module the runs never import
-    or to a docstring."""
-    import shutil
-
-    from regemb_utils.study.cache import computing_module, dependencies
-
-    _, source = cache_module._package_root()
-    copy = tmp_path / "src"
-    shutil.copytree(source, copy / source.name, ignore=shutil.ignore_patterns("__pycache__"))
-    package = copy / source.name
-
-    def run(label):
-        done = subprocess.run([sys.executable, "-c", _CACHED_RUN, str(tmp_path / "cache"), label], cwd=tmp_path,
-                              env=dict(os.environ, PYTHONPATH=str(copy)), capture_output=True, text=True, check=True)
-        return done.stdout.split()
-
-    assert run("first") == ["first", "True"]
-    assert run("second") == ["first", "False"]  # nothing changed: read back
-    votes = _defining(package, "knn_votes")
-    text = votes.read_text()
-    votes.write_text(text.replace('    """', '    """A changed docstring. ', 1))
-    assert run("third") == ["first", "False"]  # a docstring is not code
-    runs = computing_module("knn")
-    unrelated = sorted(m for m in cache_module._package_modules() if m not in dependencies(runs))
-    assert unrelated, "every module of the package feeds the kNN runs"
-    elsewhere = package.joinpath(*unrelated[0].split(".")[1:]).with_suffix(".py")
-    if not elsewhere.exists():
-        elsewhere = elsewhere.with_suffix("") / "__init__.py"
-    elsewhere.write_text(elsewhere.read_text() + "\n\ndef _added_elsewhere():\n    return 0\n")
-    assert run("fourth") == ["first", "False"]  # a module the runs never import
-    # every vote to class 0, as a broken change would do: the old results must not be served
-    votes.write_text(text.replace("def knn_votes(", "def _votes(", 1) + (
-        "\n\ndef knn_votes(neighbour_labels, ks=K_VALUES, n_labels=None):\n"
-        "    return 0 * _votes(neighbour_labels, ks, n_labels)\n"))
-    assert run("fifth") == ["fifth", "True"]
-
-
-def test_every_artifact_kind_is_computed_in_one_module():
-    """The module that declares a kind in ARTIFACTS is the one that asks the cache for it (its code is hashed)."""
-    for name in cache_module.ARTIFACT_VERSIONS:
-        module = importlib.import_module(cache_module.computing_module(name))
-        assert name in module.ARTIFACTS
-        assert f'.get("{name}",' in Path(module.__file__).read_text(), f"{module.__name__} does not compute {name}"
-    with pytest.raises(KeyError, match="declared in 0 modules"):
-        cache_module.computing_module("thing")
 
 
 def test_fingerprint_is_by_content():
@@ -110,10 +61,10 @@ def test_computes_once_then_loads(tmp_path):
         calls.append(1)
         return {"value": 42}
 
-    assert cache.get("knn", {"n": 1}, compute) == {"value": 42}
-    assert cache.get("knn", {"n": 1}, compute) == {"value": 42}
+    assert cache.get("test-value", {"n": 1}, compute) == {"value": 42}
+    assert cache.get("test-value", {"n": 1}, compute) == {"value": 42}
     assert len(calls) == 1
-    assert cache.get("knn", {"n": 2}, compute) == {"value": 42}
+    assert cache.get("test-value", {"n": 2}, compute) == {"value": 42}
     assert len(calls) == 2
 
 
@@ -125,17 +76,17 @@ def test_interrupted_write_leaves_no_artifact(tmp_path):
         raise KeyboardInterrupt  # the run is stopped in the middle of writing
 
     with pytest.raises(KeyboardInterrupt):
-        cache.get("knn", {"n": 1}, lambda: 1, save=crashing_save)
-    assert not cache.has("knn", {"n": 1})
+        cache.get("test-value", {"n": 1}, lambda: 1, save=crashing_save)
+    assert not cache.has("test-value", {"n": 1})
     assert os.listdir(tmp_path) == []  # the staging directory is gone too
-    assert cache.get("knn", {"n": 1}, lambda: 7) == 7  # and the next run computes it whole
+    assert cache.get("test-value", {"n": 1}, lambda: 7) == 7  # and the next run computes it whole
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "delete"])
 def test_a_damaged_artifact_is_reported_and_recomputed(tmp_path, capfd, damage):
     cache = ArtifactCache(tmp_path)
-    cache.get("knn", {"n": 1}, lambda: list(range(1000)))
-    target = cache.path("knn", {"n": 1})
+    cache.get("test-value", {"n": 1}, lambda: list(range(1000)))
+    target = cache.path("test-value", {"n": 1})
     data = (target / "artifact.pkl").read_bytes()
     if damage == "truncate":
         (target / "artifact.pkl").write_bytes(data[: len(data) // 2])
@@ -143,10 +94,10 @@ def test_a_damaged_artifact_is_reported_and_recomputed(tmp_path, capfd, damage):
         (target / "artifact.pkl").write_bytes(data[:-3] + bytes([data[-3] ^ 1]) + data[-2:])
     else:
         (target / "artifact.pkl").unlink()
-    assert cache.get("knn", {"n": 1}, lambda: "recomputed") == "recomputed"
+    assert cache.get("test-value", {"n": 1}, lambda: "recomputed") == "recomputed"
     err = capfd.readouterr().err
     assert str(target) in err and "damaged" in err
-    assert cache.get("knn", {"n": 1}, lambda: "again") == "recomputed"  # the recomputed artifact is intact
+    assert cache.get("test-value", {"n": 1}, lambda: "again") == "recomputed"  # the recomputed artifact is intact
 
 
 def test_root_from_environment(tmp_path, monkeypatch):
@@ -199,29 +150,6 @@ def test_staging_of_a_killed_run_is_removed_and_artifacts_are_group_readable(tmp
         path.mkdir()
     cache.check_writable()
     assert not stale.exists() and alive.exists() and other_host.exists()
-    cache.get("knn", {"n": 1}, lambda: 1)
-    mode = cache.path("knn", {"n": 1}).stat().st_mode
+    cache.get("test-value", {"n": 1}, lambda: 1)
+    mode = cache.path("test-value", {"n": 1}).stat().st_mode
     assert mode & stat.S_IRGRP and mode & stat.S_IXGRP
-
-
-def test_artifacts_pickled_before_the_subpackages_load(tmp_path):
-    """An artifact stored when the package was flat (``regemb_utils.knn_runs``, ...) keeps its key and loads."""
-    from regemb_utils.classification.methods import Settings
-    from regemb_utils.text.corpus import CorpusStatistics
-    from regemb_utils.text.datasets import Split
-
-    value = {"split": Split(["a b", "c"], np.array([0, 1])), "settings": Settings(ks=(1, 3)),
-             "corpus": CorpusStatistics(2, 4, 2, 0)}
-    text = pickle.dumps(value, protocol=0)  # the module of each class is a line of its own
-    assert b"regemb_utils.text.datasets\n" in text and b"regemb_utils.classification.methods\n" in text
-    old = text.replace(b"regemb_utils.text.datasets\n", b"regemb_utils.data\n").replace(
-        b"regemb_utils.classification.methods\n", b"regemb_utils.methods\n").replace(
-        b"regemb_utils.text.corpus\nCorpusStatistics", b"regemb_utils.preprocessing\nCorpusStatistics")
-    cache = ArtifactCache(tmp_path)
-    cache.get("knn", {"n": 1}, lambda: None, save=lambda value, d: (d / "artifact.pkl").write_bytes(old))
-    loaded = cache.get("knn", {"n": 1}, lambda: pytest.fail("recomputed"))
-    assert loaded["split"].texts == ["a b", "c"] and list(loaded["split"].labels) == [0, 1]
-    assert loaded["settings"] == value["settings"] and loaded["corpus"] == value["corpus"]
-    modules = {f"regemb_utils.{p.parent.name}.{p.stem}" for p in (cache_module.REPOSITORY / "regemb_utils").glob("*/*.py")
-               if p.stem != "__init__"}
-    assert set(cache_module._MOVED_MODULES.values()) <= modules  # every old module maps onto one that exists

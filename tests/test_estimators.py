@@ -13,7 +13,7 @@ from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.text.datasets import Dataset, Split
 from regemb_utils.classification.estimators import (CosineClassifier, MissingEmbeddingsWarning,
                                                     SoftCosineClassifier, TfidfL1Classifier, WeightedBagOfWords,

@@ -16,7 +16,7 @@ from regemb_utils.classification.knn_runs import classify
 from regemb_utils.classification.methods import METHODS, Settings
 from regemb_utils.embeddings.word2bits import train_word2bits
 from regemb_utils.measures.similarity import embedding_matrix
-from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.study.results import error_table
 from regemb_utils.termsim import sources
 from regemb_utils.termsim.matrix import nearest_neighbours

@@ -57,7 +57,7 @@ def imports(module: str) -> tuple[set[str], list[tuple[int, str]]]:
 
 def test_the_parser_sees_the_package():
     edges, _ = imports("regemb_utils.classification.knn_runs")
-    assert {"regemb_utils.study.cache", "regemb_utils.classification.knn", "regemb_utils.text.documents"} <= edges
+    assert {"regemb_utils.infra.cache", "regemb_utils.classification.knn", "regemb_utils.text.documents"} <= edges
     assert len(MODULES) > 30
 
 

@@ -11,9 +11,10 @@ import pytest
 from classification_fixtures import separable_dataset
 
 from regemb_utils.classification import knn_runs
-from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.text.documents import prepare_documents, stratified_order
-from regemb_utils.classification.knn_runs import MethodResult, classify, nearest, parallel_context
+from regemb_utils.classification.knn_runs import MethodResult, classify, nearest
+from regemb_utils.infra.processes import parallel_context
 from regemb_utils.classification.methods import METHODS, Settings, represent_pair
 from regemb_utils.classification.wmd_samples import query_limit
 from regemb_utils.study.results import significance_table, speed_table
@@ -160,7 +161,7 @@ def test_dask_cluster_gives_the_local_results(toy):
 _KERNEL = """
 import os, sys, time
 import joblib
-from regemb_utils.classification.knn_runs import parallel_context
+from regemb_utils.infra.processes import parallel_context
 
 def worker(_):
     time.sleep(0.3)

@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from regemb_utils.study.cache import ACCESSED, ArtifactCache
+from regemb_utils.infra.cache import ACCESSED, ArtifactCache
 from regemb_utils.study.params import ParameterError
 from regemb_utils.study.pipeline import PipelineError, given_parameters, records, start_chapter
 
@@ -197,8 +197,8 @@ def test_a_full_disk_is_found_at_the_start_and_named_when_writing(tmp_path, monk
     import shutil as shell
     from collections import namedtuple
 
-    from regemb_utils.study import cache as cache_module
-    from regemb_utils.study.cache import CacheError
+    from regemb_utils.infra import cache as cache_module
+    from regemb_utils.infra.cache import CacheError
 
     cache = ArtifactCache(tmp_path)
     monkeypatch.setenv("REGEMB_CACHE", str(tmp_path))
@@ -234,7 +234,7 @@ def test_an_unreachable_dask_scheduler_stops_chapter_4_at_its_first_cell(tmp_pat
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     start = time.perf_counter()
-    monkeypatch.setattr("regemb_utils.classification.knn_runs.SCHEDULER_TIMEOUT", 2)
+    monkeypatch.setattr("regemb_utils.infra.processes.SCHEDULER_TIMEOUT", 2)
     with pytest.raises(ConnectionError, match=rf"the dask scheduler tcp://127.0.0.1:{port} did not answer within 2 s"):
         run("04_scm_vs_wmd", cache, ks=[1], scheduler=f"tcp://127.0.0.1:{port}")
     assert time.perf_counter() - start < 30

@@ -5,7 +5,7 @@ import nbformat
 import papermill
 import pytest
 
-from regemb_utils.study.progress import VARIABLE, mode, progress_bar
+from regemb_utils.infra.progress import VARIABLE, mode, progress_bar
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
@@ -39,7 +39,7 @@ def _run_in_kernel(tmp_path, monkeypatch, value):
         monkeypatch.setenv(VARIABLE, value)
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(
-        "from regemb_utils.study.progress import progress_bar\nfor _ in progress_bar(range(3), desc='demo'):\n    pass")]
+        "from regemb_utils.infra.progress import progress_bar\nfor _ in progress_bar(range(3), desc='demo'):\n    pass")]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, tmp_path / "in.ipynb")
     papermill.execute_notebook(tmp_path / "in.ipynb", tmp_path / "out.ipynb", progress_bar=False, kernel_name="python3")

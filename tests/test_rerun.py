@@ -74,7 +74,7 @@ def test_two_runs_from_empty_caches_give_the_same_results(request, tmp_path_fact
     assert "faster than the WMD" in verdicts  # the speed claim's verdict is among those the two runs agree on
     import numpy as np
 
-    from regemb_utils.study.cache import ArtifactCache
+    from regemb_utils.infra.cache import ArtifactCache
     from regemb_utils.embeddings.trained import train_models
 
     training = latest(cache, "02_training")["parameters"]

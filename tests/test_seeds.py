@@ -11,7 +11,7 @@ from regemb_utils.classification.knn_runs import classify
 from regemb_utils.classification.methods import Settings
 from regemb_utils.embeddings.trained import embedding_settings, trained_embeddings
 from regemb_utils.measures.similarity import embedding_matrix
-from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.study.params import ParameterError, chapter_parameters
 from regemb_utils.study.pipeline import records, start_chapter
 from regemb_utils.study.results import error_reduction

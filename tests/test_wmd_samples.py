@@ -10,9 +10,10 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from regemb_utils.study import cache as cache_module
+from regemb_utils.infra import cache as cache_module
 from regemb_utils.classification import knn_runs
-from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.infra import processes
+from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.text.documents import prepare_documents, stratified_order
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.classification.knn_runs import MethodResult, classify
@@ -142,7 +143,7 @@ def test_dask_local_gives_the_cached_local_result(problem, tmp_path):
     documents, embeddings = problem
     settings = Settings(ks=(1, 3), wmd_queries=(("toy", 12),), n_jobs=2)
     local = classify("wmd", documents, settings, embeddings=embeddings, cache=ArtifactCache(tmp_path / "a"))
-    with knn_runs.parallel_context("dask-local", 2):
+    with processes.parallel_context("dask-local", 2):
         remote = classify("wmd", documents, settings, embeddings=embeddings, cache=ArtifactCache(tmp_path / "b"))
     _same(local["toy"], remote["toy"])
     assert len(list((tmp_path / "b").glob("wmd-batch-*"))) == 4  # 12 validation and 12 test queries: 8 + 4 each

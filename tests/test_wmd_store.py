@@ -9,13 +9,14 @@ import pytest
 from classification_fixtures import separable_dataset
 from test_wmd_samples import Killed, _counting, _same
 
-from regemb_utils.study.cache import ArtifactCache
+from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.text.documents import prepare_documents, stratified_order
 from regemb_utils.classification.knn_runs import classify
 from regemb_utils.classification.methods import Settings
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.measures.wmd import wmd_distances
-from regemb_utils.classification.wmd_store import CHECKED, StoredWmdMismatch, WmdStore, query_fingerprints, search_version
+from regemb_utils.classification.wmd_store import (CHECKED, StoredWmdMismatch, WmdStore, default_folder, query_fingerprints,
+                                                   search_version)
 
 N_VALIDATION, N_TEST = 17, 20  # batches of 8: validation 8, 8, 1; test 8, 8, 4
 
@@ -174,3 +175,17 @@ def test_a_long_run_writes_its_finished_queries_to_the_store_as_it_goes(problem,
     with np.load(store / "toy-wmd-test.npz") as a, np.load(tmp_path / "store-a" / "toy-wmd-test.npz") as b:
         for field in ("key", "queries", "indices", "distances"):
             np.testing.assert_array_equal(a[field], b[field])
+
+
+def test_every_stored_file_carries_the_current_search_version():
+    """The stored results of results/wmd/ are used by a run only if their key's search version is the code's: a
+    change that moves it (a change to the WMD's definition) must come with recomputed files, and a move of code or a
+    faster exact search must not move it."""
+    folder = default_folder()
+    files = sorted(folder.glob("*.npz"))
+    assert len(files) == 36  # six data sets, three WMD methods, two splits
+    for path in files:
+        with np.load(path, allow_pickle=False) as data:
+            key = json.loads(str(data["key"]))
+            assert key["search"] == search_version(), path.name
+            assert len(data["queries"]) == len(data["indices"]) == len(data["distances"]) > 0

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from gensim.corpora import Dictionary
 
 from ..measures.similarity import embedding_matrix
-from ..study.cache import ArtifactCache
+from ..infra.cache import ArtifactCache
 from ..termsim.sources import InMemoryMatrices
 from ..text.datasets import Dataset
 from ..text.documents import prepare_documents

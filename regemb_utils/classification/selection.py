@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import joblib
-from ..study.progress import progress_bar
+from ..infra.progress import progress_bar
 
 __all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best", "select_grid"]
 

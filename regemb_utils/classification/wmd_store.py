@@ -3,7 +3,7 @@ sessions and machines (paper §5.4: every test query, k chosen on every validati
 
 One file per data set, method and split, ``<data set>-<method>-<split>.npz`` (NumPy ``savez_compressed``):
 
-* ``key`` – a JSON text: data set, method, split, reference split, the fingerprints (:func:`regemb_utils.study.cache.fingerprint`)
+* ``key`` – a JSON text: data set, method, split, reference split, the fingerprints (:func:`regemb_utils.infra.keys.fingerprint`)
   of the reference documents' weight matrix and of the embedding rows, k, the EMD solver and :func:`search_version`
   (a hash of the source of the functions that compute the neighbours);
 * ``queries`` – uint64 [n]: a fingerprint of every stored query's weight row (a prefix of the fixed, class-stratified
@@ -29,7 +29,7 @@ import numpy as np
 from scipy import sparse
 
 from ..measures import wmd
-from ..study.cache import code_hash
+from ..infra.keys import code_hash
 
 __all__ = ["CHECKED", "StoredWmdMismatch", "WmdStore", "default_folder", "search_version", "query_fingerprints"]
 
@@ -57,9 +57,10 @@ class StoredWmdMismatch(RuntimeError):
 
 
 def search_version() -> str:
-    """The code version of the WMD search: :func:`regemb_utils.study.cache.code_hash` of
-    :mod:`regemb_utils.measures.wmd` (its code and the package code it imports, docstrings and comments left out), so
-    that any change to the search makes stored results stale while a change to its documentation does not.
+    """The code version of the WMD search: :func:`regemb_utils.infra.keys.code_hash` of
+    :func:`regemb_utils.measures.wmd.wmd_knn` (its code and the package code it reaches, docstrings, comments and
+    import lines left out), so that a change to what it computes makes stored results stale while a move or a change
+    to its documentation does not.
 
     Returns
     -------
@@ -68,10 +69,10 @@ def search_version() -> str:
 
     Examples
     --------
-    >>> search_version() == code_hash("regemb_utils.measures.wmd"), len(search_version())
+    >>> search_version() == code_hash(wmd.wmd_knn), len(search_version())
     (True, 16)
     """
-    return code_hash(wmd.__name__)
+    return code_hash(wmd.wmd_knn)
 
 
 def query_fingerprints(Q) -> np.ndarray:

@@ -11,11 +11,11 @@ import pandas as pd
 from gensim.models import KeyedVectors
 from gensim.test.utils import datapath
 
-from ..study.cache import ArtifactCache
+from ..infra.cache import ArtifactCache
+from ..infra.keys import computes
 from ..text.corpus import WikipediaCorpus
 from .word2bits import load_vectors, save_vectors, train_word2bits
 
-ARTIFACTS = ("word2bits",)  # the artifact kinds computed here (their keys hash this code: study.cache)
 
 # The paper's two models: full precision ("32-bit") and 1-bit quantized.
 BITLEVELS = {"32-bit": 0, "1-bit": 1}
@@ -94,12 +94,6 @@ def trained_embeddings(
                     min_count=min_count, seed=seed)
     params = dict(settings, corpus_articles=corpus_articles, tokenizer=tokenizer, workers=workers)
 
-    def compute():
-        result = train_word2bits(WikipediaCorpus(corpus_articles, tokenizer), workers=workers, **settings)
-        summary = TrainingSummary(len(result.vectors), result.training_words, result.seconds,
-                                  result.words_per_second, result.loss_per_epoch)
-        return result.vectors, summary
-
     def save(value, directory: Path):
         vectors, summary = value
         save_vectors(vectors, directory / "vectors", bitlevel)
@@ -109,7 +103,17 @@ def trained_embeddings(
         summary = TrainingSummary(**json.loads((directory / "training.json").read_text()))
         return load_vectors(directory / "vectors"), summary
 
-    return (cache or ArtifactCache()).get("word2bits", params, compute, save, load)
+    return (cache or ArtifactCache()).get("word2bits", params,
+                                          lambda: _train(corpus_articles, tokenizer, workers, settings), save, load)
+
+
+@computes("word2bits", version=2)
+def _train(corpus_articles: int | None, tokenizer: str, workers: int, settings: dict) -> tuple[KeyedVectors,
+                                                                                               TrainingSummary]:
+    result = train_word2bits(WikipediaCorpus(corpus_articles, tokenizer), workers=workers, **settings)
+    summary = TrainingSummary(len(result.vectors), result.training_words, result.seconds, result.words_per_second,
+                              result.loss_per_epoch)
+    return result.vectors, summary
 
 
 def word_benchmarks(vectors: KeyedVectors, restrict_vocab: int = 30_000) -> dict[str, float]:

@@ -77,7 +77,7 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit
-from ..study.progress import progress_bar
+from ..infra.progress import progress_bar
 
 __all__ = [
     "ALLOWED_BITLEVELS",

@@ -68,7 +68,7 @@ import numpy as np
 from scipy import sparse
 from scipy.spatial.distance import cdist
 
-from ..study.progress import progress_bar
+from ..infra.progress import progress_bar
 
 __all__ = [
     "SOLVERS",

@@ -27,7 +27,7 @@ from ..measures.wmd import wmd_flows, wmd_knn
 from ..termsim.orthogonalization import MatrixGrid
 from ..termsim.sources import restricted
 from ..text.datasets import DATASETS
-from .cache import ArtifactCache
+from ..infra.cache import ArtifactCache
 from .params import PROFILES, chapter_parameters
 from .pipeline import Chapter, PipelineError, _lineage
 

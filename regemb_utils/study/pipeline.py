@@ -6,7 +6,7 @@ Every chapter starts with ``chapter = start_chapter(name, globals())`` in its fi
 1. reads the parameters that the reader set (the notebook's Parameters cell and papermill's injected cell) and stops
    the chapter if one of them has an unknown name, with the list of allowed names;
 2. validates their values (:func:`regemb_utils.study.params.chapter_parameters`);
-3. checks that the artifact cache can be written (:meth:`regemb_utils.study.cache.ArtifactCache.check_writable`);
+3. checks that the artifact cache can be written (:meth:`regemb_utils.infra.cache.ArtifactCache.check_writable`);
 4. finds the **record** of the previous chapter (the latest one for the profile, or the one named by the parameter
    ``previous_record``) and through it the whole lineage back to chapter 1; a missing record stops the chapter with
    the name of the chapter to run first. Parameters whose default is "inherited" (the data sets of chapters 4 and 5)
@@ -41,7 +41,8 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from ..classification.knn_runs import classify, connect_scheduler, parallel_context
+from ..classification.knn_runs import classify
+from ..infra.processes import connect_scheduler, parallel_context
 from ..classification.methods import METHODS, Settings
 from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddings
 from ..measures.similarity import embedding_matrix
@@ -51,7 +52,7 @@ from ..text.corpus import corpus_dictionary
 from ..text.datasets import head, load_dataset
 from ..text.documents import prepare_documents
 from .book import table
-from .cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle, write_error
+from ..infra.cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle, write_error
 from .seeds import BOOK_SEED, SEEDED_METHODS
 from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, _parsed, chapter_parameters
 
@@ -178,7 +179,7 @@ class Record:
     previous : str or None
         The id of the previous chapter's record it built on.
     artifacts : list of dict
-        The artifacts it read or wrote (:data:`regemb_utils.study.cache.ACCESSED`).
+        The artifacts it read or wrote (:data:`regemb_utils.infra.cache.ACCESSED`).
     versions : dict
         :func:`code_version` of the run.
     started, finished : str

@@ -20,7 +20,7 @@ from gensim.models import KeyedVectors
 from ..classification.knn_runs import MethodResult
 from ..embeddings.trained import (TrainingSummary, cosine_summary, embedding_settings, sample_cosines,
                                   trained_embeddings, word_benchmarks)
-from .cache import ArtifactCache
+from ..infra.cache import ArtifactCache
 from .results import error_reduction, error_table
 from .scorecard import SPEED_WHERE, claim_verdicts, results_scorecard
 
@@ -60,7 +60,7 @@ def train_seeds(training: Mapping, corpus_articles: int | None, tokenizer: str, 
     Examples
     --------
     >>> import tempfile
-    >>> from regemb_utils.study.cache import ArtifactCache
+    >>> from regemb_utils.infra.cache import ArtifactCache
     >>> training = dict(dimensions=8, quantized_dimensions=16, epochs=1, window=2, negative=2, sample=1e-3,
     ...                 min_count=5, workers=1)
     >>> with tempfile.TemporaryDirectory() as root:

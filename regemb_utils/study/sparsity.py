@@ -17,7 +17,7 @@ from scipy import sparse
 from ..termsim.cholesky import inner_product_errors, orthogonalized_embeddings
 from ..termsim.matrix import Neighbours, nearest_neighbours
 from ..termsim.orthogonalization import MatrixGrid, most_frequent
-from .progress import progress_bar
+from ..infra.progress import progress_bar
 
 __all__ = ["sparsity_table", "positive_definite_table", "theorem_table", "factorization_table",
            "inner_product_fidelity"]

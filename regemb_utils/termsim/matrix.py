@@ -46,7 +46,7 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 from scipy import sparse
-from ..study.progress import progress_bar
+from ..infra.progress import progress_bar
 
 FILL_RULES = ("paper", "gensim")
 

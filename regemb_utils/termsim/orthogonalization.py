@@ -12,10 +12,10 @@ from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors, TfidfModel
 from scipy import sparse
 
-from ..study.cache import ArtifactCache, fingerprint
+from ..infra.cache import ArtifactCache
+from ..infra.keys import computes, fingerprint
 from .matrix import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
-ARTIFACTS = ("neighbours",)  # the artifact kinds computed here (their keys hash this code: study.cache)
 
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:
@@ -111,11 +111,6 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, depth: int, k
     >>> neighbours.depth
     2
     """
-    def compute():
-        start = time.perf_counter()
-        neighbours = nearest_neighbours(vectors, list(dictionary.token2id), depth=depth)
-        return neighbours, time.perf_counter() - start
-
     def save(value, directory: Path):
         value[0].save(directory / "neighbours.npz")
         (directory / "seconds.txt").write_text(repr(value[1]))
@@ -133,7 +128,14 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, depth: int, k
     cache = cache or ArtifactCache()
     if not load and cache.has("neighbours", params):
         return None
-    return cache.get("neighbours", params, compute, save, load_artifact)
+    return cache.get("neighbours", params, lambda: _neighbours(vectors, dictionary, depth), save, load_artifact)
+
+
+@computes("neighbours", version=2)
+def _neighbours(vectors: KeyedVectors, dictionary: Dictionary, depth: int) -> tuple[Neighbours, float]:
+    start = time.perf_counter()
+    neighbours = nearest_neighbours(vectors, list(dictionary.token2id), depth=depth)
+    return neighbours, time.perf_counter() - start
 
 
 # The orthogonalization grid's keys in the paper's order (after the slope), notes §7-§8: MatrixGrid.build's arguments.

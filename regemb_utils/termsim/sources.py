@@ -8,7 +8,8 @@ from typing import Any
 
 from scipy import sparse
 
-from ..study.cache import ArtifactCache, code_hash, fingerprint
+from ..infra.cache import ArtifactCache
+from ..infra.keys import code_hash, fingerprint
 from ..text.corpus import corpus_dictionary
 from .matrix import nearest_neighbours
 from .orthogonalization import SPARSE_KEYS, MatrixGrid, neighbour_cache
@@ -57,7 +58,7 @@ class InMemoryMatrices:
         self._grid = None
         self.identity = fingerprint(list(vectors.index_to_key), vectors.vectors, sorted(dictionary.token2id.items()),
                                     sorted(dictionary.dfs.items()), dictionary.num_docs, self.depth, fill_rule,
-                                    code_hash(__name__))
+                                    code_hash(InMemoryMatrices))
 
     def grid(self) -> MatrixGrid:
         """The S' source, from the neighbour search on the first call."""
@@ -141,7 +142,7 @@ class CachedMatrices:
         """The S' source by content: the neighbour cache's key fingerprints the embeddings and names the dictionary;
         with the code that builds S' from them; where the cache lives does not matter."""
         return fingerprint(self.corpus_articles, self.tokenizer, dict(self.neighbour_key), self.depth, self.fill_rule,
-                           code_hash(__name__))
+                           code_hash(CachedMatrices))
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
         return self.grid().build(**{key: point[key] for key in SPARSE_KEYS})

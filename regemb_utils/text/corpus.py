@@ -25,11 +25,11 @@ from pathlib import Path
 
 from gensim.corpora import Dictionary
 
-from ..study.cache import ArtifactCache
+from ..infra.cache import ArtifactCache
+from ..infra.keys import computes
 from .datasets import FILES, data_file
 from .tokenization import TOKENIZERS, tokenize
 
-ARTIFACTS = ("corpus-dictionary",)  # the artifact kinds computed here (their keys hash this code: study.cache)
 
 WIKIPEDIA_ARTICLES = 6514
 
@@ -193,16 +193,13 @@ def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache:
     Examples
     --------
     >>> import tempfile
-    >>> from regemb_utils.study.cache import ArtifactCache
+    >>> from regemb_utils.infra.cache import ArtifactCache
     >>> with tempfile.TemporaryDirectory() as root:
     ...     dictionary = corpus_dictionary(1, cache=ArtifactCache(root))
     >>> dictionary.num_docs, "anarchism" in dictionary.token2id
     (1, True)
     """
     cache = cache or ArtifactCache()
-
-    def compute() -> Dictionary:
-        return Dictionary(WikipediaCorpus(max_articles=max_articles, tokenizer=tokenizer), prune_at=None)
 
     def save(dictionary: Dictionary, directory: Path) -> None:
         dictionary.save(str(directory / "dictionary.gensim"))
@@ -211,7 +208,12 @@ def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache:
         return Dictionary.load(str(directory / "dictionary.gensim"))
 
     params = {"corpus": "enwiki-2015-wikiextractor-AA", "max_articles": max_articles, "tokenizer": tokenizer}
-    return cache.get("corpus-dictionary", params, compute, save, load)
+    return cache.get("corpus-dictionary", params, lambda: _dictionary(max_articles, tokenizer), save, load)
+
+
+@computes("corpus-dictionary", version=2)
+def _dictionary(max_articles: int | None, tokenizer: str) -> Dictionary:
+    return Dictionary(WikipediaCorpus(max_articles=max_articles, tokenizer=tokenizer), prune_at=None)
 
 def corpus_statistics(dictionary: Dictionary) -> CorpusStatistics:
     """The articles, tokens and vocabulary of a dictionary's corpus.

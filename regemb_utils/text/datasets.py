@@ -30,7 +30,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
-from ..study.cache import directory_from_environment, file_sha256
+from ..infra.cache import directory_from_environment, file_sha256
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 DATA_DIR = REPOSITORY / "data"

@@ -1,15 +1,16 @@
 """The artifact cache: what one chapter computes and another reads.
 
 An artifact is a directory ``<root>/<name>-<key>``. The key hashes the artifact's kind (``name``), the code that
-computes it, the version of its data format (:data:`ARTIFACT_VERSIONS`) and the parameters that produced it;
-parameters that stand for data (documents, labels, embedding rows, S') enter by content, through :func:`fingerprint`.
+computes it, the version of its data format and the parameters that produced it;
+parameters that stand for data (documents, labels, embedding rows, S') enter by content, through
+:func:`regemb_utils.infra.keys.fingerprint`.
 
-The code: the module that computes a kind declares it (a top-level ``ARTIFACTS = ("knn", ...)``), and the key hashes
-the source of that module and of every module of the package it imports, directly or through others, at the top
-level or inside a function (:func:`code_hash`, read from the package's files once per process). Any change to that
-code gives new keys, so changed code never reads a result of the old; a change elsewhere (a plot, the book's tables,
-a docstring or a comment, which are not hashed) keeps them. Objects that build an input inside the computation (S'
-from the neighbour cache) carry the hash of their own code in their ``identity``.
+The code: the function that computes a kind declares it and its format version (``@computes("knn", version=3)``),
+and the key hashes that function's
+code and everything of the package it reaches (:func:`regemb_utils.infra.keys.code_hash`): a change to that code
+gives new keys, so changed code never reads a result of the old, while moving code between modules, import lines,
+docstrings, comments and code the computation never reaches keep them. Objects that build an input inside the
+computation (S' from the neighbour cache) carry the hash of their own code in their ``identity``.
 
 Writing is atomic: an artifact is written into a staging directory beside it (``.<name>-<key>.<host>.<pid>.*``),
 with a ``manifest.json`` that records every file's size and SHA-256, and renamed into place only when complete.
@@ -23,9 +24,7 @@ source checkout; else the user's cache directory (``$XDG_CACHE_HOME/regemb``, by
 """
 from __future__ import annotations
 
-import ast
 import errno
-import functools
 import hashlib
 import json
 import os
@@ -39,20 +38,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from scipy import sparse
+from .keys import code_hash, computation
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-
-# One data-format version per kind of artifact: bump it when what is stored (files, their layout) changes. Changes to
-# the computation need no bump: the key hashes the code (code_hash).
-ARTIFACT_VERSIONS = {
-    "corpus-dictionary": 2,
-    "word2bits": 2,
-    "neighbours": 2,
-    "knn": 3,  # 3: exact WMD on the reduced problem (merged locations, shared mass cancelled)
-    "wmd-batch": 1,
-}
 
 _MANIFEST = "manifest.json"
 _CHECKSUM_LIMIT = 256 * 2**20  # artifacts up to this size are checksummed on every read; larger ones by size only
@@ -167,244 +155,17 @@ def _describe_root(root: Path) -> str:
 # keys
 
 
-def _feed(digest, obj: Any) -> None:
-    if isinstance(obj, np.ndarray):
-        array = np.ascontiguousarray(obj)
-        digest.update(f"ndarray{array.dtype.str}{array.shape}".encode())
-        digest.update(array.view(np.uint8).reshape(-1) if array.size else b"")
-    elif sparse.issparse(obj):
-        matrix = sparse.csr_matrix(obj)
-        matrix.sum_duplicates()
-        matrix.sort_indices()
-        digest.update(f"csr{matrix.shape}".encode())
-        for part in (matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64), matrix.data):
-            _feed(digest, part)
-    elif isinstance(obj, Mapping):
-        digest.update(b"{")
-        for key in sorted(obj, key=repr):
-            _feed(digest, key)
-            _feed(digest, obj[key])
-        digest.update(b"}")
-    elif isinstance(obj, (list, tuple)):
-        digest.update(b"[")
-        for item in obj:
-            _feed(digest, item)
-        digest.update(b"]")
-    elif isinstance(obj, np.generic):
-        _feed(digest, obj.item())
-    elif obj is None or isinstance(obj, (bool, int, float, str, bytes)):
-        digest.update(f"{type(obj).__name__}:{obj!r}".encode())
-    elif hasattr(obj, "__dict__"):  # a dataclass or a plain object: its fields
-        digest.update(type(obj).__qualname__.encode())
-        _feed(digest, vars(obj))
-    else:
-        raise TypeError(f"cannot fingerprint a {type(obj).__name__}")
-
-
-def fingerprint(*objects: Any) -> str:
-    """A content hash of arrays, sparse matrices, mappings, sequences and scalars (for artifact keys).
-
-    Parameters
-    ----------
-    *objects : object
-        Arrays, sparse matrices, mappings (in key order), lists and tuples, NumPy and Python scalars, strings, None, and
-        objects with a ``__dict__`` (their fields).
-
-    Returns
-    -------
-    str
-        24 hexadecimal digits of a SHA-256 over the objects' types, shapes and contents.
-
-    Raises
-    ------
-    TypeError
-        For an object it cannot hash.
-
-    Examples
-    --------
-    >>> fingerprint(np.array([1, 2, 3])) == fingerprint(np.array([1, 2, 3]))
-    True
-    >>> fingerprint({"a": 1, "b": 2}) == fingerprint({"b": 2, "a": 1})
-    True
-    >>> fingerprint(np.array([1, 2, 3])) == fingerprint(np.array([1, 2, 4]))
-    False
-    >>> len(fingerprint([1, 2, 3]))
-    24
-    """
-    digest = hashlib.sha256()
-    for obj in objects:
-        _feed(digest, obj)
-    return digest.hexdigest()[:24]
-
-
-# Modules whose changes never change a result: how results are shown (tables, figures, the browser check), progress
-# bars, and this module (what it stores is versioned by ARTIFACT_VERSIONS).
-PRESENTATION = ("book", "browser", "figures", "plotting", "progress", "cache")
-
-
-def _package_root() -> tuple[str, Path]:
-    package = __name__.split(".")[0]
-    return package, Path(sys.modules[package].__file__).resolve().parent
-
-
-def _module_name(package: str, root: Path, path: Path) -> str:
-    parts = [package, *path.relative_to(root).with_suffix("").parts]
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _imported(tree: ast.AST, module: str, is_package: bool, modules: set[str]) -> set[str]:
-    """The package modules (of ``modules``) that ``module``'s source imports, anywhere in it: ``from .a import b``
-    is module ``a.b`` when that is a module, else (``b`` a name defined in ``a``) module ``a``."""
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = module.split(".") if is_package else module.split(".")[:-1]
-                base = base[:len(base) - (node.level - 1)]
-                stem = ".".join(base + ([node.module] if node.module else []))
-            else:
-                stem = node.module or ""
-            for alias in node.names:
-                names.add(f"{stem}.{alias.name}" if f"{stem}.{alias.name}" in modules else stem)
-    return names & modules
-
-
-class _Stripped(ast.NodeTransformer):
-    """Docstrings removed (comments are not in the tree): neither changes what the code computes."""
-
-    def _body(self, node):
-        self.generic_visit(node)
-        body = getattr(node, "body", None)
-        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
-        return node
-
-    visit_Module = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _body
-
-
-@functools.cache
-def _package_modules() -> dict[str, tuple[frozenset[str], str, tuple[str, ...]]]:
-    """Per module of the package: (the package modules it imports, a hash of its code, the artifact kinds it
-    declares in ``ARTIFACTS``)."""
-    package, root = _package_root()
-    sources = {}
-    for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        sources[_module_name(package, root, path)] = tree, path.name == "__init__.py"
-    modules = {}
-    for name, (tree, is_package) in sources.items():
-        declared = ()
-        for node in tree.body:
-            if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ARTIFACTS"
-                                                     for t in node.targets)):
-                declared = tuple(ast.literal_eval(node.value))
-        imports = frozenset(_imported(tree, name, is_package, set(sources))) - {name}
-        code = hashlib.sha256(ast.dump(_Stripped().visit(tree)).encode()).hexdigest()
-        modules[name] = imports, code, declared
-    return modules
-
-
-def computing_module(name: str) -> str:
-    """The module of the package that declares the artifact kind ``name`` in its ``ARTIFACTS``.
-
-    Parameters
-    ----------
-    name : str
-        An artifact kind of :data:`ARTIFACT_VERSIONS`.
-
-    Returns
-    -------
-    str
-        The dotted name of the module that computes it.
-
-    Raises
-    ------
-    KeyError
-        When no module, or more than one, declares the kind.
-
-    Examples
-    --------
-    >>> computing_module("knn")
-    'regemb_utils.classification.knn_runs'
-    """
-    declaring = [module for module, (_, _, kinds) in _package_modules().items() if name in kinds]
-    if len(declaring) != 1:
-        raise KeyError(f"the artifact kind {name!r} is declared in {len(declaring)} modules' ARTIFACTS "
-                       f"({', '.join(declaring) or 'none'}); exactly one module must compute it")
-    return declaring[0]
-
-
-def dependencies(module: str) -> set[str]:
-    """``module`` and every package module it imports, directly or through others.
-
-    Parameters
-    ----------
-    module : str
-        A module of the package, by its dotted name.
-
-    Returns
-    -------
-    set of str
-        The module itself and every package module it reaches by imports.
-
-    Examples
-    --------
-    >>> sorted(dependencies("regemb_utils.text.tokenization"))
-    ['regemb_utils.text.tokenization']
-    >>> "regemb_utils.text.tokenization" in dependencies("regemb_utils.text.corpus")
-    True
-    """
-    modules = _package_modules()
-    reached, todo = set(), [module]
-    while todo:
-        current = todo.pop()
-        if current in reached or current not in modules:
-            continue
-        reached.add(current)
-        todo.extend(modules[current][0])
-    return reached
-
-
-@functools.cache
-def code_hash(module: str) -> str:
-    """A hash of the code of ``module`` and of its :func:`dependencies` (docstrings, comments and
-    :data:`PRESENTATION` modules left out).
-
-    Parameters
-    ----------
-    module : str
-        A module of the package, by its dotted name.
-
-    Returns
-    -------
-    str
-        16 hexadecimal digits.
-
-    Examples
-    --------
-    >>> code_hash("regemb_utils.text.corpus") == code_hash("regemb_utils.text.corpus")
-    True
-    >>> code_hash("regemb_utils.text.corpus") == code_hash("regemb_utils.text.tokenization")
-    False
-    """
-    modules = _package_modules()
-    hashed = sorted(modules[m][1] for m in dependencies(module) if m.rsplit(".", 1)[-1] not in PRESENTATION)
-    return hashlib.sha256("".join(hashed).encode()).hexdigest()[:16]
-
-
 def artifact_key(name: str, params: dict[str, Any]) -> str:
-    """The key of the artifact of kind ``name`` computed with ``params``: a hash of the kind, its format version, its computing code (:func:`code_hash`) and the parameters.
+    """The key of the artifact of kind ``name`` computed with ``params``: a hash of the kind, its format version and
+    computing code (declared with :func:`regemb_utils.infra.keys.computes`) and the parameters.
 
     Parameters
     ----------
     name : str
-        An artifact kind of :data:`ARTIFACT_VERSIONS`.
+        An artifact kind.
     params : dict
         The parameters that produced it (JSON-serializable; other objects enter by ``repr``; data enter through
-        :func:`fingerprint`).
+        :func:`regemb_utils.infra.keys.fingerprint`).
 
     Returns
     -------
@@ -414,23 +175,27 @@ def artifact_key(name: str, params: dict[str, Any]) -> str:
     Raises
     ------
     KeyError
-        For an unknown kind.
+        For a kind that no imported function computes.
 
     Examples
     --------
-    >>> artifact_key("knn", {"k": 11}) == artifact_key("knn", {"k": 11})
+    >>> from regemb_utils.infra.keys import computes
+    >>> @computes("doctest-sum")
+    ... def total(values):
+    ...     return sum(values)
+    >>> artifact_key("doctest-sum", {"k": 11}) == artifact_key("doctest-sum", {"k": 11})
     True
-    >>> artifact_key("knn", {"k": 11}) == artifact_key("knn", {"k": 13})
+    >>> artifact_key("doctest-sum", {"k": 11}) == artifact_key("doctest-sum", {"k": 13})
     False
-    >>> artifact_key("tables", {})
-    Traceback (most recent call last):
-    ...
-    KeyError: "unknown artifact kind 'tables'; known: corpus-dictionary, word2bits, neighbours, knn, wmd-batch"
+    >>> try:
+    ...     artifact_key("tables", {})
+    ... except KeyError as error:
+    ...     print(str(error).split(":")[0])
+    "unknown artifact kind 'tables'
     """
-    if name not in ARTIFACT_VERSIONS:
-        raise KeyError(f"unknown artifact kind {name!r}; known: {', '.join(ARTIFACT_VERSIONS)}")
-    blob = json.dumps({"name": name, "params": params, "version": ARTIFACT_VERSIONS[name],
-                       "code": code_hash(computing_module(name))}, sort_keys=True, default=repr)
+    function, version = computation(name)
+    blob = json.dumps({"name": name, "params": params, "version": version, "code": code_hash(function)},
+                      sort_keys=True, default=repr)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -464,35 +229,8 @@ def save_pickle(obj: Any, directory: Path) -> None:
         pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-# Where the modules of the flat package (before issue 18's subpackages) went: artifacts and chapter records pickled
-# before the move name the old modules, and their keys did not change.
-_MOVED_MODULES = {f"regemb_utils.{old}": f"regemb_utils.{new}" for old, new in (
-    ("text", "text.tokenization"), ("preprocessing", "study.preprocessing"), ("corpus", "text.corpus"),
-    ("data", "text.datasets"), ("documents", "text.documents"), ("word2bits", "embeddings.word2bits"),
-    ("embeddings", "embeddings.trained"), ("termsim", "termsim.matrix"),
-    ("orthogonalization", "termsim.orthogonalization"), ("term_matrices", "termsim.sources"),
-    ("cholesky", "termsim.cholesky"), ("similarity", "measures.similarity"), ("wmd", "measures.wmd"),
-    ("representations", "measures.representations"), ("knn", "classification.knn"),
-    ("knn_runs", "classification.knn_runs"), ("selection", "classification.selection"),
-    ("statistics", "classification.statistics"), ("methods", "classification.methods"),
-    ("experiment", "classification.experiment"), ("wmd_samples", "classification.wmd_samples"),
-    ("params", "study.params"), ("pipeline", "study.pipeline"), ("cache", "study.cache"), ("paper", "study.paper"),
-    ("book", "study.book"), ("plotting", "study.plotting"), ("document_maps", "study.document_maps"),
-    ("results", "study.results"), ("scorecard", "study.scorecard"), ("worked_example", "study.worked_example"),
-    ("browser", "study.browser"), ("progress", "study.progress"))}
-
-
-# Classes that left their module in the move.
-_MOVED_CLASSES = {("regemb_utils.preprocessing", "CorpusStatistics"): "regemb_utils.text.corpus"}
-
-
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        return super().find_class(_MOVED_CLASSES.get((module, name)) or _MOVED_MODULES.get(module, module), name)
-
-
 def unpickle(path: Path) -> Any:
-    """The object pickled in the file ``path`` (also one pickled before the package's modules moved).
+    """The object pickled in the file ``path``.
 
     Parameters
     ----------
@@ -502,7 +240,7 @@ def unpickle(path: Path) -> Any:
     Returns
     -------
     object
-        The unpickled object; classes of the package's old flat modules are found where they moved.
+        The unpickled object.
 
     Examples
     --------
@@ -513,7 +251,7 @@ def unpickle(path: Path) -> Any:
     [1, 2]
     """
     with open(path, "rb") as f:
-        return _Unpickler(f).load()
+        return pickle.load(f)
 
 
 def load_pickle(directory: Path) -> Any:
@@ -533,9 +271,9 @@ def load_pickle(directory: Path) -> Any:
     --------
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     save_pickle(np.arange(3), Path(folder))
+    ...     save_pickle([0, 1, 2], Path(folder))
     ...     print(load_pickle(Path(folder)))
-    [0 1 2]
+    [0, 1, 2]
     """
     return unpickle(directory / "artifact.pkl")
 
@@ -724,12 +462,16 @@ class ArtifactCache:
     Examples
     --------
     >>> import tempfile
+    >>> from regemb_utils.infra.keys import computes
+    >>> @computes("doctest-list")
+    ... def listed(*values):
+    ...     return list(values)
     >>> calls = []
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     cache = ArtifactCache(folder)
-    ...     first = cache.get("knn", {"doctest": 1}, lambda: calls.append(1) or [4, 2])
-    ...     again = cache.get("knn", {"doctest": 1}, lambda: calls.append(1) or [0])
-    ...     print(first, again, len(calls), cache.has("knn", {"doctest": 2}))
+    ...     first = cache.get("doctest-list", {"doctest": 1}, lambda: calls.append(1) or [4, 2])
+    ...     again = cache.get("doctest-list", {"doctest": 1}, lambda: calls.append(1) or [0])
+    ...     print(first, again, len(calls), cache.has("doctest-list", {"doctest": 2}))
     [4, 2] [4, 2] 1 False
     """
     def __init__(self, root: str | os.PathLike | None = None):

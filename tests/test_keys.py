@@ -1,0 +1,155 @@
+"""Artifact keys depend on what the code does, not on where it lives (regemb_utils.infra.keys).
+
+The package is copied into a temporary directory and changed there; a subprocess prints the code hash of every
+artifact kind's computation (and the WMD store's search version), and the test compares them with the unchanged
+copy's.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from regemb_utils.infra import keys
+from regemb_utils.infra.keys import code_hash, computes, same_result_as
+
+SOURCE = Path(keys.__file__).resolve().parents[1]
+
+_HASHES = """
+import json
+import regemb_utils.classification.knn_runs, regemb_utils.embeddings.trained, regemb_utils.termsim.orthogonalization
+import regemb_utils.text.corpus
+from regemb_utils.classification.wmd_store import search_version
+from regemb_utils.infra.keys import _COMPUTING, code_hash
+hashes = {kind: code_hash(function) for kind, (function, _) in _COMPUTING.items()}
+hashes["wmd search"] = search_version()
+print(json.dumps(hashes))
+"""
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    """A function that copies the package and returns (its folder, a function printing its hashes)."""
+    def copy():
+        folder = tmp_path_factory.mktemp("src")
+        shutil.copytree(SOURCE, folder / SOURCE.name, ignore=shutil.ignore_patterns("__pycache__"))
+
+        def hashes():
+            done = subprocess.run([sys.executable, "-c", _HASHES], cwd=folder, capture_output=True, text=True,
+                                  env=dict(os.environ, PYTHONPATH=str(folder), NUMBA_DISABLE_JIT="0"), check=True)
+            return json.loads(done.stdout)
+
+        return folder / SOURCE.name, hashes
+
+    return copy
+
+
+@pytest.fixture(scope="module")
+def original(copies):
+    _, hashes = copies()
+    found = hashes()
+    assert set(found) == {"corpus-dictionary", "word2bits", "neighbours", "knn", "wmd-batch", "wmd search"}
+    return found
+
+
+def _rewrite(package: Path, pattern: str, replacement: str) -> int:
+    changed = 0
+    for path in package.rglob("*.py"):
+        text = path.read_text()
+        new = re.sub(pattern, replacement, text, flags=re.MULTILINE)
+        if new != text:
+            path.write_text(new)
+            changed += 1
+    return changed
+
+
+def test_moving_a_module_and_rewriting_imports_changes_no_key(copies, original):
+    package, hashes = copies()
+    # the kNN rules move from classification/knn.py to measures/ranking.py; every import follows
+    (package / "classification" / "knn.py").rename(package / "measures" / "ranking.py")
+    assert _rewrite(package, r"^from \.knn import", "from ..measures.ranking import") >= 2
+    # and the import lines of the kNN runs are rewritten: one per name, in another order
+    runs = package / "classification" / "knn_runs.py"
+    text = runs.read_text()
+    text = text.replace("from .methods import METHODS, Settings, represent_pair\n",
+                        "from .methods import represent_pair\nfrom .methods import Settings\n"
+                        "from . import methods\nMETHODS = methods.METHODS\n")
+    runs.write_text(text)
+    assert hashes() == original
+
+
+def test_docstrings_comments_and_the_papers_numbers_change_no_key(copies, original):
+    package, hashes = copies()
+    votes = package / "classification" / "knn.py"
+    votes.write_text(votes.read_text().replace('    """', '    """A changed docstring. ', 1)
+                     .replace("\ndef ", "\n# a comment\ndef ", 1))
+    paper = package / "study" / "paper.py"
+    text = paper.read_text()
+    changed = re.sub(r"\b39\.43\b", "41.00", text)
+    assert changed != text
+    paper.write_text(changed)
+    assert hashes() == original
+
+
+def test_a_change_to_code_a_computation_runs_changes_its_key(copies, original):
+    package, hashes = copies()
+    votes = package / "classification" / "knn.py"
+    text = votes.read_text()
+    # every vote to class 0, as a broken change would do: the old results must not be served
+    votes.write_text(text.replace("def knn_votes(", "def _votes(", 1) + (
+        "\n\ndef knn_votes(neighbour_labels, ks=K_VALUES, n_labels=None):\n"
+        "    return 0 * _votes(neighbour_labels, ks, n_labels)\n"))
+    changed = hashes()
+    assert changed["knn"] != original["knn"]
+    assert changed["word2bits"] == original["word2bits"]  # training never counts votes
+    assert changed["corpus-dictionary"] == original["corpus-dictionary"]
+
+
+def test_a_module_level_value_enters_by_its_definition_not_its_state():
+    """``_LOADED``, the per-process store of the last S' source, changes while a process runs; the code hash of the
+    class that reads it does not."""
+    from regemb_utils.termsim import sources
+
+    before = code_hash(sources.CachedMatrices)
+    sources._LOADED["a source"] = "loaded"
+    keys._Hasher._memo.clear()
+    try:
+        assert code_hash(sources.CachedMatrices) == before
+    finally:
+        sources._LOADED.pop("a source")
+
+
+def test_same_result_as_hashes_as_the_reference_and_computes_refuses_a_second_function():
+    def reference(values):
+        return sorted(values)[:1]
+
+    @same_result_as(reference)
+    def faster(values):
+        return [min(values)]
+
+    assert code_hash(faster) == code_hash(reference)
+    computes("test-kind")(reference)
+    computes("test-kind")(reference)  # the same function again: allowed (a module imported twice)
+    with pytest.raises(ValueError, match="is computed by"):
+        computes("test-kind")(faster)
+    with pytest.raises(KeyError, match="unknown artifact kind 'no-such-kind'"):
+        keys.computation("no-such-kind")
+
+
+def test_every_artifact_kind_is_declared_by_the_function_its_module_computes_it_with():
+    """The function declared with @computes for a kind is the one its module passes to the cache for it."""
+    import regemb_utils.classification.knn_runs  # noqa: F401
+    import regemb_utils.embeddings.trained  # noqa: F401
+    import regemb_utils.termsim.orthogonalization  # noqa: F401
+    import regemb_utils.text.corpus  # noqa: F401
+
+    for kind, (function, version) in keys._COMPUTING.items():
+        if kind.startswith(("test-", "doctest-")):
+            continue
+        module = Path(sys.modules[function.__module__].__file__).read_text()
+        assert f'.get("{kind}",' in module and f"{function.__name__}(" in module, kind
+        assert version >= 1
