@@ -1,6 +1,6 @@
 """Sphinx extension: plotly.js only on the pages that show a plotly figure, and only after the page has loaded.
 
-plotly.js is 4.9 MB. The chapters' figures are written without it (``regemb_utils.study.book.OfflinePlotly``), so a page
+plotly.js is 4.9 MB. The chapters' figures are written without it (``regemb_utils.book.tables.OfflinePlotly``), so a page
 needs it exactly when its body holds a ``plotly-graph-div``. On those pages the figures' scripts are kept as inert
 ``<script type="text/x-regemb-plotly">`` blocks, and a small loader fetches ``plotly.min.js`` (served from the book's
 own ``_static``, copied there from ``assets/``) after the page's load event, then runs them: the text, tables and

@@ -1,7 +1,7 @@
 """Benchmark: how long a built book page takes to load and draw its plotly figures in headless Chromium.
 
 Serves a built book (``_build/html``) on 127.0.0.1 and opens the page in Debian's headless Chromium with software
-WebGL (SwiftShader; flags in :data:`regemb_utils.study.browser.CHROMIUM_FLAGS`), a fresh profile per load (nothing cached).
+WebGL (SwiftShader; flags in ``CHROMIUM_FLAGS`` of ``tests/browser.py``), a fresh profile per load (nothing cached).
 For each load it measures, in the page's own clock (milliseconds from the start of navigation):
 
 * **load**: the page's load event (every script, style sheet, font and image of the HTML loaded);
@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
-from regemb_utils.study.browser import Chromium, serve  # noqa: E402
+from browser import Chromium, serve  # noqa: E402
 
 TEXT_ONLY_BYTES = 1.5e6  # a page without figures should ship at most this much
 LOAD_SECONDS = 1.0  # every page's load event, cold cache

@@ -93,7 +93,7 @@ def served(book):
 
 def rendered_dom(url: str, tmp_path: Path) -> str:
     """The page's DOM after its scripts ran, from headless Chromium."""
-    from regemb_utils.study.browser import CHROMIUM_FLAGS, chromium_path
+    from browser import CHROMIUM_FLAGS, chromium_path
 
     result = subprocess.run(
         [
@@ -240,7 +240,7 @@ def built_html(request):
 
 
 def test_every_page_is_readable(built_html):
-    from regemb_utils.study.browser import Chromium, serve
+    from browser import Chromium, serve
 
     report = []
     with serve(built_html) as server, Chromium() as browser:
@@ -264,7 +264,7 @@ def test_explorer_view_agrees_with_the_measures(book, book_cache):
     from regemb_utils.measures.similarity import embedding_matrix, sparse_scm
     from regemb_utils.measures.wmd import wmd, wmd_distances
     from regemb_utils.infra.cache import ArtifactCache
-    from regemb_utils.study.explorer import Explorer, ExplorerSettings
+    from regemb_utils.apps.explorer import Explorer, ExplorerSettings
     from regemb_utils.termsim.sources import restricted
 
     explorer = Explorer(ArtifactCache(book_cache))
@@ -365,9 +365,9 @@ def _open_explorer(browser, url):
 def test_explorer_answers_a_change_with_the_right_values(explorer_url, book_cache):
     from dataclasses import replace
 
-    from regemb_utils.study.browser import Chromium
+    from browser import Chromium
     from regemb_utils.infra.cache import ArtifactCache
-    from regemb_utils.study.explorer import Explorer, ExplorerSettings
+    from regemb_utils.apps.explorer import Explorer, ExplorerSettings
 
     explorer = Explorer(ArtifactCache(book_cache))
     first = ExplorerSettings(profile="smoke")
@@ -401,9 +401,9 @@ def test_explorer_answers_a_change_with_the_right_values(explorer_url, book_cach
 
 
 def test_explorer_shows_bad_input_as_a_message(explorer_url, book_cache):
-    from regemb_utils.study.browser import Chromium
+    from browser import Chromium
     from regemb_utils.infra.cache import ArtifactCache
-    from regemb_utils.study.explorer import Explorer
+    from regemb_utils.apps.explorer import Explorer
 
     n_test = Explorer(ArtifactCache(book_cache)).chapter("smoke").datasets(["bbcsport"])["bbcsport"].test.labels.size
     with Chromium() as browser:
@@ -445,7 +445,7 @@ _FIT_PROBE = r"""
 
 @pytest.mark.parametrize("width", [400, 1280])
 def test_pages_fit_the_screen_and_figures_keep_their_size(built_html, width):
-    from regemb_utils.study.browser import Chromium, serve
+    from browser import Chromium, serve
 
     report = []
     with serve(built_html) as server, Chromium(width=width) as browser:

@@ -1,4 +1,4 @@
-"""regemb_utils.study.book.table: what a reader sees in a rendered table, and the CSV behind its download link."""
+"""regemb_utils.book.tables.table: what a reader sees in a rendered table, and the CSV behind its download link."""
 from __future__ import annotations
 
 import base64
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from regemb_utils.study.book import MISSING, collapsible, table
+from regemb_utils.book.tables import MISSING, collapsible, table
 
 
 class _Cells(HTMLParser):

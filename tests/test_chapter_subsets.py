@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from regemb_utils.study.book import table
+from regemb_utils.book.tables import table
 from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils.classification.methods import METHODS
 from regemb_utils.study.params import chapter_parameters
-from regemb_utils.study.results import (NEEDS, decided_counts, error_reduction, error_table, left_out, nonpositive_table,
+from regemb_utils.chapters.scm_vs_wmd import (NEEDS, decided_counts, error_reduction, error_table, left_out, nonpositive_table,
                                   optimal_parameters, paired_wmd_table, relative_error_table, significance_table,
                                   speed_table)
-from regemb_utils.study.scorecard import scorecard, speed_ratio, verdicts
+from regemb_utils.chapters.scorecard import scorecard, speed_ratio, verdicts
 
 SUBSETS = [["bow"], ["bow", "wmd"], ["bow", "soft_vsm", "soft_vsm_quantized_ortho"], ["bow", "tfidf_l1"],
            ["bow", "soft_vsm", "soft_vsm_ortho"], ["bow", "wmd_tfidf", "soft_vsm_quantized_ortho"], list(METHODS)]

@@ -16,7 +16,6 @@ MODULES = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts) for p in (R
 NO_EXAMPLE = {
     "regemb_utils.study.pipeline.run_classification": "needs chapters 1 and 2's records (trained embeddings)",
     "regemb_utils.study.pipeline.run_seed_classification": "needs chapters 1 and 2's records (trained embeddings)",
-    "regemb_utils.study.browser.Chromium": "starts a headless browser (seconds; see tests/test_book.py)",
 }
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from regemb_utils.study.document_maps import (
+from regemb_utils.chapters.confusion_tsne import (
     confusion_counts, map_figure_3d, map_sample, plot_confusion, row_normalized, scm_dissimilarities, tsne_map,
 )
 from regemb_utils.measures.similarity import sparse_scm
@@ -94,7 +94,7 @@ def test_map_sample_and_3d_figure_hover():
 # ---------------------------------------------------------------------------------------------------------------------
 # What the figures show, in numbers
 
-from regemb_utils.study.document_maps import (  # noqa: E402
+from regemb_utils.chapters.confusion_tsne import (  # noqa: E402
     MIN_FONT_PT, absent_figure, confusion_between, confusion_figure, errors_within_groups, largest_confusions,
     map_neighbour_agreement, map_viewer_3d, maps_figure_2d, observations_markdown, prediction_shares,
     usenet_hierarchy,
@@ -232,7 +232,7 @@ def test_map_viewer_shows_one_map_at_a_time_in_one_scene():
 
 
 def test_summary_counts_the_data_sets_where_regularization_helps():
-    from regemb_utils.study.document_maps import summary_markdown, summary_row
+    from regemb_utils.chapters.confusion_tsne import summary_markdown, summary_row
 
     rows = [summary_row("reuters", BEFORE, AFTER, NAMES, (0.5, 0.7)),
             summary_row("amazon", AFTER, BEFORE, NAMES, (0.6, 0.4)),

@@ -1,4 +1,4 @@
-"""The computations behind the chapters' exercises (regemb_utils.study.exercises), each against an independent one.
+"""The computations behind the chapters' exercises (regemb_utils.chapters.exercises), each against an independent one.
 (What the solutions state about the chapters' own data is checked on the smoke run: tests/exercise_claims.py.)"""
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from classification_fixtures import make_problem
 from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors
 
-from regemb_utils.study import exercises
+from regemb_utils.chapters import exercises
 from regemb_utils.text.datasets import Dataset, Split
 from regemb_utils.classification.knn_runs import MethodResult
-from regemb_utils.study.results import error_reduction, error_table
+from regemb_utils.chapters.scm_vs_wmd import error_reduction, error_table
 from regemb_utils.text.tokenization import tokenize
 
 
@@ -179,7 +179,7 @@ def test_reduction_by_hand_equals_the_scorecards():
 
 
 def test_within_intervals_counts_the_papers_errors_in_ours():
-    from regemb_utils.study import paper
+    from regemb_utils import paper
     from regemb_utils.classification.statistics import agresti_coull
 
     truth = np.zeros(60, dtype=int)

@@ -17,7 +17,7 @@ from regemb_utils.classification.methods import METHODS, Settings
 from regemb_utils.embeddings.word2bits import train_word2bits
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.infra.cache import ArtifactCache
-from regemb_utils.study.results import error_table
+from regemb_utils.chapters.scm_vs_wmd import error_table
 from regemb_utils.termsim import sources
 from regemb_utils.termsim.matrix import nearest_neighbours
 from regemb_utils.text.datasets import dataset_from_texts

@@ -1,4 +1,4 @@
-"""The explorer's HTML (regemb_utils.study.explorer.render): the numbers that the browser test reads, and document text
+"""The explorer's HTML (regemb_utils.apps.explorer.render): the numbers that the browser test reads, and document text
 shown as text. The explorer's numbers and the page itself are tested on the smoke run in test_book.py."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from regemb_utils.study.explorer import ExplorerError, ExplorerSettings, View, render, render_error
+from regemb_utils.apps.explorer import ExplorerError, ExplorerSettings, View, render, render_error
 
 
 def _view(**changes):

@@ -88,3 +88,24 @@ def test_no_import_cycle():
     for module in sorted(graph):
         if module not in state:
             visit(module)
+
+
+# The layers, bottom first: a module imports only from its own layer and the layers below it.
+LAYERS = ("infra", "text", "paper", "embeddings", "termsim", "measures", "classification", "book", "study", "chapters",
+          "apps")
+
+
+def layer(module: str) -> int:
+    """The rank of ``module``'s layer (the package root, which only holds the version, is at the bottom)."""
+    parts = module.split(".")
+    return -1 if len(parts) == 1 else LAYERS.index(parts[1])
+
+
+def test_every_subpackage_has_a_layer():
+    assert {m.split(".")[1] for m in MODULES if m.count(".")} == set(LAYERS)
+
+
+def test_no_layer_imports_a_layer_above_it():
+    upward = sorted(f"{module} imports {target}" for module in MODULES for target in imports(module)[0]
+                    if target in MODULES and layer(target) > layer(module))
+    assert not upward, "imports upward: " + "; ".join(upward)

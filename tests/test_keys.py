@@ -87,7 +87,7 @@ def test_docstrings_comments_and_the_papers_numbers_change_no_key(copies, origin
     votes = package / "classification" / "knn.py"
     votes.write_text(votes.read_text().replace('    """', '    """A changed docstring. ', 1)
                      .replace("\ndef ", "\n# a comment\ndef ", 1))
-    paper = package / "study" / "paper.py"
+    paper = package / "paper.py"
     text = paper.read_text()
     changed = re.sub(r"\b39\.43\b", "41.00", text)
     assert changed != text

@@ -17,7 +17,7 @@ from regemb_utils.classification.knn_runs import MethodResult, classify, nearest
 from regemb_utils.infra.processes import parallel_context
 from regemb_utils.classification.methods import METHODS, Settings, represent_pair
 from regemb_utils.classification.wmd_samples import query_limit
-from regemb_utils.study.results import significance_table, speed_table
+from regemb_utils.chapters.scm_vs_wmd import significance_table, speed_table
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.termsim.sources import InMemoryMatrices
 

@@ -5,13 +5,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from regemb_utils.study import paper
+from regemb_utils import paper
 from regemb_utils.text.datasets import DATASETS
 from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils.classification.methods import METHODS
-from regemb_utils.study.paper import KINDS, PaperValue
-from regemb_utils.study.results import error_table, optimal_parameters, relative_error_table, speed_table
-from regemb_utils.study.scorecard import headline, scorecard, verdicts
+from regemb_utils.paper import KINDS, PaperValue
+from regemb_utils.chapters.scm_vs_wmd import error_table, optimal_parameters, relative_error_table, speed_table
+from regemb_utils.chapters.scorecard import headline, scorecard, verdicts
 
 
 def test_every_value_has_a_source_and_a_kind():

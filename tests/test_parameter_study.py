@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from regemb_utils.classification.knn_runs import MethodResult
-from regemb_utils.study.parameter_study import parameter_study_figure, validation_grid
+from regemb_utils.chapters.parameter_study import parameter_study_figure, validation_grid
 
 
 def _result(dataset, method, seed):

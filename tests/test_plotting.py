@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from regemb_utils.study.plotting import place_labels  # noqa: E402
+from regemb_utils.book.plotting import place_labels  # noqa: E402
 
 
 def test_crowded_labels_do_not_overlap():
@@ -47,8 +47,8 @@ def test_chapter_figures_are_drawn_at_the_column_width_with_legible_text():
     import matplotlib.pyplot as plt
     from matplotlib.text import Text
 
-    from regemb_utils.study.document_maps import MIN_FONT_PT
-    from regemb_utils.study.figures import figure_8 as error_figure, paper_vs_ours_figure
+    from regemb_utils.chapters.confusion_tsne import MIN_FONT_PT
+    from regemb_utils.book.figures import figure_8 as error_figure, paper_vs_ours_figure
 
     errors = _errors()
     card = errors.drop(columns="method").rename(columns={"label": "method", "error": "ours"}).dropna(subset=["paper"])
@@ -64,7 +64,7 @@ def test_figure_8_legend_has_the_colours_of_the_bars():
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_rgb
 
-    from regemb_utils.study.figures import figure_8 as error_figure
+    from regemb_utils.book.figures import figure_8 as error_figure
 
     fig = error_figure(_errors(), ["BoW", "Soft VSM", "WMD", "Soft VSM (ortho.)"])
     legend = fig.legends[0]

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from gensim.corpora import Dictionary
 
-from regemb_utils.study import paper
-from regemb_utils.study.preprocessing import (
+from regemb_utils import paper
+from regemb_utils.chapters.preprocessing import (
     class_distribution, class_distribution_figure, dataset_statistics, e_p_gaps, majority_class_error,
     majority_class_table, table_1_comparison,
 )

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from regemb_utils.classification.knn_runs import MethodResult
-from regemb_utils.study.results import error_table, optimal_parameters, relative_error_table, significance_table
+from regemb_utils.chapters.scm_vs_wmd import error_table, optimal_parameters, relative_error_table, significance_table
 from regemb_utils.classification.statistics import mcnemar_exact
 
 

@@ -9,10 +9,10 @@ import pytest
 
 from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils.classification.methods import METHODS
-from regemb_utils.study import paper
-from regemb_utils.study.results import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
+from regemb_utils import paper
+from regemb_utils.chapters.scm_vs_wmd import (error_reduction, error_table, optimal_parameters, paired_wmd_table,
                                         relative_error_table, speed_table)
-from regemb_utils.study.scorecard import (CORPUS_DIFFERS, SPEED_MARGIN, SEARCH_RATE, VERDICTS, claim_verdicts,
+from regemb_utils.chapters.scorecard import (CORPUS_DIFFERS, SPEED_MARGIN, SEARCH_RATE, VERDICTS, claim_verdicts,
                                           footnoted, headline, on_paper_documents, paper_reduction, scorecard, shown_bounds,
                                           speed_ratio, speed_ratio_interval, verdicts)
 from regemb_utils.text.datasets import DATASETS
@@ -130,7 +130,7 @@ def test_error_reduction_has_a_paired_bootstrap_interval():
 def test_the_speed_verdict_survives_a_machine_twice_as_fast_or_slow(synthetic, scm_seconds, verdict):
     """Two runs on a shared machine: one of the two methods timed up to twice as fast or as slow as in the other run.
     The ratio moves, the verdict does not."""
-    from regemb_utils.study.scorecard import SPEED_MARGIN
+    from regemb_utils.chapters.scorecard import SPEED_MARGIN
 
     assert SPEED_MARGIN > 2
     found = set()
@@ -353,13 +353,13 @@ def test_speeds_measured_on_other_hardware_have_no_difference(synthetic):
 
 
 def test_strong_orthogonalization_is_read_from_table_2():
-    from regemb_utils.study.scorecard import strong_orthogonalization
+    from regemb_utils.chapters.scorecard import strong_orthogonalization
 
     assert strong_orthogonalization() == {"C": 100, "o": 4.0, "Sym": True, "Dom": True}  # §6.4's words
 
 
 def test_shown_verdicts_put_the_papers_documents_in_a_second_line():
-    from regemb_utils.study.scorecard import shown_verdicts
+    from regemb_utils.chapters.scorecard import shown_verdicts
 
     claims = pd.DataFrame({"claim": ["a", "b"], "paper": ["1", "2"], "ours": ["x", "y"], "verdict": ["holds", "holds"],
                            "where": ["p.html#a", "p.html#b"], "ours, paper's documents": ["same", "z"],
@@ -375,7 +375,7 @@ def test_a_speed_measured_on_few_pairs_is_not_decided(name, synthetic):
     """The smoke profile's runs evaluate a few thousand pairs in milliseconds: two runs on a shared machine differ by
     more than the margin, so such a ratio is never judged, whatever it is (a count of work decides, the same on every
     run); the note says why."""
-    from regemb_utils.study.scorecard import MIN_TIMED_PAIRS
+    from regemb_utils.chapters.scorecard import MIN_TIMED_PAIRS
 
     short = verdicts(speed_ratios={name: _ratio(2.0, 1.5, 2.6, pairs=MIN_TIMED_PAIRS - 1)}).iloc[0]
     assert short["verdict"] == "not decided"
@@ -421,7 +421,7 @@ def test_an_interval_around_zero_decides_nothing_even_if_it_holds_the_papers_val
 
 
 def test_the_reduction_on_part_of_the_data_sets_is_judged_against_the_papers_values_there():
-    from regemb_utils.study import paper
+    from regemb_utils import paper
     own = ["bbcsport", "twitter", "20news"]
     expected = 100 * (1 - sum(paper.TEST_ERRORS["soft_vsm_ortho", d].value for d in own)
                       / sum(paper.TEST_ERRORS["soft_vsm", d].value for d in own))
@@ -440,7 +440,7 @@ def test_the_theorem_needs_the_unstored_pairs_orthogonal():
 
 
 def test_the_papers_value_stands_for_every_number_that_rounds_to_it():
-    from regemb_utils.study.scorecard import _row
+    from regemb_utils.chapters.scorecard import _row
     # 39.53 % (two decimals) may be 39.532 %, inside [39.5305, 41.75]; a bar label 40 stands for 39.5 to 40.5
     assert _row("Figure 8", "test error (%)", 39.53, 40.6, lower=39.5305, upper=41.75)["paper within our interval"]
     assert _row("Figure 8", "test error (%)", 40.0, 41.0, lower=40.4, upper=41.6)["paper within our interval"]

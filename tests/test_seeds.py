@@ -1,4 +1,4 @@
-"""Variation from training (regemb_utils.study.seeds): the other seeds' models, the 32-bit soft VSMs rerun with each,
+"""Variation from training (regemb_utils.chapters.training): the other seeds' models, the 32-bit soft VSMs rerun with each,
 and the verdicts that move with the seed."""
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.study.params import ParameterError, chapter_parameters
 from regemb_utils.study.pipeline import records, start_chapter
-from regemb_utils.study.results import error_reduction
-from regemb_utils.study.scorecard import verdicts
-from regemb_utils.study.seeds import BOOK_SEED, SEEDED_METHODS, seed_errors, seed_reductions, seed_verdicts
+from regemb_utils.chapters.scm_vs_wmd import error_reduction
+from regemb_utils.chapters.scorecard import verdicts
+from regemb_utils.chapters.training import BOOK_SEED, SEEDED_METHODS, seed_errors, seed_reductions, seed_verdicts
 
 REDUCTION_CLAIM = "39 %"
 

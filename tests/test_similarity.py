@@ -4,7 +4,7 @@ from gensim.similarities import SparseTermSimilarityMatrix
 from scipy import sparse
 
 from classification_fixtures import make_problem, random_term_matrix
-from regemb_utils.measures.representations import bow_matrix
+from regemb_utils.text.documents import bow_matrix
 from regemb_utils.measures.similarity import (
     cosine_similarity, dense_scm, embedding_matrix, l1_distance, similarity_matrix, sparse_scm, unit_rows,
 )

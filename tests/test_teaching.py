@@ -106,7 +106,7 @@ def test_chapter_ends_with_exercises_and_hidden_solutions(path):
         assert len(starts) == 1, f"{label}: one solution, hidden (dropdown) until opened"
         i = starts[0]
         assert tail[i + 1].cell_type == "code" and "exercises." in tail[i + 1].source, \
-            f"{label}: the solution's code calls regemb_utils.study.exercises"
+            f"{label}: the solution's code calls regemb_utils.chapters.exercises"
         assert "{solution-end}" in tail[i + 2].source and len(tail[i + 2].source) > 200, \
             f"{label}: the solution states its result before it ends"
 

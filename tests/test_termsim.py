@@ -404,7 +404,7 @@ def test_bit_operations_need_1bit_vectors(setting):
 def test_theorem_table_reports_every_pair(setting, theorem_matrix):
     """Chapter 3's check: stored entries equal E'E'ᵀ and the cosines, unstored pairs are orthogonal in E'; the plain
     (unit) embeddings, which are not orthogonalized, fail the unstored check by their largest dropped cosine."""
-    from regemb_utils.study.sparsity import theorem_table
+    from regemb_utils.chapters.orthogonalization import theorem_table
 
     kv, d = setting["kv"], setting["dictionary"]
     S = theorem_matrix

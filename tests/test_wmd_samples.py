@@ -18,8 +18,8 @@ from regemb_utils.text.documents import prepare_documents, stratified_order
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.classification.knn_runs import MethodResult, classify
 from regemb_utils.classification.methods import Settings
-from regemb_utils.study.results import decided_counts, decided_datasets, paired_wmd_table
-from regemb_utils.study.scorecard import scorecard
+from regemb_utils.chapters.scm_vs_wmd import decided_counts, decided_datasets, paired_wmd_table
+from regemb_utils.chapters.scorecard import scorecard
 from regemb_utils.classification.statistics import (discordant_probabilities, mcnemar_power, mcnemar_sample_size,
                                      paired_difference_interval)
 from regemb_utils.classification.wmd_samples import (MINIMUM_QUERIES, SMALL_TEST_SET, costs_from_cache, costs_from_results,

@@ -1,4 +1,4 @@
-"""Chapter 4's opening example (regemb_utils.study.worked_example) on small embeddings with the example's words."""
+"""Chapter 4's opening example (regemb_utils.chapters.worked_example) on small embeddings with the example's words."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,7 @@ from gensim.models import KeyedVectors
 
 from regemb_utils.measures.similarity import dense_scm, embedding_matrix
 from regemb_utils.termsim.matrix import nearest_neighbours
-from regemb_utils.study.worked_example import (
+from regemb_utils.chapters.worked_example import (
     SENTENCES, FONT_PX, compare_sentences, example_figure, setting_markdown, table_2_matrix,
 )
 

@@ -2,7 +2,7 @@
 bag of words they compare.
 
 The estimators are thin: tokenization (:func:`regemb_utils.text.tokenization.tokenize`), the gensim ``Dictionary`` and the term
-counts (:func:`regemb_utils.measures.representations.bow_matrix`), the weightings
+counts (:func:`regemb_utils.text.documents.bow_matrix`), the weightings
 (:func:`regemb_utils.measures.representations.represent`), the similarities (:mod:`regemb_utils.measures.similarity`), S′
 (:func:`regemb_utils.termsim.matrix.nearest_neighbours` and :class:`regemb_utils.termsim.orthogonalization.MatrixGrid`), the exact
 WMD search with its pruning (:func:`regemb_utils.measures.wmd.wmd_knn`) and the neighbour ranking and vote
@@ -52,7 +52,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, column_or_1d, validate_data
 
-from ..measures.representations import WEIGHTINGS, bow_matrix, represent
+from ..measures.representations import WEIGHTINGS, represent
+from ..text.documents import bow_matrix
 from ..measures.similarity import cosine_similarity, dense_scm, embedding_matrix, l1_distance, sparse_scm
 from ..measures.wmd import SOLVERS, wmd_knn
 from ..termsim.matrix import FILL_RULES, nearest_neighbours

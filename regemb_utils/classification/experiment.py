@@ -4,7 +4,7 @@ results (the package used as a library, on the same route as the book).
 To classify new texts, or to search a grid with scikit-learn, use the estimators of :mod:`regemb_utils.classification.estimators`;
 :func:`run_methods` is a thin wrapper over chapter 4's own run (:func:`regemb_utils.classification.knn_runs.classify`: the same
 weighting, similarities, S′ and WMD search as the estimators), for a study whose tables
-(:mod:`regemb_utils.study.results`) are the book's: the paper's selection rule, every k at once, query samples for the WMD,
+(:mod:`regemb_utils.chapters.scm_vs_wmd`) are the book's: the paper's selection rule, every k at once, query samples for the WMD,
 timings, paired predictions for the significance tests.
 
     from regemb_utils.text.datasets import dataset_from_texts
@@ -15,7 +15,7 @@ timings, paired predictions for the significance tests.
     results = run_methods(dataset, ["bow", "soft_vsm", "wmd"], Settings(ks=(1, 3, 5)), vectors=kv)
 
 ``results`` maps (data set, method) to :class:`regemb_utils.classification.knn_runs.MethodResult`; the tables of
-:mod:`regemb_utils.study.results` read it. ``examples/own_dataset.py`` runs a small data set end to end.
+:mod:`regemb_utils.chapters.scm_vs_wmd` read it. ``examples/own_dataset.py`` runs a small data set end to end.
 """
 from __future__ import annotations
 

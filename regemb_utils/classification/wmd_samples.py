@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..study import paper
+from .. import paper
 from ..infra.cache import ArtifactCache, load_pickle
 from .methods import METHODS, Settings
 from .statistics import discordant_probabilities, mcnemar_power, mcnemar_sample_size

@@ -31,6 +31,7 @@ import hashlib
 import inspect
 import sys
 import textwrap
+import threading
 import types
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -467,5 +468,9 @@ def code_hash(obj: Callable) -> str:
     >>> code_hash(tokenization.tokenize) == code_hash(fingerprint)
     False
     """
-    digest, _ = _Hasher().definition(obj)
+    with _LOCK:  # threads (two models trained at once) share the memo
+        digest, _ = _Hasher().definition(obj)
     return hashlib.sha256(digest.encode()).hexdigest()[:16]
+
+
+_LOCK = threading.Lock()

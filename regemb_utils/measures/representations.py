@@ -8,7 +8,7 @@ all-zero row (never an error), and every similarity/distance in :mod:`regemb_uti
 Weightings
 ----------
 ``bow``
-    raw term counts (:func:`bow_matrix`); the paper's BoW baseline L2-normalises them (the cosine does that).
+    raw term counts (:func:`regemb_utils.text.documents.bow_matrix`); the paper's BoW baseline L2-normalises them (the cosine does that).
 ``nbow``
     L1-normalised counts (:func:`nbow_matrix`), the WMD weights of Kusner et al. (2015).
 ``dtb``
@@ -39,9 +39,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from scipy import sparse
 
+from ..text.documents import bow_matrix
+
 __all__ = [
     "WEIGHTINGS",
-    "bow_matrix",
     "nbow_matrix",
     "l1_normalize",
     "l2_normalize",
@@ -52,64 +53,6 @@ __all__ = [
 ]
 
 WEIGHTINGS = ("bow", "nbow", "dtb", "tfidf_l1")
-
-
-def bow_matrix(documents: Iterable[Sequence[str]], dictionary, dtype=np.float64) -> sparse.csr_matrix:
-    """Raw term counts of tokenised ``documents`` over ``dictionary`` (a gensim ``Dictionary``).
-
-    Tokens that are not in the dictionary are dropped; rows are documents, columns dictionary ids, and each row's
-    indices are sorted. An empty document (or one without a known word) is an all-zero row.
-
-    Parameters
-    ----------
-    documents : iterable of sequence of str
-        Tokenized documents.
-    dictionary : gensim.corpora.Dictionary
-        The columns.
-    dtype : numpy dtype
-        Of the counts.
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix
-        ``[n_documents, len(dictionary)]`` counts.
-
-    Examples
-    --------
-    >>> from gensim.corpora import Dictionary
-    >>> bow_matrix([["a", "b", "a"], ["z"]], Dictionary([["a", "b"]])).toarray()
-    array([[2., 1.],
-           [0., 0.]])
-    """
-    if isinstance(documents, str):
-        raise TypeError("documents must be an iterable of token lists, not a string")
-    token2id = dictionary.token2id
-    n_terms = len(dictionary)
-    indptr = [0]
-    indices: list[np.ndarray] = []
-    data: list[np.ndarray] = []
-    for document in documents:
-        if isinstance(document, str):
-            raise TypeError("each document must be a sequence of tokens, not a string")
-        ids = [token2id[token] for token in document if token in token2id]
-        if ids:
-            uniq, counts = np.unique(np.asarray(ids, dtype=np.int64), return_counts=True)
-        else:
-            uniq = np.empty(0, dtype=np.int64)
-            counts = np.empty(0, dtype=np.int64)
-        indices.append(uniq)
-        data.append(counts)
-        indptr.append(indptr[-1] + len(uniq))
-    matrix = sparse.csr_matrix(
-        (
-            np.concatenate(data).astype(dtype) if data else np.empty(0, dtype),
-            np.concatenate(indices).astype(np.int32) if indices else np.empty(0, np.int32),
-            np.asarray(indptr, dtype=np.int64),
-        ),
-        shape=(len(indptr) - 1, n_terms),
-    )
-    matrix.has_sorted_indices = True
-    return matrix
 
 
 def _row_scale(matrix: sparse.csr_matrix, factors: np.ndarray) -> sparse.csr_matrix:
@@ -224,7 +167,7 @@ class DtbWeighting:
     Parameters
     ----------
     train_counts
-        raw counts (:func:`bow_matrix`) of the **training split** over the common dictionary; gives N and df.
+        raw counts (:func:`regemb_utils.text.documents.bow_matrix`) of the **training split** over the common dictionary; gives N and df.
     avgdl
         the training split's mean character length (:func:`mean_character_length` of its token lists).
 
@@ -314,7 +257,7 @@ def tfidf_l1_matrix(counts: sparse.spmatrix, train_counts: sparse.spmatrix) -> s
 
 def represent(weighting: str, counts: sparse.spmatrix, *, train_counts: sparse.spmatrix | None = None,
               avgdl: float | None = None, slope: float = 0.0) -> sparse.csr_matrix:
-    """Raw term ``counts`` (:func:`bow_matrix`) weighted by ``weighting`` ∈ :data:`WEIGHTINGS`.
+    """Raw term ``counts`` (:func:`regemb_utils.text.documents.bow_matrix`) weighted by ``weighting`` ∈ :data:`WEIGHTINGS`.
 
     ``dtb`` and ``tfidf_l1`` fit their document frequencies on ``train_counts`` (the reference set); ``dtb`` also
     needs ``avgdl``, the reference set's mean character length (:func:`mean_character_length`), and the ``slope``.

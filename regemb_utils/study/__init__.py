@@ -1,2 +1,1 @@
-"""The study: chapter parameters, the pipeline of chapters, the artifact cache, the paper's numbers, the book's
-tables and figures, each chapter's tables and figures, and the replication scorecard."""
+"""The study: the chapters' parameters and the pipeline that runs them and keeps their records."""

@@ -51,10 +51,10 @@ from ..termsim.sources import CachedMatrices
 from ..text.corpus import corpus_dictionary
 from ..text.datasets import head, load_dataset
 from ..text.documents import prepare_documents
-from .book import table
+from ..book.tables import table
 from ..infra.cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle, write_error
-from .seeds import BOOK_SEED, SEEDED_METHODS
-from .params import CHAPTERS, INHERITED, ChapterParameters, ParameterError, _parsed, chapter_parameters
+from .params import (BOOK_SEED, CHAPTERS, INHERITED, SEEDED_METHODS, ChapterParameters, ParameterError, _parsed,
+                     chapter_parameters)
 
 ORDER = tuple(CHAPTERS)
 MIN_VOCABULARY = 50  # words with an embedding that chapters 2-5 need at least (benchmarks, neighbours, maps)
@@ -604,7 +604,7 @@ def run_classification(chapter: Chapter, *, seed: int = BOOK_SEED, methods=None,
 
 
 def run_seed_classification(chapter: Chapter, *, progress: bool = True) -> dict[int, dict]:
-    """Chapter 4's protocol for the :data:`regemb_utils.study.seeds.SEEDED_METHODS` that ``chapter.params`` runs, once
+    """Chapter 4's protocol for the :data:`regemb_utils.chapters.training.SEEDED_METHODS` that ``chapter.params`` runs, once
     per seed of chapter 2's ``other_seeds`` (:func:`run_classification` with that seed's 32-bit model).
 
     Parameters

@@ -1,6 +1,6 @@
 """The orthogonalization as the paper runs it: neighbour caches of every dictionary word (cached), and the grid of
 orthogonalized matrices S' over one dictionary, ordered by idf or not (chapter 3's tables of them:
-:mod:`regemb_utils.study.sparsity`)."""
+:mod:`regemb_utils.chapters.orthogonalization`)."""
 from __future__ import annotations
 
 import copy

@@ -6,15 +6,73 @@ All documents are represented over the words of the common dictionary that occur
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
-from ..measures.representations import bow_matrix
 from .tokenization import tokenize
 
 __all__ = ["Documents", "prepare_documents", "QUERY_SEED", "query_rows", "stratified_order"]
+
+
+def bow_matrix(documents: Iterable[Sequence[str]], dictionary, dtype=np.float64) -> sparse.csr_matrix:
+    """Raw term counts of tokenised ``documents`` over ``dictionary`` (a gensim ``Dictionary``).
+
+    Tokens that are not in the dictionary are dropped; rows are documents, columns dictionary ids, and each row's
+    indices are sorted. An empty document (or one without a known word) is an all-zero row.
+
+    Parameters
+    ----------
+    documents : iterable of sequence of str
+        Tokenized documents.
+    dictionary : gensim.corpora.Dictionary
+        The columns.
+    dtype : numpy dtype
+        Of the counts.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        ``[n_documents, len(dictionary)]`` counts.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> bow_matrix([["a", "b", "a"], ["z"]], Dictionary([["a", "b"]])).toarray()
+    array([[2., 1.],
+           [0., 0.]])
+    """
+    if isinstance(documents, str):
+        raise TypeError("documents must be an iterable of token lists, not a string")
+    token2id = dictionary.token2id
+    n_terms = len(dictionary)
+    indptr = [0]
+    indices: list[np.ndarray] = []
+    data: list[np.ndarray] = []
+    for document in documents:
+        if isinstance(document, str):
+            raise TypeError("each document must be a sequence of tokens, not a string")
+        ids = [token2id[token] for token in document if token in token2id]
+        if ids:
+            uniq, counts = np.unique(np.asarray(ids, dtype=np.int64), return_counts=True)
+        else:
+            uniq = np.empty(0, dtype=np.int64)
+            counts = np.empty(0, dtype=np.int64)
+        indices.append(uniq)
+        data.append(counts)
+        indptr.append(indptr[-1] + len(uniq))
+    matrix = sparse.csr_matrix(
+        (
+            np.concatenate(data).astype(dtype) if data else np.empty(0, dtype),
+            np.concatenate(indices).astype(np.int32) if indices else np.empty(0, np.int32),
+            np.asarray(indptr, dtype=np.int64),
+        ),
+        shape=(len(indptr) - 1, n_terms),
+    )
+    matrix.has_sorted_indices = True
+    return matrix
 
 
 @dataclass

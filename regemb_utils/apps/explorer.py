@@ -28,8 +28,8 @@ from ..termsim.orthogonalization import MatrixGrid
 from ..termsim.sources import restricted
 from ..text.datasets import DATASETS
 from ..infra.cache import ArtifactCache
-from .params import PROFILES, chapter_parameters
-from .pipeline import Chapter, PipelineError, _lineage
+from ..study.params import PROFILES, chapter_parameters
+from ..study.pipeline import Chapter, PipelineError, _lineage
 
 __all__ = ["ExplorerError", "ExplorerSettings", "View", "Explorer", "render", "app", "REFERENCES", "TOP"]
 

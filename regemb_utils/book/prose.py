@@ -1,6 +1,6 @@
 """What the chapters' prose attributes to the paper, its code or its authors, as the values the chapters glue.
 
-Every value comes from :mod:`regemb_utils.study.paper` (with its source there); these functions only name them as the
+Every value comes from :mod:`regemb_utils.paper` (with its source there); these functions only name them as the
 chapters' prose does (``{glue:text}`paper_epochs```) and write sets and powers the way the prose shows them.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 from IPython.display import Markdown
 
 from ..text.datasets import DATASETS
-from . import paper
+from .. import paper
 
 __all__ = ["value_set", "training_prose", "orthogonalization_prose", "classification_prose"]
 

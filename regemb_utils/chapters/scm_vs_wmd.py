@@ -12,7 +12,7 @@ from ..text.datasets import DATASETS
 from ..classification.knn_runs import MethodResult
 from ..classification.wmd_store import default_folder
 from ..classification.methods import METHODS
-from . import paper
+from .. import paper
 from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
                          paper_t_test)
 

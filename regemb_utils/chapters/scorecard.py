@@ -1,6 +1,6 @@
 """The replication scorecard: every number the paper reports beside ours, from the chapters' artifacts.
 
-The paper's numbers and their sources are :mod:`regemb_utils.study.paper`'s.
+The paper's numbers and their sources are :mod:`regemb_utils.paper`'s.
 
 One row per number: what it is, the data set and method where it applies, the paper's value, ours, the difference
 (ours − paper), our 95 % interval where we have one (the test errors: Agresti–Coull, as the paper) and whether it
@@ -19,9 +19,9 @@ import pandas as pd
 from ..classification.methods import METHODS
 from ..classification.wmd_samples import SCM, paper_errors
 from ..text.datasets import DATASETS
-from . import paper as _paper
-from .book import table
-from .results import (decided_counts, error_reduction, error_table, optimal_parameters, paired_wmd_table,
+from .. import paper as _paper
+from ..book.tables import table
+from .scm_vs_wmd import (decided_counts, error_reduction, error_table, optimal_parameters, paired_wmd_table,
                       relative_error_table, significance_table, speed_table)
 
 __all__ = ["SPEED_WHERE", "FASTER_CLAIM", "CORPUS_DIFFERS", "scorecard", "results_scorecard", "headline", "speed_ratio", "speed_ratio_spread",
@@ -84,11 +84,11 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
               parameters: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
     """The scorecard from the chapters' tables (each optional; a missing one gives no rows).
 
-    ``table_1``: :func:`regemb_utils.study.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
+    ``table_1``: :func:`regemb_utils.chapters.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
     ``cosines``: model -> {"mean", "sd"} of random word pairs (chapter 2); ``good_bad``: model -> cos(good, bad);
     ``errors``, ``relative``, ``speeds``, ``parameters``: chapter 4's :func:`error_table`,
     :func:`relative_error_table`, :func:`speed_table` and :func:`optimal_parameters`; ``paired``: chapter 4's
-    :func:`regemb_utils.study.results.paired_wmd_table`, counted by :func:`regemb_utils.study.results.decided_counts` (the
+    :func:`regemb_utils.chapters.scm_vs_wmd.paired_wmd_table`, counted by :func:`regemb_utils.chapters.scm_vs_wmd.decided_counts` (the
     paper's count: the data sets on which its Figure 8 has the SCM ahead or behind, the others "not decided" where
     the two errors as shown, a bar label to two significant digits, may stand for the same value; it called every
     difference between the SCM and a WMD significant: none of §6.1's five exceptions involves a WMD).
@@ -118,7 +118,7 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
     ...                         [Run("test", pairs=100, seconds=seconds)])
     >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
     ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
-    >>> from regemb_utils.study.results import error_table
+    >>> from regemb_utils.chapters.scm_vs_wmd import error_table
     >>> card = scorecard(errors=error_table(results))
     >>> card[["method", "paper", "ours", "paper within our interval"]].values.tolist()
     [['BoW', 23.0, 40.0, True], ['Soft VSM', 21.82, 20.0, True], ['WMD', 9.1, 30.0, False], ['Soft VSM (quan., ortho.)', 2.27, 10.0, True]]
@@ -256,7 +256,7 @@ def headline(card: pd.DataFrame) -> dict[str, float]:
     ...                         [Run("test", pairs=100, seconds=seconds)])
     >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
     ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
-    >>> from regemb_utils.study.results import error_table
+    >>> from regemb_utils.chapters.scm_vs_wmd import error_table
     >>> found = headline(scorecard(errors=error_table(results)))
     >>> found["errors_within"], found["errors_compared"], found["speed_ratio"]
     (3, 4, nan)
@@ -282,7 +282,7 @@ def speed_ratio(speeds: pd.DataFrame, rate: str = EXACT_RATE, scm: str = "soft_v
     Parameters
     ----------
     speeds : pandas.DataFrame
-        :func:`regemb_utils.study.results.speed_table`.
+        :func:`regemb_utils.chapters.scm_vs_wmd.speed_table`.
     rate : str
         :data:`EXACT_RATE` or :data:`SEARCH_RATE`.
     scm, wmd : str
@@ -326,7 +326,7 @@ def speed_ratio_spread(speeds: pd.DataFrame, scm: str = "soft_vsm_quantized_orth
     Parameters
     ----------
     speeds : pandas.DataFrame
-        :func:`regemb_utils.study.results.speed_table`.
+        :func:`regemb_utils.chapters.scm_vs_wmd.speed_table`.
     scm, wmd : str
         The two methods.
 
@@ -393,16 +393,16 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
              cosines: Mapping[str, Mapping[str, float]] | None = None,
              speed_ratios: Mapping[str, Mapping[str, float] | None] | None = None,
              parameters: pd.DataFrame | None = None, datasets: Sequence[str] | None = None) -> pd.DataFrame:
-    """The paper's claims, one row each: the claim, the paper's number (from :mod:`regemb_utils.study.paper`), ours with
+    """The paper's claims, one row each: the claim, the paper's number (from :mod:`regemb_utils.paper`), ours with
     its interval and sample size, the verdict (one of :data:`VERDICTS`) and ``where`` (the chapter page and anchor
     that shows it, relative to the chapters' folder).
 
-    * The 39 % reduction (``reduction``: :func:`regemb_utils.study.results.error_reduction`): *not decided* when our
+    * The 39 % reduction (``reduction``: :func:`regemb_utils.chapters.scm_vs_wmd.error_reduction`): *not decided* when our
       bootstrap interval contains 0 (whether or not it also contains the paper's 39.43 %), *holds within the
       interval* when it contains the paper's 39.43 % and not 0, *holds* when it lies above 39.43 %, *does not hold*
       otherwise (a smaller reduction than the paper's, or an increase). On a part of the data sets (``datasets``) the
       paper's value is :func:`paper_reduction` on those data sets, since its 39.43 % pools all six.
-    * The SCM significantly beats the WMD (``paired``: :func:`regemb_utils.study.results.paired_wmd_table`), per WMD
+    * The SCM significantly beats the WMD (``paired``: :func:`regemb_utils.chapters.scm_vs_wmd.paired_wmd_table`), per WMD
       method the paper ran: *holds* when the comparison is decided for the SCM on more data sets than it is decided
       for the WMD or left open, *does not hold* when it is decided for the WMD on at least one data set and on at
       least as many as for the SCM, otherwise *not decided*.
@@ -423,11 +423,11 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
       first alone only says that the factorization succeeded).
     * The optimal parameters (``card``: the Table 2 rows of :func:`scorecard`): holds when every selected value
       equals the paper's.
-    * §6.1, all differences significant except five (``significance``: :func:`regemb_utils.study.results.significance_table`
+    * §6.1, all differences significant except five (``significance``: :func:`regemb_utils.chapters.scm_vs_wmd.significance_table`
       with the paper's test, ``mcnemar`` the same with the exact McNemar test, for the count beside): *not decided*
       unless all 21 comparisons of the paper's seven configurations ran on every data set; then *holds* when the
       comparisons that are not significant are exactly the ones the paper names, else *does not hold*.
-    * §6.2, the WMD does not benefit from quantization (``wmd_quantization``: :func:`regemb_utils.study.results.error_reduction`
+    * §6.2, the WMD does not benefit from quantization (``wmd_quantization``: :func:`regemb_utils.chapters.scm_vs_wmd.error_reduction`
       of the 1-bit WMD against the 32-bit one): *holds* when the whole interval of the reduction lies below 0 (the
       1-bit WMD errs more), *does not hold* when it lies above 0, otherwise *not decided*.
     * §6.2 / Figure 11, unrelated words have a negative cosine with quantized embeddings (``cosines``: chapter 2's
@@ -441,7 +441,7 @@ def verdicts(*, reduction: Mapping[str, float] | None = None, paired: pd.DataFra
       the average ratio's upper bound for 20NEWS's (is the slowdown larger on 20NEWS, as the paper's reason says?).
       The factors themselves depend on the hardware, ours and the paper's differ, so only the direction is judged.
     * §6.4, idf is important and strong orthogonalization is best (``parameters``:
-      :func:`regemb_utils.study.results.optimal_parameters`, the 32-bit orthogonalized SCM's rows): the paper's argument
+      :func:`regemb_utils.chapters.scm_vs_wmd.optimal_parameters`, the 32-bit orthogonalized SCM's rows): the paper's argument
       applied to ours. Idf *holds* when Idf = true is selected on more than half the data sets, *does not hold* on
       fewer than half, *not decided* at half. Strong orthogonalization *holds* when the most common selected C, o, Sym
       and Dom are the most common ones of the paper's Table 2 (:func:`strong_orthogonalization`), *does not hold*
@@ -922,7 +922,7 @@ def claim_verdicts(results, *, cosines: Mapping[str, Mapping[str, float]] | None
 
 def on_paper_documents(claims: pd.DataFrame, own: pd.DataFrame) -> pd.DataFrame:
     """The verdict table with two columns more: ours and the verdict on the data sets whose documents are the
-    paper's (``own``, :func:`claim_verdicts` restricted to :data:`regemb_utils.study.paper.PAPER_DOCUMENTS`); a claim that
+    paper's (``own``, :func:`claim_verdicts` restricted to :data:`regemb_utils.paper.PAPER_DOCUMENTS`); a claim that
     involves no data set keeps its verdict there ("same").
 
     Parameters
@@ -993,7 +993,7 @@ def shown_verdicts(claims: pd.DataFrame) -> pd.DataFrame:
 
 def verdict_glue() -> dict[str, object]:
     """The numbers that chapter 6's statement of the rules gives, from the code that applies them and from
-    :mod:`regemb_utils.study.paper`: the tolerance of Theorem 1's check, the speed rules' margin (a factor) and the headline's
+    :mod:`regemb_utils.paper`: the tolerance of Theorem 1's check, the speed rules' margin (a factor) and the headline's
     thresholds, the WCD's speed-up,
     the paper's number of significance tests and of non-significant ones, the data sets whose documents are the
     paper's, and §6.4's strong orthogonalization.
@@ -1126,11 +1126,11 @@ def section_table(card: pd.DataFrame, section: str, decimals: int = 2, **options
     decimals : int
         Decimals of the paper's value, ours, the difference and the bounds.
     **options
-        Passed to :func:`regemb_utils.study.book.table` (``download``, ``collapsed``).
+        Passed to :func:`regemb_utils.book.tables.table` (``download``, ``collapsed``).
 
     Returns
     -------
-    regemb_utils.study.book.Table or IPython.display.Markdown
+    regemb_utils.book.tables.Table or IPython.display.Markdown
         The table; a note where the section has no numbers (a run of chapter 4 without the methods behind it).
 
     Examples
@@ -1175,7 +1175,7 @@ def value_span(values) -> str:
 
 
 def wmd_coverage(paired: pd.DataFrame) -> str:
-    """Which test queries the WMD methods of :func:`~regemb_utils.study.results.paired_wmd_table` answered, as the end
+    """Which test queries the WMD methods of :func:`~regemb_utils.chapters.scm_vs_wmd.paired_wmd_table` answered, as the end
     of a sentence that begins "The WMD methods answered": every test query, or a sample with its sizes per data set.
 
     Parameters

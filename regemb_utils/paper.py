@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..text.datasets import DATASETS
+from .text.datasets import DATASETS
 
 __all__ = [
     "PaperValue", "KINDS", "value", "all_values", "TEST_ERRORS", "RELATIVE_ERRORS", "SPEEDS", "TABLE_1", "TABLE_2",

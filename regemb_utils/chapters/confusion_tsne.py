@@ -42,8 +42,9 @@ from ..measures.similarity import similarity_matrix
 from ..termsim.orthogonalization import SPARSE_KEYS
 from ..termsim.sources import restricted
 from ..text.documents import query_rows
-from .book import table
-from .paper import DIFFERENT_DATA
+from ..book.style import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
+from ..book.tables import table
+from ..paper import DIFFERENT_DATA
 
 __all__ = [
     "confusion_counts",
@@ -449,9 +450,6 @@ def map_figure_3d(coordinates: np.ndarray, labels, class_names: Sequence[str], t
 # ---------------------------------------------------------------------------------------------------------------------
 # What the figures show, in numbers
 
-MIN_FONT_PT = 9.0  # no text on the chapter's figures is smaller (the PNGs are shown at their natural size)
-FIGURE_DPI = 100
-FIGURE_WIDTH_IN = 6.5  # 650 px at FIGURE_DPI (about 660 px with the tight margins): within the book's 672 px figure column, so nothing is scaled down
 
 METHOD_LABELS = ("non-regularized", "regularized")
 
@@ -1000,41 +998,6 @@ def maps_figure_2d(coordinates: tuple[np.ndarray, np.ndarray], labels, class_nam
     return fig
 
 
-def absent_figure(name: str, reason: str | None = None):
-    """A small placeholder for a figure this run leaves out (the page keeps its numbered figures): data set ``name``
-    is not among the run's, or ``reason`` says why it is left out.
-
-    Parameters
-    ----------
-    name : str
-        The data set.
-    reason : str, optional
-        Why it is left out.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        A figure with one line of text.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
-    >>> figure = absent_figure("amazon")
-    >>> figure.axes[0].texts[0].get_text()
-    "AMAZON is not among this run's data sets"
-    >>> plt.close(figure)
-    """
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.6), dpi=FIGURE_DPI)  # an axes: IPython draws no empty figure
-    ax.set_axis_off()
-    text = f"{name.upper()}: {reason}" if name and reason else reason or f"{name.upper()} is not among this run's data sets"
-    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=11, color="0.35", transform=ax.transAxes)
-    return fig
-
-
 def map_viewer_3d(views: Sequence[dict], snippet: int = 100, height: int = 600):
     """One interactive 3-D t-SNE viewer for many maps: a single plotly scene (one WebGL context) whose dropdown shows
     one map at a time. Each view is a dict with ``title``, ``coordinates`` [n, 3], ``labels``, ``class_names`` and
@@ -1391,7 +1354,7 @@ def summary_table(summary: Sequence[dict]):
 
     Returns
     -------
-    regemb_utils.study.book.Table
+    regemb_utils.book.tables.Table
         The table.
 
     Examples

@@ -9,7 +9,7 @@ from gensim.corpora import Dictionary
 from ..text.corpus import frequent_words
 from ..text.datasets import Dataset
 from ..text.tokenization import tokenize
-from .paper import DIFFERENT_DATA, TEST_ERRORS, table_1
+from ..paper import DIFFERENT_DATA, TEST_ERRORS, table_1
 
 
 def _mean_unique_words(texts, tokenizer: str, vocabularies: dict) -> dict[str, float]:

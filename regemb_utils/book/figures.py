@@ -21,7 +21,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from sklearn.manifold import TSNE
 
-from .document_maps import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
+from .style import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
 from .plotting import place_labels
 
 __all__ = ["SPARSITY_PANELS", "sparsity_figure", "figure_1_tsne", "figure_1_matrices", "figure_8",
@@ -37,7 +37,7 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
     Parameters
     ----------
     sparsity : pandas.DataFrame
-        :func:`regemb_utils.study.sparsity.sparsity_table` rows of every model, with a ``model`` column.
+        :func:`regemb_utils.chapters.orthogonalization.sparsity_table` rows of every model, with a ``model`` column.
     models : sequence of str
         The models in row order.
 
@@ -166,7 +166,7 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
     Parameters
     ----------
     errors : pandas.DataFrame
-        :func:`regemb_utils.study.results.error_table`.
+        :func:`regemb_utils.chapters.scm_vs_wmd.error_table`.
     labels : sequence of str
         The methods' labels in the order of the bars.
 
@@ -228,7 +228,7 @@ def relative_figure(relative: pd.DataFrame):
     Parameters
     ----------
     relative : pandas.DataFrame
-        :func:`regemb_utils.study.results.relative_error_table`.
+        :func:`regemb_utils.chapters.scm_vs_wmd.relative_error_table`.
 
     Returns
     -------
@@ -259,7 +259,7 @@ def speed_figure(speeds: pd.DataFrame):
     Parameters
     ----------
     speeds : pandas.DataFrame
-        :func:`regemb_utils.study.results.speed_table`.
+        :func:`regemb_utils.chapters.scm_vs_wmd.speed_table`.
 
     Returns
     -------
@@ -293,7 +293,7 @@ def paper_vs_ours_figure(rows: pd.DataFrame):
     Parameters
     ----------
     rows : pandas.DataFrame
-        The scorecard's Figure 8 rows (:func:`regemb_utils.study.scorecard.scorecard`).
+        The scorecard's Figure 8 rows (:func:`regemb_utils.chapters.scorecard.scorecard`).
 
     Returns
     -------
@@ -337,7 +337,7 @@ def significance_figure(chosen: pd.DataFrame, test: str):
     Parameters
     ----------
     chosen : pandas.DataFrame
-        :func:`regemb_utils.study.results.significance_table` of the chapter's test (without a row: a placeholder
+        :func:`regemb_utils.chapters.scm_vs_wmd.significance_table` of the chapter's test (without a row: a placeholder
         that says there is no pair of methods to test).
     test : {"mcnemar", "paper_t_test"}
         The test (its significance level: 0.05, or the paper's 0.025 per side).
@@ -384,7 +384,7 @@ def paired_figure(paired: pd.DataFrame):
     Parameters
     ----------
     paired : pandas.DataFrame
-        :func:`regemb_utils.study.results.paired_wmd_table` (without a row: a placeholder that says there is no
+        :func:`regemb_utils.chapters.scm_vs_wmd.paired_wmd_table` (without a row: a placeholder that says there is no
         WMD to compare with the regularized SCM).
 
     Returns

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from ..measures.representations import bow_matrix, nbow_matrix
+from ..measures.representations import nbow_matrix
+from ..text.documents import bow_matrix
 from ..measures.similarity import (
     ScmContributions, cosine_similarity, cosine_term_similarity, dense_scm, embedding_matrix, scm_contributions,
     sparse_scm,
@@ -33,7 +34,7 @@ from ..measures.similarity import (
 from ..measures.wmd import WmdFlows, wmd, wmd_flows
 from ..termsim.orthogonalization import SPARSE_KEYS, MatrixGrid
 from ..text.tokenization import tokenize
-from .paper import table_2
+from ..paper import table_2
 
 __all__ = ["SENTENCES", "SentencePair", "compare_sentences", "table_2_matrix", "setting_markdown", "example_figure",
            "FONT_PX"]

@@ -21,15 +21,13 @@ from ..classification.knn_runs import MethodResult
 from ..embeddings.trained import (TrainingSummary, cosine_summary, embedding_settings, sample_cosines,
                                   trained_embeddings, word_benchmarks)
 from ..infra.cache import ArtifactCache
-from .results import error_reduction, error_table
+from ..study.params import BOOK_SEED, SEEDED_METHODS, SEEDED_MODEL
+from .scm_vs_wmd import error_reduction, error_table
 from .scorecard import SPEED_WHERE, claim_verdicts, results_scorecard
 
 __all__ = ["BOOK_SEED", "SEEDED_MODEL", "SEEDED_METHODS", "train_seeds", "seed_quality", "seeded_results",
            "seed_errors", "seed_reductions", "seed_verdicts"]
 
-BOOK_SEED = 1  # the seed of the book's models (trained_embeddings' default)
-SEEDED_MODEL = "32-bit"
-SEEDED_METHODS = ("soft_vsm", "soft_vsm_ortho")  # the two SCMs of the 39 % claim, both on the 32-bit model
 
 Results = Mapping[tuple[str, str], MethodResult]
 
@@ -197,7 +195,7 @@ def seed_errors(results: Results, seed_results: Mapping[int, Results]) -> pd.Dat
 
 
 def seed_reductions(results: Results, seed_results: Mapping[int, Results]) -> pd.DataFrame:
-    """The paper's §6.2 reduction (the 39 %: :func:`regemb_utils.study.results.error_reduction` of the orthogonalized
+    """The paper's §6.2 reduction (the 39 %: :func:`regemb_utils.chapters.scm_vs_wmd.error_reduction` of the orthogonalized
     32-bit SCM against the non-regularized one) per training seed, with its bootstrap interval over test queries.
 
     Parameters
@@ -235,8 +233,8 @@ def seed_reductions(results: Results, seed_results: Mapping[int, Results]) -> pd
 def seed_verdicts(results: Results, seed_results: Mapping[int, Results], **inputs) -> pd.DataFrame:
     """The claims whose evidence changes with the training seed, and each one's verdict per seed.
 
-    For every seed, the verdict table (:func:`regemb_utils.study.scorecard.claim_verdicts`, with the scorecard of
-    :func:`regemb_utils.study.scorecard.results_scorecard`) is computed from chapter 4's results with the
+    For every seed, the verdict table (:func:`regemb_utils.chapters.scorecard.claim_verdicts`, with the scorecard of
+    :func:`regemb_utils.chapters.scorecard.results_scorecard`) is computed from chapter 4's results with the
     :data:`SEEDED_METHODS` replaced by that seed's (:func:`seeded_results`). A claim whose number ("ours") is the same
     for every seed is left out, and so are the speed claims: a rerun times its computations again, so their numbers
     move with the machine's load whatever the seed.
@@ -248,7 +246,7 @@ def seed_verdicts(results: Results, seed_results: Mapping[int, Results], **input
     seed_results : mapping of int to mapping of (str, str) to MethodResult
         Per other seed, the :data:`SEEDED_METHODS` run with that seed's model.
     **inputs
-        ``cosines`` and ``theorem_1``, as :func:`regemb_utils.study.scorecard.claim_verdicts` takes them.
+        ``cosines`` and ``theorem_1``, as :func:`regemb_utils.chapters.scorecard.claim_verdicts` takes them.
 
     Returns
     -------

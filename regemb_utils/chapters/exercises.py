@@ -23,7 +23,7 @@ from ..measures.wmd import wmd_distances, wmd_flows
 from ..termsim.cholesky import orthogonalized_embeddings
 from ..termsim.sources import restricted
 from ..text.tokenization import tokenize
-from .results import error_table
+from .scm_vs_wmd import error_table
 from .scorecard import scorecard
 
 __all__ = [
@@ -545,13 +545,13 @@ def map_trustworthiness(dissimilarities: np.ndarray, coordinates: np.ndarray, k:
 # -- chapter 6 -----------------------------------------------------------------------------------------------------
 
 def reduction_by_hand(errors: pd.DataFrame, regularized: str = "soft_vsm_ortho", baseline: str = "soft_vsm") -> float:
-    """The §6.2 reduction from Figure 8's test errors (:func:`regemb_utils.study.results.error_table`):
+    """The §6.2 reduction from Figure 8's test errors (:func:`regemb_utils.chapters.scm_vs_wmd.error_table`):
     100 (1 − mean error of ``regularized`` / mean error of ``baseline``) over the data sets both ran on.
 
     Parameters
     ----------
     errors : pandas.DataFrame
-        :func:`regemb_utils.study.results.error_table`.
+        :func:`regemb_utils.chapters.scm_vs_wmd.error_table`.
     regularized, baseline : str
         The two methods.
 

@@ -1,0 +1,1 @@
+"""Applications on the chapters' artifacts: the explorer."""
