@@ -19,6 +19,8 @@ import threading
 from pathlib import Path
 
 import pytest
+
+import regemb_utils
 from book_sources import copy_book_sources
 from conftest import once
 
@@ -144,6 +146,8 @@ def test_landing_page_leads_with_the_scorecard_headline(book):
     assert ">verdict</th>" in verdicts, "the verdict table was not pasted from the scorecard"
     links = re.findall(r'<a href="([^"#]+)#([^"]+)">', verdicts)
     assert len(links) >= 4, "every claim links to where the book shows it"
+    version = regemb_utils.__version__
+    assert f"This is version {version} of the book" in page, "the landing page shows the package's version"
     for target, anchor in links:  # each link lands on an existing page and anchor
         linked = (book / "_build" / "html" / target).read_text()
         assert f'id="{anchor}"' in linked, f"the verdict table links to {target}#{anchor}, which does not exist"
