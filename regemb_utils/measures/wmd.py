@@ -210,7 +210,7 @@ class _QueryCosts:
 
     def rows(self, positions) -> np.ndarray:
         """The exact distances, with (at least) the rows ``positions`` computed."""
-        missing = np.unique(positions[~self.known[positions]])
+        missing = positions[~self.known[positions]]  # a document's locations are distinct
         if len(missing):
             self.exact[missing] = cdist(self.collection.points[missing], self.Y)
             self.known[missing] = True
@@ -295,10 +295,39 @@ def _pyemd(x_ids, x_weights, y_ids, y_weights, embeddings) -> float:
     return float(emd(hy, hx, np.ascontiguousarray(cdist(vectors, vectors))))  # (collection, query) as the paper
 
 
+def _pair_wmd(q_ids, q_w, t_ids, t_w, points, solver: str) -> float:
+    """**The definition** of one WMD, on prepared inputs (:func:`_prepare`: locations ``q_ids``/``t_ids``, ascending,
+    with L1-normalised weights, and the locations' coordinates ``points``): +inf if either document is empty; else
+    POT's EMD of the reduced problem (the mass both hold at a location cancelled, :func:`_reduce`) with the ground
+    distances from ``cdist`` between the remaining locations and the exactly rounded cost sum (:func:`_emd`), 0 when
+    nothing is left to move; or pyemd on the union of both supports. Brute force (:func:`wmd_distances`) is this
+    function on every pair; the pruned search computes the same solve with the same inputs (its own cost rows, from
+    the same ``cdist``, whose every entry is computed alone), so both agree bit for bit."""
+    if len(t_ids) == 0 or len(q_ids) == 0:
+        return float("inf")
+    if solver == "pyemd":
+        return _pyemd(q_ids, q_w, t_ids, t_w, points)
+    rows, a, cols, b = _reduce(q_ids, q_w, t_ids, t_w)
+    if len(rows) == 0 or len(cols) == 0:
+        return 0.0  # identical documents (or a remainder of rounding size on one side only)
+    return _emd(a, b, np.ascontiguousarray(cdist(points[q_ids[rows]], points[t_ids[cols]])))
+
+
+def _brute_force_rows(Q, T, points, rows, solver: str) -> np.ndarray:
+    """All WMDs of the queries ``rows`` (prepared) against every training document: :func:`_pair_wmd` on every pair."""
+    result = np.empty((len(rows), T.shape[0]))
+    for r, i in enumerate(rows):
+        q_ids, q_w = _row(Q, i)
+        for j in range(T.shape[0]):
+            t_ids, t_w = _row(T, j)
+            result[r, j] = _pair_wmd(q_ids, q_w, t_ids, t_w, points, solver)
+    return result
+
+
 def _exact(collection: _Collection, q_ids, q_w, Dt, j: int, solver: str, potentials=None) -> float:
-    """The WMD of a query and training document ``j``: +inf if either is empty, else the EMD (POT on the reduced
-    problem, 0 when nothing is left to move, or pyemd on the union of both supports). With POT and a list
-    ``potentials``, a dual potential over all the query's locations is appended (see :func:`_query_potential`)."""
+    """The search's exact solve of a query and training document ``j``: the same computation as :func:`_pair_wmd`
+    (the same reduced problem and solver, the costs gathered from the exact rows ``Dt`` of the same ``cdist``). With
+    POT and a list ``potentials``, a dual potential over all the query's locations is appended."""
     t_ids, t_w = _row(collection.T, j)
     if len(t_ids) == 0 or len(q_ids) == 0:
         return float("inf")
@@ -584,11 +613,13 @@ def _entropic_bound(C, a, b, eps, target, max_iter, start):  # pragma: no cover 
     _column_minima(C, f0, g0)
     if len(start):
         _row_minima(C, g0, f0)
-    K = _stabilised_kernel(C, f0, g0, eps)
     u = np.ones(n)
+    best_value = max(0.0, _certified_value(C, a, b, f0, u, eps))  # the start itself (u = 1: f = f0 exactly)
+    if best_value > target:
+        return best_value
+    K = _stabilised_kernel(C, f0, g0, eps)
     v = np.ones(m)
     column = np.empty(m)
-    best_value = 0.0  # costs are non-negative
     for _ in range(max_iter):
         _sinkhorn_iteration(K, a, b, u, v, column)
         value = _certified_value(C, a, b, f0, u, eps)
@@ -802,24 +833,14 @@ class _Clock:
         self._phase, self._start = phase, now
 
 
-def _query(collection: _Collection, q_ids, q_w, search: _Search, full_row, clock: _Clock):
+def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
     """Neighbours of one query: (best, exact solves, candidates certified by the entropic bound)."""
     n_train = collection.T.shape[0]
     best = _Best(search.k)
     solved = certified = 0
-    if not search.prune or not len(q_ids):  # brute force, or a query without weight (+inf from every document)
-        clock("setup")
-        Dt = collection.query_distances(q_ids) if len(q_ids) else np.zeros((len(collection.words), 0))
-        clock("exact solves")
-        for j in range(n_train if full_row is not None else search.k):
-            d = float("inf")
-            if len(q_ids) and collection.indptr[j + 1] > collection.indptr[j]:
-                solved += 1
-                d = _exact(collection, q_ids, q_w, Dt, j, search.solver)
-            if full_row is not None:
-                full_row[j] = d
-            best.add(d, j)
-        clock(None)
+    if not len(q_ids):  # a query without weight: +inf from every document, the first k by the tie rule
+        for j in range(search.k):
+            best.add(float("inf"), j)
         return best, solved, certified
     clock("setup")
     costs = _QueryCosts(collection, q_ids)
@@ -883,22 +904,19 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, full_row, clock
 
 
 def _chunk(Q, collection: _Collection, rows, search: _Search):
-    """Neighbours, distances, solves and certified candidates per query, and all distances (brute force), for the
+    """Neighbours, distances, solves and certified candidates per query, and the CPU seconds per phase, for the
     queries ``rows``."""
-    n_train = collection.T.shape[0]
     neighbours = np.empty((len(rows), search.k), dtype=np.int64)
     distances = np.empty((len(rows), search.k))
     solved = np.zeros(len(rows), dtype=np.int64)
     certified = np.zeros(len(rows), dtype=np.int64)
-    full = None if search.prune else np.empty((len(rows), n_train))
     clock = _Clock()
     for r, i in enumerate(rows):
         q_ids, q_w = _row(Q, i)
-        best, solved[r], certified[r] = _query(collection, q_ids, q_w, search, None if full is None else full[r],
-                                               clock)
+        best, solved[r], certified[r] = _query(collection, q_ids, q_w, search, clock)
         neighbours[r] = best.indices
         distances[r] = best.distances
-    return neighbours, distances, solved, certified, full, clock.seconds
+    return neighbours, distances, solved, certified, clock.seconds
 
 
 @dataclass(frozen=True)
@@ -953,19 +971,24 @@ class WMDNeighbours:
         return self.n_certified / self.n_pairs if self.n_pairs else 0.0
 
 
-def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
-    import joblib
-
+def _check(search: _Search, n_train: int) -> None:
     _check_solver(search.solver)
     if not (search.epsilon > 0 and math.isfinite(search.epsilon)) or min(search.max_iterations, search.block,
                                                                           search.seeds) < 1:
         raise ValueError("epsilon must be a positive number, max_iterations, the block size and the seeds positive "
                          "integers")
-    preparation = time.process_time()
-    Q, T, E = _prepare(Q, T, embeddings)
-    n_train = T.shape[0]
     if not 1 <= search.k <= n_train:
         raise ValueError(f"k must lie in [1, n_train = {n_train}], got {search.k}")
+
+
+def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size) -> WMDNeighbours:
+    """The pruned search (:func:`wmd_knn` with ``prune``)."""
+    import joblib
+
+    preparation = time.process_time()
+    _check(search, sparse.csr_matrix(T).shape[0])
+    Q, T, E = _prepare(Q, T, embeddings)
+    n_train = T.shape[0]
     collection = _Collection(T, E)
     preparation = time.process_time() - preparation
     chunks = [np.arange(start, min(start + chunk_size, Q.shape[0])) for start in range(0, Q.shape[0], chunk_size)]
@@ -975,14 +998,10 @@ def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
     if not results:
         empty = np.empty((0, search.k))
         none = np.zeros(0, dtype=np.int64)
-        return (WMDNeighbours(empty.astype(np.int64), empty, none, none, n_train, dict.fromkeys(PHASES, 0.0)),
-                np.empty((0, n_train)))
-    phases = {phase: sum(r[5][phase] for r in results) for phase in PHASES}
+        return WMDNeighbours(empty.astype(np.int64), empty, none, none, n_train, dict.fromkeys(PHASES, 0.0))
+    phases = {phase: sum(r[4][phase] for r in results) for phase in PHASES}
     phases["preparation"] += preparation
-    neighbours = WMDNeighbours(*(np.concatenate([r[column] for r in results]) for column in range(4)), n_train,
-                               phases)
-    full = None if search.prune else np.concatenate([r[4] for r in results])
-    return neighbours, full
+    return WMDNeighbours(*(np.concatenate([r[column] for r in results]) for column in range(4)), n_train, phases)
 
 
 def wmd_knn(
@@ -1040,8 +1059,19 @@ def wmd_knn(
     >>> wmd_knn(sparse.csr_matrix([[0.0, 1.0, 0.0]]), T, E, k=2).indices.tolist()
     [[1, 0]]
     """
-    search = _Search(k, solver, prune, epsilon, max_iterations, block, 2 * k if seeds is None else seeds)
-    return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[0]
+    search = _Search(k, solver, prune, epsilon, max_iterations, block, k if seeds is None else seeds)
+    if prune:
+        return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)
+    _check(search, sparse.csr_matrix(T).shape[0])
+    cpu = time.process_time()
+    full = wmd_distances(Q, T, embeddings, solver=solver, n_jobs=n_jobs, progress=progress, chunk_size=chunk_size)
+    order = np.lexsort((np.broadcast_to(np.arange(full.shape[1]), full.shape), full), axis=1)[:, :k]
+    phases = dict.fromkeys(PHASES, 0.0)
+    phases["exact solves"] = time.process_time() - cpu
+    Qn, Tn = _weights(Q, "Q"), _weights(T, "T")
+    solved = np.diff(Qn.indptr).astype(bool).astype(np.int64) * int(np.count_nonzero(np.diff(Tn.indptr)))
+    return WMDNeighbours(order, np.take_along_axis(full, order, axis=1), solved, np.zeros(len(full), dtype=np.int64),
+                         full.shape[1], phases)
 
 
 def wmd_distances(
@@ -1076,8 +1106,12 @@ def wmd_distances(
     >>> wmd_distances(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E)
     array([[5. , 2.5]])
     """
-    T_rows = sparse.csr_matrix(T).shape[0]
-    if T_rows == 0:
-        return np.empty((sparse.csr_matrix(Q).shape[0], 0))
-    search = _Search(1, solver, False, 0.1, 1, 1, 1)
-    return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[1]
+    import joblib
+
+    _check_solver(solver)
+    Q, T, points = _prepare(Q, T, embeddings)
+    chunks = [np.arange(start, min(start + chunk_size, Q.shape[0])) for start in range(0, Q.shape[0], chunk_size)]
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+    results = parallel(joblib.delayed(_brute_force_rows)(Q, T, points, rows, solver) for rows in chunks)
+    results = list(progress_bar(results, total=len(chunks), disable=not progress, desc="WMD queries", unit="chunk"))
+    return np.concatenate(results) if results else np.empty((0, T.shape[0]))
