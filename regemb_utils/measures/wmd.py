@@ -149,7 +149,7 @@ def _prepare(Q, T, embeddings):
     embeddings = np.asarray(embeddings, dtype=np.float64)
     if embeddings.ndim != 2 or Q.shape[1] != T.shape[1] or embeddings.shape[0] != Q.shape[1]:
         raise ValueError("Q, T and the embedding matrix must all use the common dictionary")
-    used = np.union1d(Q.indices, T.indices)
+    used = np.flatnonzero(np.bincount(np.concatenate([Q.indices, T.indices]), minlength=Q.shape[1]))  # ascending
     points = embeddings[used]
     if not np.all(np.isfinite(points)):
         raise ValueError("the embeddings of the words that occur must be finite")
@@ -202,21 +202,24 @@ class _QueryCosts:
     def __init__(self, collection: _Collection, q_ids):
         self.collection = collection
         self.Y = np.ascontiguousarray(collection.E[q_ids])
-        shape = (len(collection.words), len(q_ids))
-        self.exact = np.empty(shape)
-        self.known = np.zeros(shape[0], dtype=bool)
+        self.exact = np.empty((256, len(q_ids)))  # the exact rows computed so far, in the order computed
+        self.slot = np.full(len(collection.words), -1, dtype=np.int64)  # each location's row there (-1: none yet)
+        self.used = 0
         gamma = (collection.E.shape[1] + 8) * _ULP
-        products = collection.points @ self.Y.T
-        self.lower = _lower_distances(products, collection.norms, np.sqrt(np.einsum("ij,ij->i", self.Y, self.Y)),
-                                      gamma)
+        q_norms = np.sqrt(np.einsum("ij,ij->i", self.Y, self.Y))
+        self.lower = _lower_distances(collection.points @ self.Y.T, collection.norms, q_norms, gamma)
 
-    def rows(self, positions) -> np.ndarray:
-        """The exact distances, with (at least) the rows ``positions`` computed."""
-        missing = positions[~self.known[positions]]  # a document's locations are distinct
+    def rows(self, positions):
+        """(exact distances, the row there of each location ``positions``): cdist's rows, each computed once."""
+        missing = positions[self.slot[positions] < 0]  # a document's locations are distinct
         if len(missing):
-            self.exact[missing] = cdist(self.collection.points[missing], self.Y)
-            self.known[missing] = True
-        return self.exact
+            if self.used + len(missing) > len(self.exact):
+                self.exact = np.concatenate([self.exact, np.empty((max(len(self.exact), len(missing)),
+                                                                    self.exact.shape[1]))])
+            self.exact[self.used:self.used + len(missing)] = cdist(self.collection.points[missing], self.Y)
+            self.slot[missing] = np.arange(self.used, self.used + len(missing))
+            self.used += len(missing)
+        return self.exact, self.slot[positions]
 
 
 @numba.njit(cache=True)
@@ -297,14 +300,15 @@ def _pyemd(x_ids, x_weights, y_ids, y_weights, embeddings) -> float:
     return float(emd(hy, hx, np.ascontiguousarray(cdist(vectors, vectors))))  # (collection, query) as the paper
 
 
-def _pair_wmd(q_ids, q_w, t_ids, t_w, points, solver: str) -> float:
+def _pair_wmd(q_ids, q_w, t_ids, t_w, distances, points, solver: str) -> float:
     """**The definition** of one WMD, on prepared inputs (:func:`_prepare`: locations ``q_ids``/``t_ids``, ascending,
-    with L1-normalised weights, and the locations' coordinates ``points``): +inf if either document is empty; else
-    POT's EMD of the reduced problem (the mass both hold at a location cancelled, :func:`_reduce`) with the ground
-    distances from ``cdist`` between the remaining locations and the exactly rounded cost sum (:func:`_emd`), 0 when
-    nothing is left to move; or pyemd on the union of both supports. Brute force (:func:`wmd_distances`) is this
-    function on every pair; the pruned search computes the same solve with the same inputs (its own cost rows, from
-    the same ``cdist``, whose every entry is computed alone), so both agree bit for bit."""
+    with L1-normalised weights; ``distances`` = ``cdist(points, points[q_ids])``, every location's ground distance to
+    the query's locations): +inf if either document is empty; else POT's EMD of the reduced problem (the mass both
+    hold at a location cancelled, :func:`_reduce`) with the ground distances between the remaining locations and the
+    exactly rounded cost sum (:func:`_emd`), 0 when nothing is left to move; or pyemd on the union of both supports.
+    Brute force (:func:`wmd_distances`) is this function on every pair; the pruned search computes the same solve
+    with the same inputs (its own rows of the same ``cdist``, whose every entry is computed alone), so both agree
+    bit for bit."""
     if len(t_ids) == 0 or len(q_ids) == 0:
         return float("inf")
     if solver == "pyemd":
@@ -312,7 +316,7 @@ def _pair_wmd(q_ids, q_w, t_ids, t_w, points, solver: str) -> float:
     rows, a, cols, b = _reduce(q_ids, q_w, t_ids, t_w)
     if len(rows) == 0 or len(cols) == 0:
         return 0.0  # identical documents (or a remainder of rounding size on one side only)
-    return _emd(a, b, np.ascontiguousarray(cdist(points[q_ids[rows]], points[t_ids[cols]])))
+    return _emd(a, b, np.ascontiguousarray(distances[t_ids[cols]][:, rows].T))
 
 
 def _brute_force_rows(Q, T, points, rows, solver: str) -> np.ndarray:
@@ -320,15 +324,17 @@ def _brute_force_rows(Q, T, points, rows, solver: str) -> np.ndarray:
     result = np.empty((len(rows), T.shape[0]))
     for r, i in enumerate(rows):
         q_ids, q_w = _row(Q, i)
+        distances = cdist(points, points[q_ids]) if len(q_ids) and solver == "pot" else None
         for j in range(T.shape[0]):
             t_ids, t_w = _row(T, j)
-            result[r, j] = _pair_wmd(q_ids, q_w, t_ids, t_w, points, solver)
+            result[r, j] = _pair_wmd(q_ids, q_w, t_ids, t_w, distances, points, solver)
     return result
 
 
-def _exact(collection: _Collection, q_ids, q_w, Dt, j: int, solver: str, potentials=None) -> float:
+def _exact(collection: _Collection, q_ids, q_w, Dt, positions, j: int, solver: str, potentials=None) -> float:
     """The search's exact solve of a query and training document ``j``: the same computation as :func:`_pair_wmd`
-    (the same reduced problem and solver, the costs gathered from the exact rows ``Dt`` of the same ``cdist``). With
+    (the same reduced problem and solver, the costs gathered from the exact rows ``Dt[positions]`` of the same
+    ``cdist``, one row per location of the document). With
     POT and a list ``potentials``, a dual potential over all the query's locations is appended."""
     t_ids, t_w = _row(collection.T, j)
     if len(t_ids) == 0 or len(q_ids) == 0:
@@ -338,8 +344,6 @@ def _exact(collection: _Collection, q_ids, q_w, Dt, j: int, solver: str, potenti
     rows, a, cols, b = _reduce(q_ids, q_w, collection.indices[collection.indptr[j]:collection.indptr[j + 1]], t_w)
     if len(rows) == 0 or len(cols) == 0:
         return 0.0  # identical documents (or a remainder of rounding size on one side only)
-    start = collection.indptr[j]
-    positions = collection.position[start:start + len(t_ids)]
     if potentials is None:
         return _emd(a, b, _pair_costs(Dt, positions, rows, cols))
     distance, g = _emd(a, b, _pair_costs(Dt, positions, rows, cols), duals=True)
@@ -909,7 +913,8 @@ class _Best:
             best_j[position] = j
 
 
-PHASES = ("preparation", "setup", "cheap bounds", "seed solves", "potential bounds", "entropic bounds", "exact solves")
+PHASES = ("preparation", "setup", "cheap bounds", "seed solves", "potential bounds", "pair bounds", "entropic bounds",
+          "exact solves")
 
 
 class _Clock:
@@ -944,8 +949,8 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
         if collection.indptr[j + 1] == collection.indptr[j]:
             return float("inf")
         solved += 1
-        exact_rows = costs.rows(collection.position[collection.indptr[j]:collection.indptr[j + 1]])
-        return _exact(collection, q_ids, q_w, exact_rows, j, search.solver, potentials)
+        exact_rows, slots = costs.rows(collection.position[collection.indptr[j]:collection.indptr[j + 1]])
+        return _exact(collection, q_ids, q_w, exact_rows, slots, j, search.solver, potentials)
     # 1. a cheap bound of every candidate: the one-sided RWMD (every document word to its nearest query location)
     clock("cheap bounds")
     lower = _potential_bounds(collection, q_w, Dt, np.zeros((1, len(q_ids))))[0]
@@ -968,30 +973,64 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
     candidate[seeds] = False  # solved already
     left = np.flatnonzero(candidate)
     left = left[np.lexsort((left, lower[left]))]
-    # 4. the rest in ascending bound: entropic dual bounds in blocks, exact solves for those they do not rule out
+    # 4. the rest best first: always refine the candidate with the smallest bound – a block of global bounds into
+    #    pair bounds (the double c-transform, a few microseconds each), a pair bound into an entropic bound, an
+    #    entropic bound into the exact distance – until the smallest bound exceeds the k-th distance
+    import heapq
+
+    pending = []  # (safe bound, training index, level: 1 = pair bound, 2 = entropic bound)
     position = 0
-    while position < len(left):
+    while True:
         kth = best.kth
-        if safe[left[position]] > kth:
+        next_global = safe[left[position]] if position < len(left) else np.inf
+        next_pending = pending[0][0] if pending else np.inf
+        if min(next_global, next_pending) > kth:
             break  # every remaining candidate is strictly farther than the k-th neighbour
-        stop = position + 1
-        while stop < min(position + search.block, len(left)) and safe[left[stop]] <= kth:
-            stop += 1
-        block = left[position:stop]
-        if 0 < kth < np.inf:
-            clock("entropic bounds")
-            target = (kth + _ABSOLUTE_MARGIN) / (1 - _MARGIN)  # a value whose _safe exceeds kth
-            dual = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
-                               search.max_iterations, F, which[block]))
-        else:
-            dual = np.full(len(block), -np.inf)
-        clock("exact solves")
-        for j, lb in zip(block, dual):
-            if lb > best.kth:
-                certified += 1  # strictly farther than the k-th neighbour
+        if not 0 < kth < np.inf:  # no k-th distance to beat yet (or 0): solve in bound order
+            clock("exact solves")
+            if next_global <= next_pending:
+                j = left[position]
+                position += 1
             else:
-                best.add(exact(j), j)
-        position = stop
+                j = heapq.heappop(pending)[1]
+            best.add(exact(j), j)
+            continue
+        target = (kth + _ABSOLUTE_MARGIN) / (1 - _MARGIN)  # a value whose _safe exceeds kth
+        if next_global <= next_pending:  # a block of global bounds into pair bounds
+            clock("pair bounds")
+            stop = position + 1
+            while stop < min(position + search.block, len(left)) and safe[left[stop]] <= kth:
+                stop += 1
+            block = left[position:stop]
+            position = stop
+            values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target, 0, F,
+                                 which[block]))
+            for j, value in zip(block.tolist(), values.tolist()):
+                if value > kth:
+                    certified += 1
+                else:
+                    heapq.heappush(pending, (max(value, safe[j]), j, 1))
+            continue
+        batch = []  # pair bounds into entropic bounds, the smallest first; an entropic bound into a solve
+        while pending and pending[0][0] <= min(kth, next_global) and len(batch) < 16:
+            if pending[0][2] == 2:
+                if not batch:
+                    clock("exact solves")
+                    j = heapq.heappop(pending)[1]
+                    best.add(exact(j), j)
+                break
+            batch.append(heapq.heappop(pending))
+        if batch:
+            clock("entropic bounds")
+            block = np.array([item[1] for item in batch], dtype=np.int64)
+            values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
+                                 search.max_iterations, F, which[block]))
+            for (bound, j, _), value in zip(batch, values.tolist()):
+                if value > best.kth:
+                    certified += 1
+                else:
+                    heapq.heappush(pending, (max(value, bound), j, 2))
+    certified += len(pending)  # ruled out by their pair or entropic bound
     clock(None)
     return best, solved, certified
 
