@@ -99,9 +99,19 @@ def test_pair_and_entropic_bounds_are_lower_bounds(case, iterations):
             for epsilon in (0.01 * scale, scale):
                 bounds = W._dual(collection, q_ids, q_w, lower, nonempty, epsilon, np.inf, iterations, F, which)
                 assert np.all(bounds >= 0) and np.all(bounds <= finite), (i, p, epsilon)
-        # the global potential bounds (the search's first stage) too
-        bound = W._potential_bounds(collection, q_w, lower, F)[0]
+        # the global potential bounds (the search's first stage) too, and the pair bounds that reuse their
+        # c-transforms (G, attained at A): the same numbers as computing them
+        bound, best, G, A = W._potential_bounds(collection, q_w, lower, F)
         assert np.all(bound[nonempty] <= exact[i, nonempty]) and np.all(np.isinf(bound[collection.sizes == 0]))
+        assert np.array_equal(G[np.arange(len(G))[:, None], np.arange(len(F))], np.min(
+            lower[:, None, :] - F[None, :, :], axis=2))
+        assert np.array_equal(np.take_along_axis(lower[:, None, :] - F[None, :, :], A[:, :, None].astype(np.int64),
+                                                 axis=2)[:, :, 0], G)
+        which = best[nonempty]
+        for iterations_ in {0, iterations}:
+            reused = W._dual(collection, q_ids, q_w, lower, nonempty, scale, np.inf, iterations_, F, which, G, A)
+            computed = W._dual(collection, q_ids, q_w, lower, nonempty, scale, np.inf, iterations_, F, which)
+            assert np.array_equal(reused, computed) and np.all(reused <= exact[i, nonempty])
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))

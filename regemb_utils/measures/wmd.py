@@ -663,10 +663,12 @@ _INACTIVE = -1e300  # the potential of a query location without remaining mass: 
 
 
 @numba.njit(cache=True, fastmath=True)
-def _row_c_transforms(Dt, rows_of, a, f_start, f, g):  # pragma: no cover - numba
+def _row_c_transforms(Dt, rows_of, a, f_start, f, g, G, A, p):  # pragma: no cover - numba
     """The double c-transform of a query potential on one reduced problem, straight from the rows of Dᵀ (no cost
     matrix gathered): gⱼ = min over the query's locations with remaining mass (aᵢ > 0) of Dᵀ[rows_of[j], i] − f_startᵢ,
     then fᵢ = minⱼ Dᵀ[rows_of[j], i] − gⱼ (for every i; only those with aᵢ > 0 count). Returns the largest cost seen.
+    Where the c-transform of f_start over *all* the query's locations is given (G[:, p], attained at A[:, p]) and its
+    minimum is attained at a location with remaining mass, gⱼ is that (the same number); otherwise it is computed.
     Every entry is one correctly rounded subtraction and a minimum is exact in any order (``fastmath`` only lets the
     loops vectorise); the masked locations get the finite potential ``_INACTIVE``, so they never attain a minimum."""
     n = len(a)
@@ -675,8 +677,13 @@ def _row_c_transforms(Dt, rows_of, a, f_start, f, g):  # pragma: no cover - numb
         masked[i] = f_start[i] if a[i] > 0.0 else _INACTIVE
         f[i] = np.inf
     largest = 0.0
+    given = G.shape[0] > 0
     for j in range(len(rows_of)):
-        row = Dt[rows_of[j]]
+        w = rows_of[j]
+        if given and a[A[w, p]] > 0.0:
+            g[j] = G[w, p]
+            continue
+        row = Dt[w]
         best = row[0] - masked[0]
         for i in range(1, n):
             best = min(best, row[i] - masked[i])
@@ -718,7 +725,7 @@ def _pair_value(a, f, b, g, largest_cost):  # pragma: no cover - numba
 
 @numba.njit(cache=True)
 def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter, F,
-                which):  # pragma: no cover - numba
+                which, G, A):  # pragma: no cover - numba
     """Lower bounds of one query's WMD to the training documents ``candidates`` (non-empty), each on its reduced
     problem (shared mass cancelled, as the exact solve); 0 for identical documents. First the double c-transform of
     the query potential F[which[c]] (0 where which[c] < 0) on the reduced problem, read from the rows of Dᵀ (a few
@@ -738,7 +745,10 @@ def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps
         if len(g) < len(cols):
             g = np.empty(2 * len(cols))
         rows_of = position[start:stop][cols]
-        largest = _row_c_transforms(Dt, rows_of, a, F[which[c]] if which[c] >= 0 else zero, f, g)
+        if which[c] >= 0:
+            largest = _row_c_transforms(Dt, rows_of, a, F[which[c]], f, g, G, A, which[c])
+        else:
+            largest = _row_c_transforms(Dt, rows_of, a, zero, f, g, G[:0], A[:0], 0)
         value = max(0.0, _pair_value(a, f, b, g[:len(cols)], largest))
         if value > target or max_iter == 0:
             result[c] = value
@@ -748,13 +758,19 @@ def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps
     return result
 
 
-def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter, F=None,
-          which=None) -> np.ndarray:
+def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter, F=None, which=None, G=None,
+          A=None) -> np.ndarray:
+    """Pair bounds (``max_iter`` = 0) or entropic bounds of ``candidates``, started from the query potentials
+    F[which] (none: 0); G and A, the potentials' c-transforms at every collection location and where they are
+    attained (:func:`_c_transforms`), save the first c-transform of each pair bound."""
     candidates = np.asarray(candidates, dtype=np.int64)
     if F is None:
         F, which = np.empty((0, len(q_ids))), np.full(len(candidates), -1, dtype=np.int64)
+    if G is None:
+        G, A = np.empty((0, 0)), np.empty((0, 0), dtype=np.int32)
     return _dual_block(Dt, q_ids.astype(np.int64), q_w, collection.indptr, collection.indices, collection.position,
-                       collection.T.data, candidates, float(eps), float(target), int(max_iter), F, which)
+                       collection.T.data, candidates, float(eps), float(target), int(max_iter), F,
+                       np.asarray(which, dtype=np.int64), G, A)
 
 
 def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np.ndarray:
@@ -804,22 +820,30 @@ def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np
 @numba.njit(cache=True, fastmath=True)
 def _c_transforms(Dt, Ft):  # pragma: no cover - numba
     """G[w, p] = minᵢ (Dᵀ[w, i] − Ft[i, p]): the c-transform of each potential (a column of Ft, over the query's
-    locations) at every collection location w (all finite; ``fastmath`` only lets the minima vectorise over the
-    potentials, each difference is still one correctly rounded subtraction and a minimum is exact in any order)."""
+    locations) at every collection location w, and A[w, p], an i that attains it (all finite; ``fastmath`` only lets
+    the minima vectorise over the potentials, each difference is still one correctly rounded subtraction and a
+    minimum is exact in any order)."""
     n_words, n = Dt.shape
     P = Ft.shape[1]
     G = np.empty((n_words, P))
+    A = np.zeros((n_words, P), dtype=np.int32)
     if P == 1:  # one potential: a minimum along each row
         f = Ft[:, 0]
         for w in range(n_words):
             row = Dt[w]
             best = row[0] - f[0]
+            where = 0
             for i in range(1, n):
-                best = min(best, row[i] - f[i])
+                x = row[i] - f[i]
+                if x < best:
+                    best = x
+                    where = i
             G[w, 0] = best
-        return G
+            A[w, 0] = where
+        return G, A
     for w in range(n_words):
         g = G[w]
+        at = A[w]
         row = Dt[w]
         for p in range(P):
             g[p] = row[0] - Ft[0, p]
@@ -827,8 +851,11 @@ def _c_transforms(Dt, Ft):  # pragma: no cover - numba
             d = row[i]
             f = Ft[i]
             for p in range(P):
-                g[p] = min(g[p], d - f[p])
-    return G
+                x = d - f[p]
+                if x < g[p]:
+                    g[p] = x
+                    at[p] = i
+    return G, A
 
 
 @numba.njit(cache=True)
@@ -845,7 +872,7 @@ def _document_sums(indptr, position, data, G):  # pragma: no cover - numba
     return values
 
 
-def _potential_bounds(collection: _Collection, q_w, Dt, F) -> np.ndarray:
+def _potential_bounds(collection: _Collection, q_w, Dt, F):
     """Certified lower bounds of the WMD of the query and **every** training document at once, from query-side dual
     potentials F [n_potentials, |q|]: for each f, g = its c-transform at every collection location (gⱼ = minᵢ cᵢⱼ − fᵢ,
     so fᵢ + gⱼ ≤ cᵢⱼ for every pair of any document) and Σ aᵢfᵢ + Σ bⱼgⱼ ≤ EMD by weak duality (on the unreduced
@@ -853,7 +880,7 @@ def _potential_bounds(collection: _Collection, q_w, Dt, F) -> np.ndarray:
     generous bound on the rounding (each c-transform entry one subtraction, sums of |q| + |doc| terms, unequal
     masses); +inf for empty documents. f = 0 gives the one-sided RWMD (every document word to its nearest query
     word); the optimal potentials of exactly solved documents give bounds that are tight for similar documents."""
-    G = _c_transforms(Dt, np.ascontiguousarray(F.T))
+    G, A = _c_transforms(Dt, np.ascontiguousarray(F.T))
     values = _document_sums(collection.indptr, collection.position, collection.T.data, G) + F @ q_w
     # Σ bⱼ|gⱼ| + Σ aᵢ|fᵢ| ≤ (both masses) × (max|g| + max|f|); every cᵢⱼ − fᵢ rounds by ≤ ulp·(max c + max|f|)
     largest = (Dt.max(initial=0.0) + np.abs(F).max(initial=0.0) + np.abs(G).max(initial=0.0))
@@ -864,7 +891,7 @@ def _potential_bounds(collection: _Collection, q_w, Dt, F) -> np.ndarray:
     best = np.argmax(certified, axis=1)
     bound = np.maximum(certified[np.arange(len(best)), best], 0.0)  # costs are non-negative: 0 is a bound too
     bound[collection.sizes == 0] = np.inf
-    return bound, best
+    return bound, best, G, A
 
 
 def _safe(bound):
@@ -953,7 +980,7 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
         return _exact(collection, q_ids, q_w, exact_rows, slots, j, search.solver, potentials)
     # 1. a cheap bound of every candidate: the one-sided RWMD (every document word to its nearest query location)
     clock("cheap bounds")
-    lower = _potential_bounds(collection, q_w, Dt, np.zeros((1, len(q_ids))))[0]
+    lower, _, G, A = _potential_bounds(collection, q_w, Dt, np.zeros((1, len(q_ids))))
     order = np.lexsort((np.arange(n_train), lower))
     # 2. the most promising candidates exactly: a tight k-th distance, and their optimal dual potentials
     clock("seed solves")
@@ -964,10 +991,13 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
     # 3. every candidate's bound from those potentials (one c-transform and one sparse product per potential)
     clock("potential bounds")
     F = np.array(potentials).reshape(-1, len(q_ids))
-    which = np.full(n_train, -1, dtype=np.int64)
+    which = np.zeros(n_train, dtype=np.int64)  # each candidate's best potential, here the zero one
     if len(F):
-        bound, which = _potential_bounds(collection, q_w, Dt, F)
+        bound, which, G_F, A_F = _potential_bounds(collection, q_w, Dt, F)
+        which = np.where(bound > lower, which + 1, 0)
         lower = np.maximum(lower, bound)
+        G, A = np.hstack([G, G_F]), np.hstack([A, A_F])  # the zero potential and the solved documents' ones
+    F = np.vstack([np.zeros((1, len(q_ids))), F])
     safe = _safe(lower)
     candidate = safe <= best.kth
     candidate[seeds] = False  # solved already
@@ -1004,7 +1034,7 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
             block = left[position:stop]
             position = stop
             values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target, 0, F,
-                                 which[block]))
+                                 which[block], G, A))
             for j, value in zip(block.tolist(), values.tolist()):
                 if value > kth:
                     certified += 1
@@ -1024,7 +1054,7 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
             clock("entropic bounds")
             block = np.array([item[1] for item in batch], dtype=np.int64)
             values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
-                                 search.max_iterations, F, which[block]))
+                                 search.max_iterations, F, which[block], G, A))
             for (bound, j, _), value in zip(batch, values.tolist()):
                 if value > best.kth:
                     certified += 1
