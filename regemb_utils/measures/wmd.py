@@ -872,18 +872,21 @@ def _document_sums(indptr, position, data, G):  # pragma: no cover - numba
     return values
 
 
-def _potential_bounds(collection: _Collection, q_w, Dt, F):
+def _potential_bounds(collection: _Collection, q_w, Dt, F, largest_cost=None):
     """Certified lower bounds of the WMD of the query and **every** training document at once, from query-side dual
     potentials F [n_potentials, |q|]: for each f, g = its c-transform at every collection location (gⱼ = minᵢ cᵢⱼ − fᵢ,
     so fᵢ + gⱼ ≤ cᵢⱼ for every pair of any document) and Σ aᵢfᵢ + Σ bⱼgⱼ ≤ EMD by weak duality (on the unreduced
     problem, which has the same EMD); one sparse product T·G for all documents. The best over the potentials, less a
     generous bound on the rounding (each c-transform entry one subtraction, sums of |q| + |doc| terms, unequal
     masses); +inf for empty documents. f = 0 gives the one-sided RWMD (every document word to its nearest query
-    word); the optimal potentials of exactly solved documents give bounds that are tight for similar documents."""
+    word); the optimal potentials of exactly solved documents give bounds that are tight for similar documents.
+    Returns (bound, the best potential, G = the c-transforms, A = where they are attained); ``largest_cost`` ≥ every
+    entry of Dt (computed if not given)."""
     G, A = _c_transforms(Dt, np.ascontiguousarray(F.T))
     values = _document_sums(collection.indptr, collection.position, collection.T.data, G) + F @ q_w
     # Σ bⱼ|gⱼ| + Σ aᵢ|fᵢ| ≤ (both masses) × (max|g| + max|f|); every cᵢⱼ − fᵢ rounds by ≤ ulp·(max c + max|f|)
-    largest = (Dt.max(initial=0.0) + np.abs(F).max(initial=0.0) + np.abs(G).max(initial=0.0))
+    largest = (Dt.max(initial=0.0) if largest_cost is None else largest_cost) + np.abs(F).max(initial=0.0) + \
+        np.abs(G).max(initial=0.0)
     mass = q_w.sum()
     terms = (collection.sizes + len(q_w) + 4) * _ULP
     error = terms * 3 * largest * np.maximum(collection.masses, mass) + np.abs(collection.masses - mass) * largest
@@ -980,7 +983,8 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
         return _exact(collection, q_ids, q_w, exact_rows, slots, j, search.solver, potentials)
     # 1. a cheap bound of every candidate: the one-sided RWMD (every document word to its nearest query location)
     clock("cheap bounds")
-    lower, _, G, A = _potential_bounds(collection, q_w, Dt, np.zeros((1, len(q_ids))))
+    largest_cost = Dt.max(initial=0.0)
+    lower, _, G, A = _potential_bounds(collection, q_w, Dt, np.zeros((1, len(q_ids))), largest_cost)
     order = np.lexsort((np.arange(n_train), lower))
     # 2. the most promising candidates exactly: a tight k-th distance, and their optimal dual potentials
     clock("seed solves")
@@ -993,7 +997,7 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
     F = np.array(potentials).reshape(-1, len(q_ids))
     which = np.zeros(n_train, dtype=np.int64)  # each candidate's best potential, here the zero one
     if len(F):
-        bound, which, G_F, A_F = _potential_bounds(collection, q_w, Dt, F)
+        bound, which, G_F, A_F = _potential_bounds(collection, q_w, Dt, F, largest_cost)
         which = np.where(bound > lower, which + 1, 0)
         lower = np.maximum(lower, bound)
         G, A = np.hstack([G, G_F]), np.hstack([A, A_F])  # the zero potential and the solved documents' ones
