@@ -141,5 +141,5 @@ def test_brute_force_is_its_own_code(monkeypatch):
     Qp, Tp, points = W._prepare(Q, T, E)
     q_ids, q_w = W._row(Qp, 0)
     t_ids, t_w = W._row(Tp, 1)
-    distances = cdist(points, points[q_ids])
+    distances = cdist(points[q_ids], points)
     assert W._pair_wmd(q_ids, q_w, t_ids, t_w, distances, points, "pot") == expected[0, 1]

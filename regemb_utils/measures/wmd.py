@@ -16,8 +16,12 @@ Definition used everywhere here:
   **reduced** problem: the mass both documents hold at a location, min(xᵢ, yᵢ), is cancelled first (exact for a
   metric ground distance: by Kantorovich–Rubinstein duality the EMD depends only on x − y; identical documents are at
   0), leaving two disjoint supports; or pyemd (``pyemd.emd`` on the square matrix over the union of both supports,
-  the paper's library). Both give the same distances (to ~1e-12); every function here uses the same exact solve, so
-  the searches and brute force agree bit for bit.
+  the paper's library). Both give the same distances (to ~1e-12).
+
+The definition is :func:`_prepare` and :func:`_pair_wmd` (one pair, the costs from ``cdist``); brute force
+(:func:`wmd_distances`, :func:`wmd`) is that on every pair and shares no code with the search below, which computes
+the same solve with the same inputs for the candidates it cannot rule out, so the search and brute force agree bit
+for bit (``cdist`` computes every entry alone, so its rows give the same numbers in any shape).
 
 Nearest neighbours (:func:`wmd_knn`) are exact without solving every pair ("prefetch and prune", Kusner et al.
 2015), by lower bounds of increasing cost, each valid, so that a candidate is skipped only when its distance is
@@ -30,22 +34,26 @@ certainly larger than the k-th neighbour's. Per query:
 2. **Query potentials bound every candidate at once** (:func:`_potential_bounds`). Any potential f over the query's
    locations gives, with its c-transform gⱼ = minᵢ cᵢⱼ − fᵢ at *every* collection location, a dual-feasible pair for
    every document, so Σ aᵢfᵢ + Σ bⱼgⱼ ≤ WMD (weak duality) for all documents by one pass over the costs and one sparse
-   product. f = 0 is the one-sided RWMD (every document word to its nearest query word): the candidates are ordered by
-   it, and the first 2k are solved exactly ("seeds": a tight k-th distance from the start). Each exact solve's optimal
-   dual (POT), turned into a potential over all the query's locations, bounds the documents that resemble the solved
-   one tightly; the best over the seeds' potentials rules out most candidates.
-3. **Entropic dual bounds** (:func:`dual_bounds`) for the rest, in ascending bound order, in blocks of up to 64: on the
-   reduced problem, Sinkhorn iterations at ε = 0.05 × the current k-th distance, started from the candidate's best query
-   potential (the kernel stabilised by it), stopped as soon as the certified value passes the k-th distance (at most
-   10 iterations). After each iteration the potentials (f = f0 + ε log u) are made feasible by two exact float64
-   c-transforms, and Σ aᵢfᵢ + Σ bⱼgⱼ, less a generous bound on its rounding error, is ≤ the EMD by weak duality,
-   whatever the (vectorised, approximate) iterations did.
-4. **Exact solves** (POT) for the candidates that no bound rules out.
+   product. f = 0 is the one-sided RWMD (every document word to its nearest query word): the first k candidates by
+   it are solved exactly ("seeds": a k-th distance), and each exact solve's optimal dual (POT), turned into a
+   potential over all the query's locations, bounds the documents that resemble the solved one tightly. Each
+   candidate keeps its best potential.
+3. **Best first** (a heap): the candidate with the smallest bound is refined, one level at a time, until the smallest
+   bound exceeds the k-th distance: a global bound becomes a **pair bound** – the double c-transform of the
+   candidate's best potential on its reduced problem, read straight from the rows of Dᵀ, the first c-transform taken
+   from the potential's c-transform at every location wherever its minimum lies at a query location with remaining
+   mass (a few microseconds, no cost matrix); a pair bound becomes an **entropic bound** (:func:`dual_bounds`:
+   Sinkhorn iterations at ε = 0.05 × the current k-th distance, started from the pair bound's potentials, stopped
+   as soon as the certified value passes the k-th distance, at most 10; after each iteration the potentials are made
+   feasible by two exact float64 c-transforms and Σ aᵢfᵢ + Σ bⱼgⱼ, less a generous bound on its rounding error, is
+   ≤ the EMD by weak duality, whatever the vectorised, approximate iterations did); an entropic bound becomes the
+   **exact distance** (POT). So the nearest candidates are solved first and the k-th distance is tight early; a
+   candidate is solved only when no bound of it passes the k-th distance.
 
 A candidate whose bound, less a safety margin against rounding (relative 1e-9, absolute 1e-12), exceeds the current
-k-th distance is strictly farther than the k-th neighbour; the search stops at the first candidate (in bound order)
-for which that holds. So neighbours and distances equal brute force, including the tie rule (distance ascending, then
-training index ascending – the rule of :func:`regemb_utils.classification.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come
+k-th distance is strictly farther than the k-th neighbour; the search stops when the smallest bound left does. So
+neighbours and distances equal brute force, including the tie rule (distance ascending, then training index
+ascending – the rule of :func:`regemb_utils.classification.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come
 from one top-19 search. The result records the one-core CPU seconds of each phase (:data:`PHASES`).
 
 How much pruning can save depends on how concentrated the distances are: on 20NEWS the 19th neighbour of a query is
@@ -302,8 +310,8 @@ def _pyemd(x_ids, x_weights, y_ids, y_weights, embeddings) -> float:
 
 def _pair_wmd(q_ids, q_w, t_ids, t_w, distances, points, solver: str) -> float:
     """**The definition** of one WMD, on prepared inputs (:func:`_prepare`: locations ``q_ids``/``t_ids``, ascending,
-    with L1-normalised weights; ``distances`` = ``cdist(points, points[q_ids])``, every location's ground distance to
-    the query's locations): +inf if either document is empty; else POT's EMD of the reduced problem (the mass both
+    with L1-normalised weights; ``distances`` = ``cdist(points[q_ids], points)``, the ground distances of the query's
+    locations to every location): +inf if either document is empty; else POT's EMD of the reduced problem (the mass both
     hold at a location cancelled, :func:`_reduce`) with the ground distances between the remaining locations and the
     exactly rounded cost sum (:func:`_emd`), 0 when nothing is left to move; or pyemd on the union of both supports.
     Brute force (:func:`wmd_distances`) is this function on every pair; the pruned search computes the same solve
@@ -316,7 +324,7 @@ def _pair_wmd(q_ids, q_w, t_ids, t_w, distances, points, solver: str) -> float:
     rows, a, cols, b = _reduce(q_ids, q_w, t_ids, t_w)
     if len(rows) == 0 or len(cols) == 0:
         return 0.0  # identical documents (or a remainder of rounding size on one side only)
-    return _emd(a, b, np.ascontiguousarray(distances[t_ids[cols]][:, rows].T))
+    return _emd(a, b, distances[np.ix_(rows, t_ids[cols])])
 
 
 def _brute_force_rows(Q, T, points, rows, solver: str) -> np.ndarray:
@@ -324,7 +332,7 @@ def _brute_force_rows(Q, T, points, rows, solver: str) -> np.ndarray:
     result = np.empty((len(rows), T.shape[0]))
     for r, i in enumerate(rows):
         q_ids, q_w = _row(Q, i)
-        distances = cdist(points, points[q_ids]) if len(q_ids) and solver == "pot" else None
+        distances = cdist(points[q_ids], points) if len(q_ids) and solver == "pot" else None
         for j in range(T.shape[0]):
             t_ids, t_w = _row(T, j)
             result[r, j] = _pair_wmd(q_ids, q_w, t_ids, t_w, distances, points, solver)
@@ -1098,7 +1106,7 @@ class WMDNeighbours:
     solved : numpy.ndarray
         ``[n_queries]`` exact EMD problems solved per query.
     certified : numpy.ndarray
-        ``[n_queries]`` candidates ruled out by the entropic dual bound per query.
+        ``[n_queries]`` candidates ruled out by a pair or entropic dual bound per query.
     n_train : int
         Training documents.
     phases : dict
@@ -1112,7 +1120,7 @@ class WMDNeighbours:
     indices: np.ndarray  # [n_queries, k] training indices, nearest first (ties: lower index first)
     distances: np.ndarray  # [n_queries, k] their exact WMDs
     solved: np.ndarray  # [n_queries] exact EMD problems solved per query
-    certified: np.ndarray  # [n_queries] candidates ruled out by the entropic dual bound per query
+    certified: np.ndarray  # [n_queries] candidates ruled out by a pair or entropic bound per query
     n_train: int
     phases: dict  # one-core CPU seconds per phase of the search (PHASES), summed over the queries
 
@@ -1193,12 +1201,13 @@ def wmd_knn(
     solves every pair (brute force). Queries are processed in chunks of ``chunk_size`` through
     ``joblib.Parallel(n_jobs)`` with a tqdm progress bar when ``progress``.
 
-    The search (module docstring) solves the ``seeds`` (default 2k) candidates with the smallest one-sided RWMD
-    first, bounds every candidate by their dual potentials, and rules out the rest by entropic dual bounds (at most
-    ``max_iterations`` Sinkhorn iterations at regularisation ``epsilon`` × the current k-th distance, ``block``
-    candidates per call) before solving what is left exactly. These settings change only the time, never the
-    result. The result records per query the exact EMD solves (``solved``) and the candidates ruled out by the
-    entropic bound (``certified``), and the CPU seconds per phase (``phases``).
+    The search (module docstring) solves the ``seeds`` (default k) candidates with the smallest one-sided RWMD
+    first, bounds every candidate by their dual potentials, and then refines always the smallest bound: pair bounds
+    (``block`` candidates per call), entropic dual bounds (at most ``max_iterations`` Sinkhorn iterations at
+    regularisation ``epsilon`` × the current k-th distance), exact solves. These settings change only the time,
+    never the result. ``prune=False`` is brute force (:func:`wmd_distances`) and its k smallest. The result records
+    per query the exact EMD solves (``solved``) and the candidates ruled out by a pair or entropic bound
+    (``certified``), and the CPU seconds per phase (``phases``).
 
     Parameters
     ----------
