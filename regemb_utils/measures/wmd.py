@@ -746,8 +746,7 @@ def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps
     for c in range(len(candidates)):
         start, stop = indptr[candidates[c]], indptr[candidates[c] + 1]
         a, cols, b = _reduce_dense(q_nodes, q_w, nodes[start:stop], data[start:stop])
-        rows = np.flatnonzero(a > 0.0)
-        if len(rows) == 0 or len(cols) == 0:
+        if len(cols) == 0 or not np.any(a > 0.0):
             result[c] = 0.0
             continue
         if len(g) < len(cols):
@@ -761,6 +760,7 @@ def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps
         if value > target or max_iter == 0:
             result[c] = value
             continue
+        rows = np.flatnonzero(a > 0.0)
         C = _pair_costs(Dt, position[start:stop], rows, cols)
         result[c] = max(value, _entropic_bound(C, a[rows], b, eps, target, max_iter, f[rows]))
     return result
@@ -1015,6 +1015,7 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
     candidate[seeds] = False  # solved already
     left = np.flatnonzero(candidate)
     left = left[np.lexsort((left, lower[left]))]
+    left_safe = safe[left]  # ascending, as lower
     # 4. the rest best first: always refine the candidate with the smallest bound – a block of global bounds into
     #    pair bounds (the double c-transform, a few microseconds each), a pair bound into an entropic bound, an
     #    entropic bound into the exact distance – until the smallest bound exceeds the k-th distance
@@ -1038,11 +1039,10 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
             best.add(exact(j), j)
             continue
         target = (kth + _ABSOLUTE_MARGIN) / (1 - _MARGIN)  # a value whose _safe exceeds kth
-        if next_global <= next_pending:  # a block of global bounds into pair bounds
+        if next_global <= next_pending:  # a block of global bounds into pair bounds (ascending: up to the k-th)
             clock("pair bounds")
-            stop = position + 1
-            while stop < min(position + search.block, len(left)) and safe[left[stop]] <= kth:
-                stop += 1
+            stop = position + 1 + int(np.searchsorted(left_safe[position + 1:position + search.block], kth,
+                                                      side="right"))
             block = left[position:stop]
             position = stop
             values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target, 0, F,
