@@ -56,14 +56,17 @@ neighbours and distances equal brute force, including the tie rule (distance asc
 ascending – the rule of :func:`regemb_utils.classification.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come
 from one top-19 search. The result records the one-core CPU seconds of each phase (:data:`PHASES`).
 
-How much pruning can save depends on how concentrated the distances are: on 20NEWS the 19th neighbour of a query is
-not much nearer than most documents, and RWMD-type bounds (≈ 0.6–0.8 × WMD) rule out only about half the candidates.
-Measured with ``benchmarks/bench_wmd.py --dataset 20news`` (3 test queries against 11,293 documents, 200-d embeddings
-trained 3 epochs on the vendored Wikipedia corpus and their 1-bit quantization, one core, CPU seconds on a shared,
-busy machine, five runs): the previous search (max(WCD, ICT) of every candidate, then entropic bounds from the row
-minima) 1.6–1.9 s per query, of which the ICT of every candidate ≈ 40 % and the entropic bounds ≈ 30 %; this search
-0.39–0.46 s (32-bit, 3.9–4.6× less) and 0.47–0.56 s (1-bit, 3.0–3.5× less), with ≈ 70–85 exact solves and
-≈ 1,900–2,900 entropic bounds per query; brute force 4.9–6.3 s; the same neighbours and distances throughout.
+How much pruning can save depends on how concentrated the distances are: on 20NEWS the median candidate is only
+≈ 5 % farther than the 19th neighbour, the global bounds (≈ 0.9–0.97 × the k-th distance) leave ≈ 1,400–5,900
+candidates per query to per-candidate bounds, and ≈ 45 documents per query are solved exactly (at least k = 19 must
+be). Measured with ``benchmarks/bench_wmd.py --dataset 20news --queries 10 --brute-queries 2`` (10 test queries
+against 11,293 documents, 200-d embeddings trained 3 epochs on the vendored Wikipedia corpus and their 1-bit
+quantization, one core, CPU seconds per query with the one-time preparation, on a shared, busy machine, two runs):
+the previous search (6691556: the same bounds, the entropic ones in global-bound order, 2k seeds) 0.58–0.67 s
+(32-bit) and 0.70 s (1-bit) with ≈ 79 exact solves; this search 0.38–0.47 s and 0.40–0.47 s (1.4–1.7× less), of
+which pair bounds ≈ 35–40 %, exact solves ≈ 16 %, the seeds' potential bounds ≈ 15 %, the costs' matrix product
+≈ 13 %, entropic bounds ≈ 7–13 %; brute force 9.5–18 s (30–40× this search); the same neighbours and distances
+throughout.
 """
 from __future__ import annotations
 
