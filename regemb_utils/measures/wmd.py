@@ -16,8 +16,12 @@ Definition used everywhere here:
   **reduced** problem: the mass both documents hold at a location, min(xᵢ, yᵢ), is cancelled first (exact for a
   metric ground distance: by Kantorovich–Rubinstein duality the EMD depends only on x − y; identical documents are at
   0), leaving two disjoint supports; or pyemd (``pyemd.emd`` on the square matrix over the union of both supports,
-  the paper's library). Both give the same distances (to ~1e-12); every function here uses the same exact solve, so
-  the searches and brute force agree bit for bit.
+  the paper's library). Both give the same distances (to ~1e-12).
+
+The definition is :func:`_prepare` and :func:`_pair_wmd` (one pair, the costs from ``cdist``); brute force
+(:func:`wmd_distances`, :func:`wmd`) is that on every pair and shares no code with the search below, which computes
+the same solve with the same inputs for the candidates it cannot rule out, so the search and brute force agree bit
+for bit (``cdist`` computes every entry alone, so its rows give the same numbers in any shape).
 
 Nearest neighbours (:func:`wmd_knn`) are exact without solving every pair ("prefetch and prune", Kusner et al.
 2015), by lower bounds of increasing cost, each valid, so that a candidate is skipped only when its distance is
@@ -30,32 +34,39 @@ certainly larger than the k-th neighbour's. Per query:
 2. **Query potentials bound every candidate at once** (:func:`_potential_bounds`). Any potential f over the query's
    locations gives, with its c-transform gⱼ = minᵢ cᵢⱼ − fᵢ at *every* collection location, a dual-feasible pair for
    every document, so Σ aᵢfᵢ + Σ bⱼgⱼ ≤ WMD (weak duality) for all documents by one pass over the costs and one sparse
-   product. f = 0 is the one-sided RWMD (every document word to its nearest query word): the candidates are ordered by
-   it, and the first 2k are solved exactly ("seeds": a tight k-th distance from the start). Each exact solve's optimal
-   dual (POT), turned into a potential over all the query's locations, bounds the documents that resemble the solved
-   one tightly; the best over the seeds' potentials rules out most candidates.
-3. **Entropic dual bounds** (:func:`dual_bounds`) for the rest, in ascending bound order, in blocks of up to 64: on the
-   reduced problem, Sinkhorn iterations at ε = 0.05 × the current k-th distance, started from the candidate's best query
-   potential (the kernel stabilised by it), stopped as soon as the certified value passes the k-th distance (at most
-   10 iterations). After each iteration the potentials (f = f0 + ε log u) are made feasible by two exact float64
-   c-transforms, and Σ aᵢfᵢ + Σ bⱼgⱼ, less a generous bound on its rounding error, is ≤ the EMD by weak duality,
-   whatever the (vectorised, approximate) iterations did.
-4. **Exact solves** (POT) for the candidates that no bound rules out.
+   product. f = 0 is the one-sided RWMD (every document word to its nearest query word): the first k candidates by
+   it are solved exactly ("seeds": a k-th distance), and each exact solve's optimal dual (POT), turned into a
+   potential over all the query's locations, bounds the documents that resemble the solved one tightly. Each
+   candidate keeps its best potential.
+3. **Best first** (a heap): the candidate with the smallest bound is refined, one level at a time, until the smallest
+   bound exceeds the k-th distance: a global bound becomes a **pair bound** – the double c-transform of the
+   candidate's best potential on its reduced problem, read straight from the rows of Dᵀ, the first c-transform taken
+   from the potential's c-transform at every location wherever its minimum lies at a query location with remaining
+   mass (a few microseconds, no cost matrix); a pair bound becomes an **entropic bound** (:func:`dual_bounds`:
+   Sinkhorn iterations at ε = 0.05 × the current k-th distance, started from the pair bound's potentials, stopped
+   as soon as the certified value passes the k-th distance, at most 10; after each iteration the potentials are made
+   feasible by two exact float64 c-transforms and Σ aᵢfᵢ + Σ bⱼgⱼ, less a generous bound on its rounding error, is
+   ≤ the EMD by weak duality, whatever the vectorised, approximate iterations did); an entropic bound becomes the
+   **exact distance** (POT). So the nearest candidates are solved first and the k-th distance is tight early; a
+   candidate is solved only when no bound of it passes the k-th distance.
 
 A candidate whose bound, less a safety margin against rounding (relative 1e-9, absolute 1e-12), exceeds the current
-k-th distance is strictly farther than the k-th neighbour; the search stops at the first candidate (in bound order)
-for which that holds. So neighbours and distances equal brute force, including the tie rule (distance ascending, then
-training index ascending – the rule of :func:`regemb_utils.classification.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come
+k-th distance is strictly farther than the k-th neighbour; the search stops when the smallest bound left does. So
+neighbours and distances equal brute force, including the tie rule (distance ascending, then training index
+ascending – the rule of :func:`regemb_utils.classification.knn.top_k` on ``-distance``). All k ∈ {1, 3, …, 19} come
 from one top-19 search. The result records the one-core CPU seconds of each phase (:data:`PHASES`).
 
-How much pruning can save depends on how concentrated the distances are: on 20NEWS the 19th neighbour of a query is
-not much nearer than most documents, and RWMD-type bounds (≈ 0.6–0.8 × WMD) rule out only about half the candidates.
-Measured with ``benchmarks/bench_wmd.py --dataset 20news`` (3 test queries against 11,293 documents, 200-d embeddings
-trained 3 epochs on the vendored Wikipedia corpus and their 1-bit quantization, one core, CPU seconds on a shared,
-busy machine, five runs): the previous search (max(WCD, ICT) of every candidate, then entropic bounds from the row
-minima) 1.6–1.9 s per query, of which the ICT of every candidate ≈ 40 % and the entropic bounds ≈ 30 %; this search
-0.39–0.46 s (32-bit, 3.9–4.6× less) and 0.47–0.56 s (1-bit, 3.0–3.5× less), with ≈ 70–85 exact solves and
-≈ 1,900–2,900 entropic bounds per query; brute force 4.9–6.3 s; the same neighbours and distances throughout.
+How much pruning can save depends on how concentrated the distances are: on 20NEWS the median candidate is only
+≈ 5 % farther than the 19th neighbour, the global bounds (≈ 0.9–0.97 × the k-th distance) leave ≈ 1,400–5,900
+candidates per query to per-candidate bounds, and ≈ 45 documents per query are solved exactly (at least k = 19 must
+be). Measured with ``benchmarks/bench_wmd.py --dataset 20news --queries 10 --brute-queries 2`` (10 test queries
+against 11,293 documents, 200-d embeddings trained 3 epochs on the vendored Wikipedia corpus and their 1-bit
+quantization, one core, CPU seconds per query with the one-time preparation, on a shared, busy machine, two runs):
+the previous search (6691556: the same bounds, the entropic ones in global-bound order, 2k seeds) 0.58–0.67 s
+(32-bit) and 0.70 s (1-bit) with ≈ 79 exact solves; this search 0.38–0.47 s and 0.40–0.47 s (1.4–1.7× less), of
+which pair bounds ≈ 35–40 %, exact solves ≈ 16 %, the seeds' potential bounds ≈ 15 %, the costs' matrix product
+≈ 13 %, entropic bounds ≈ 7–13 %; brute force 9.5–18 s (30–40× this search); the same neighbours and distances
+throughout.
 """
 from __future__ import annotations
 
@@ -149,7 +160,7 @@ def _prepare(Q, T, embeddings):
     embeddings = np.asarray(embeddings, dtype=np.float64)
     if embeddings.ndim != 2 or Q.shape[1] != T.shape[1] or embeddings.shape[0] != Q.shape[1]:
         raise ValueError("Q, T and the embedding matrix must all use the common dictionary")
-    used = np.union1d(Q.indices, T.indices)
+    used = np.flatnonzero(np.bincount(np.concatenate([Q.indices, T.indices]), minlength=Q.shape[1]))  # ascending
     points = embeddings[used]
     if not np.all(np.isfinite(points)):
         raise ValueError("the embeddings of the words that occur must be finite")
@@ -170,7 +181,9 @@ class _Collection:
     def __init__(self, T: sparse.csr_matrix, E: np.ndarray):
         self.T = T
         self.E = E
-        self.words = np.flatnonzero(np.bincount(T.indices, minlength=T.shape[1]))  # the locations that occur
+        frequency = np.bincount(T.indices, minlength=T.shape[1])
+        self.words = np.flatnonzero(frequency)  # the locations that occur, the most frequent first (the rows of Dᵀ
+        self.words = self.words[np.argsort(-frequency[self.words], kind="stable")]  # that most bounds read stay cached)
         self.points = np.ascontiguousarray(E[self.words])  # gathered once, not per query
         self.norms = np.sqrt(np.einsum("ij,ij->i", self.points, self.points))
         row = np.zeros(T.shape[1], dtype=np.int64)
@@ -200,21 +213,24 @@ class _QueryCosts:
     def __init__(self, collection: _Collection, q_ids):
         self.collection = collection
         self.Y = np.ascontiguousarray(collection.E[q_ids])
-        shape = (len(collection.words), len(q_ids))
-        self.exact = np.empty(shape)
-        self.known = np.zeros(shape[0], dtype=bool)
+        self.exact = np.empty((256, len(q_ids)))  # the exact rows computed so far, in the order computed
+        self.slot = np.full(len(collection.words), -1, dtype=np.int64)  # each location's row there (-1: none yet)
+        self.used = 0
         gamma = (collection.E.shape[1] + 8) * _ULP
-        products = collection.points @ self.Y.T
-        self.lower = _lower_distances(products, collection.norms, np.sqrt(np.einsum("ij,ij->i", self.Y, self.Y)),
-                                      gamma)
+        q_norms = np.sqrt(np.einsum("ij,ij->i", self.Y, self.Y))
+        self.lower = _lower_distances(collection.points @ self.Y.T, collection.norms, q_norms, gamma)
 
-    def rows(self, positions) -> np.ndarray:
-        """The exact distances, with (at least) the rows ``positions`` computed."""
-        missing = np.unique(positions[~self.known[positions]])
+    def rows(self, positions):
+        """(exact distances, the row there of each location ``positions``): cdist's rows, each computed once."""
+        missing = positions[self.slot[positions] < 0]  # a document's locations are distinct
         if len(missing):
-            self.exact[missing] = cdist(self.collection.points[missing], self.Y)
-            self.known[missing] = True
-        return self.exact
+            if self.used + len(missing) > len(self.exact):
+                self.exact = np.concatenate([self.exact, np.empty((max(len(self.exact), len(missing)),
+                                                                    self.exact.shape[1]))])
+            self.exact[self.used:self.used + len(missing)] = cdist(self.collection.points[missing], self.Y)
+            self.slot[missing] = np.arange(self.used, self.used + len(missing))
+            self.used += len(missing)
+        return self.exact, self.slot[positions]
 
 
 @numba.njit(cache=True)
@@ -295,10 +311,42 @@ def _pyemd(x_ids, x_weights, y_ids, y_weights, embeddings) -> float:
     return float(emd(hy, hx, np.ascontiguousarray(cdist(vectors, vectors))))  # (collection, query) as the paper
 
 
-def _exact(collection: _Collection, q_ids, q_w, Dt, j: int, solver: str, potentials=None) -> float:
-    """The WMD of a query and training document ``j``: +inf if either is empty, else the EMD (POT on the reduced
-    problem, 0 when nothing is left to move, or pyemd on the union of both supports). With POT and a list
-    ``potentials``, a dual potential over all the query's locations is appended (see :func:`_query_potential`)."""
+def _pair_wmd(q_ids, q_w, t_ids, t_w, distances, points, solver: str) -> float:
+    """**The definition** of one WMD, on prepared inputs (:func:`_prepare`: locations ``q_ids``/``t_ids``, ascending,
+    with L1-normalised weights; ``distances`` = ``cdist(points[q_ids], points)``, the ground distances of the query's
+    locations to every location): +inf if either document is empty; else POT's EMD of the reduced problem (the mass both
+    hold at a location cancelled, :func:`_reduce`) with the ground distances between the remaining locations and the
+    exactly rounded cost sum (:func:`_emd`), 0 when nothing is left to move; or pyemd on the union of both supports.
+    Brute force (:func:`wmd_distances`) is this function on every pair; the pruned search computes the same solve
+    with the same inputs (its own rows of the same ``cdist``, whose every entry is computed alone), so both agree
+    bit for bit."""
+    if len(t_ids) == 0 or len(q_ids) == 0:
+        return float("inf")
+    if solver == "pyemd":
+        return _pyemd(q_ids, q_w, t_ids, t_w, points)
+    rows, a, cols, b = _reduce(q_ids, q_w, t_ids, t_w)
+    if len(rows) == 0 or len(cols) == 0:
+        return 0.0  # identical documents (or a remainder of rounding size on one side only)
+    return _emd(a, b, distances[np.ix_(rows, t_ids[cols])])
+
+
+def _brute_force_rows(Q, T, points, rows, solver: str) -> np.ndarray:
+    """All WMDs of the queries ``rows`` (prepared) against every training document: :func:`_pair_wmd` on every pair."""
+    result = np.empty((len(rows), T.shape[0]))
+    for r, i in enumerate(rows):
+        q_ids, q_w = _row(Q, i)
+        distances = cdist(points[q_ids], points) if len(q_ids) and solver == "pot" else None
+        for j in range(T.shape[0]):
+            t_ids, t_w = _row(T, j)
+            result[r, j] = _pair_wmd(q_ids, q_w, t_ids, t_w, distances, points, solver)
+    return result
+
+
+def _exact(collection: _Collection, q_ids, q_w, Dt, positions, j: int, solver: str, potentials=None) -> float:
+    """The search's exact solve of a query and training document ``j``: the same computation as :func:`_pair_wmd`
+    (the same reduced problem and solver, the costs gathered from the exact rows ``Dt[positions]`` of the same
+    ``cdist``, one row per location of the document). With
+    POT and a list ``potentials``, a dual potential over all the query's locations is appended."""
     t_ids, t_w = _row(collection.T, j)
     if len(t_ids) == 0 or len(q_ids) == 0:
         return float("inf")
@@ -307,8 +355,6 @@ def _exact(collection: _Collection, q_ids, q_w, Dt, j: int, solver: str, potenti
     rows, a, cols, b = _reduce(q_ids, q_w, collection.indices[collection.indptr[j]:collection.indptr[j + 1]], t_w)
     if len(rows) == 0 or len(cols) == 0:
         return 0.0  # identical documents (or a remainder of rounding size on one side only)
-    start = collection.indptr[j]
-    positions = collection.position[start:start + len(t_ids)]
     if potentials is None:
         return _emd(a, b, _pair_costs(Dt, positions, rows, cols))
     distance, g = _emd(a, b, _pair_costs(Dt, positions, rows, cols), duals=True)
@@ -584,11 +630,11 @@ def _entropic_bound(C, a, b, eps, target, max_iter, start):  # pragma: no cover 
     _column_minima(C, f0, g0)
     if len(start):
         _row_minima(C, g0, f0)
-    K = _stabilised_kernel(C, f0, g0, eps)
     u = np.ones(n)
+    best_value = 0.0  # costs are non-negative
+    K = _stabilised_kernel(C, f0, g0, eps)
     v = np.ones(m)
     column = np.empty(m)
-    best_value = 0.0  # costs are non-negative
     for _ in range(max_iter):
         _sinkhorn_iteration(K, a, b, u, v, column)
         value = _certified_value(C, a, b, f0, u, eps)
@@ -601,32 +647,141 @@ def _entropic_bound(C, a, b, eps, target, max_iter, start):  # pragma: no cover 
 
 
 @numba.njit(cache=True)
+def _reduce_dense(q_nodes, q_w, t_nodes, t_w):  # pragma: no cover - numba
+    """:func:`_reduce`, with the query's remaining weights over all its locations (zeros where the shared mass
+    cancelled them): (remaining query weights, document positions, their remaining weights). The same numbers as
+    :func:`_reduce`."""
+    a = q_w.copy()
+    b = t_w.copy()
+    i = 0
+    j = 0
+    while i < len(a) and j < len(b):
+        if q_nodes[i] == t_nodes[j]:
+            shared = min(a[i], b[j])
+            a[i] -= shared
+            b[j] -= shared
+            i += 1
+            j += 1
+        elif q_nodes[i] < t_nodes[j]:
+            i += 1
+        else:
+            j += 1
+    cols = np.flatnonzero(b > 0.0)
+    return a, cols, b[cols]
+
+
+_INACTIVE = -1e300  # the potential of a query location without remaining mass: never the minimum of cᵢⱼ − fᵢ
+
+
+@numba.njit(cache=True, fastmath=True)
+def _row_c_transforms(Dt, rows_of, a, f_start, f, g, G, A, p):  # pragma: no cover - numba
+    """The double c-transform of a query potential on one reduced problem, straight from the rows of Dᵀ (no cost
+    matrix gathered): gⱼ = min over the query's locations with remaining mass (aᵢ > 0) of Dᵀ[rows_of[j], i] − f_startᵢ,
+    then fᵢ = minⱼ Dᵀ[rows_of[j], i] − gⱼ (for every i; only those with aᵢ > 0 count). Returns the largest cost seen.
+    Where the c-transform of f_start over *all* the query's locations is given (G[:, p], attained at A[:, p]) and its
+    minimum is attained at a location with remaining mass, gⱼ is that (the same number); otherwise it is computed.
+    Every entry is one correctly rounded subtraction and a minimum is exact in any order (``fastmath`` only lets the
+    loops vectorise); the masked locations get the finite potential ``_INACTIVE``, so they never attain a minimum."""
+    n = len(a)
+    masked = np.empty(n)
+    for i in range(n):
+        masked[i] = f_start[i] if a[i] > 0.0 else _INACTIVE
+        f[i] = np.inf
+    largest = 0.0
+    given = G.shape[0] > 0
+    for j in range(len(rows_of)):
+        w = rows_of[j]
+        if given and a[A[w, p]] > 0.0:
+            g[j] = G[w, p]
+            continue
+        row = Dt[w]
+        best = row[0] - masked[0]
+        for i in range(1, n):
+            best = min(best, row[i] - masked[i])
+        g[j] = best
+    for j in range(len(rows_of)):
+        row = Dt[rows_of[j]]
+        gj = g[j]
+        for i in range(n):
+            f[i] = min(f[i], row[i] - gj)
+            largest = max(largest, row[i])
+    return largest
+
+
+@numba.njit(cache=True)
+def _pair_value(a, f, b, g, largest_cost):  # pragma: no cover - numba
+    """Σ aᵢfᵢ + Σ bⱼgⱼ over the locations with mass, less the bound on its rounding error of :func:`_certified_value`
+    (for a pair made feasible by exact c-transforms)."""
+    value = 0.0
+    scale = 0.0
+    mass_a = 0.0
+    mass_b = 0.0
+    largest_g = 0.0
+    n = 0
+    for i in range(len(a)):
+        if a[i] > 0.0:
+            value += a[i] * f[i]
+            scale += a[i] * abs(f[i])
+            mass_a += a[i]
+            n += 1
+    for j in range(len(b)):
+        value += b[j] * g[j]
+        scale += b[j] * abs(g[j])
+        mass_b += b[j]
+        largest_g = max(largest_g, abs(g[j]))
+    error = (n + len(b) + 4) * _ULP * (scale + max(mass_a, mass_b) * (largest_cost + largest_g))
+    error += abs(mass_a - mass_b) * largest_g
+    return value - error
+
+
+@numba.njit(cache=True)
 def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter, F,
-                which):  # pragma: no cover - numba
-    """:func:`_entropic_bound` of one query against the training documents ``candidates`` (non-empty), each on its
-    reduced problem (shared mass cancelled, as the exact solve), started from the query potential F[which[c]] (or the
-    row minima where which[c] < 0); 0 for identical documents."""
+                which, G, A):  # pragma: no cover - numba
+    """Lower bounds of one query's WMD to the training documents ``candidates`` (non-empty), each on its reduced
+    problem (shared mass cancelled, as the exact solve); 0 for identical documents. First the double c-transform of
+    the query potential F[which[c]] (0 where which[c] < 0) on the reduced problem, read from the rows of Dᵀ (a few
+    microseconds); where that does not pass ``target``, :func:`_entropic_bound` started from it."""
     result = np.empty(len(candidates))
-    none = np.empty(0)
+    n = len(q_nodes)
+    zero = np.zeros(n)
+    f = np.empty(n)
+    g = np.empty(0)
     for c in range(len(candidates)):
         start, stop = indptr[candidates[c]], indptr[candidates[c] + 1]
-        rows, a, cols, b = _reduce(q_nodes, q_w, nodes[start:stop], data[start:stop])
-        if len(rows) == 0 or len(cols) == 0:
+        a, cols, b = _reduce_dense(q_nodes, q_w, nodes[start:stop], data[start:stop])
+        if len(cols) == 0 or not np.any(a > 0.0):
             result[c] = 0.0
             continue
+        if len(g) < len(cols):
+            g = np.empty(2 * len(cols))
+        rows_of = position[start:stop][cols]
+        if which[c] >= 0:
+            largest = _row_c_transforms(Dt, rows_of, a, F[which[c]], f, g, G, A, which[c])
+        else:
+            largest = _row_c_transforms(Dt, rows_of, a, zero, f, g, G[:0], A[:0], 0)
+        value = max(0.0, _pair_value(a, f, b, g[:len(cols)], largest))
+        if value > target or max_iter == 0:
+            result[c] = value
+            continue
+        rows = np.flatnonzero(a > 0.0)
         C = _pair_costs(Dt, position[start:stop], rows, cols)
-        initial = F[which[c]][rows] if which[c] >= 0 else none
-        result[c] = _entropic_bound(C, a, b, eps, target, max_iter, initial)
+        result[c] = max(value, _entropic_bound(C, a[rows], b, eps, target, max_iter, f[rows]))
     return result
 
 
-def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter, F=None,
-          which=None) -> np.ndarray:
+def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter, F=None, which=None, G=None,
+          A=None) -> np.ndarray:
+    """Pair bounds (``max_iter`` = 0) or entropic bounds of ``candidates``, started from the query potentials
+    F[which] (none: 0); G and A, the potentials' c-transforms at every collection location and where they are
+    attained (:func:`_c_transforms`), save the first c-transform of each pair bound."""
     candidates = np.asarray(candidates, dtype=np.int64)
     if F is None:
         F, which = np.empty((0, len(q_ids))), np.full(len(candidates), -1, dtype=np.int64)
+    if G is None:
+        G, A = np.empty((0, 0)), np.empty((0, 0), dtype=np.int32)
     return _dual_block(Dt, q_ids.astype(np.int64), q_w, collection.indptr, collection.indices, collection.position,
-                       collection.T.data, candidates, float(eps), float(target), int(max_iter), F, which)
+                       collection.T.data, candidates, float(eps), float(target), int(max_iter), F,
+                       np.asarray(which, dtype=np.int64), G, A)
 
 
 def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np.ndarray:
@@ -676,22 +831,30 @@ def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np
 @numba.njit(cache=True, fastmath=True)
 def _c_transforms(Dt, Ft):  # pragma: no cover - numba
     """G[w, p] = minᵢ (Dᵀ[w, i] − Ft[i, p]): the c-transform of each potential (a column of Ft, over the query's
-    locations) at every collection location w (all finite; ``fastmath`` only lets the minima vectorise over the
-    potentials, each difference is still one correctly rounded subtraction and a minimum is exact in any order)."""
+    locations) at every collection location w, and A[w, p], an i that attains it (all finite; ``fastmath`` only lets
+    the minima vectorise over the potentials, each difference is still one correctly rounded subtraction and a
+    minimum is exact in any order)."""
     n_words, n = Dt.shape
     P = Ft.shape[1]
     G = np.empty((n_words, P))
+    A = np.zeros((n_words, P), dtype=np.int32)
     if P == 1:  # one potential: a minimum along each row
         f = Ft[:, 0]
         for w in range(n_words):
             row = Dt[w]
             best = row[0] - f[0]
+            where = 0
             for i in range(1, n):
-                best = min(best, row[i] - f[i])
+                x = row[i] - f[i]
+                if x < best:
+                    best = x
+                    where = i
             G[w, 0] = best
-        return G
+            A[w, 0] = where
+        return G, A
     for w in range(n_words):
         g = G[w]
+        at = A[w]
         row = Dt[w]
         for p in range(P):
             g[p] = row[0] - Ft[0, p]
@@ -699,8 +862,11 @@ def _c_transforms(Dt, Ft):  # pragma: no cover - numba
             d = row[i]
             f = Ft[i]
             for p in range(P):
-                g[p] = min(g[p], d - f[p])
-    return G
+                x = d - f[p]
+                if x < g[p]:
+                    g[p] = x
+                    at[p] = i
+    return G, A
 
 
 @numba.njit(cache=True)
@@ -717,18 +883,21 @@ def _document_sums(indptr, position, data, G):  # pragma: no cover - numba
     return values
 
 
-def _potential_bounds(collection: _Collection, q_w, Dt, F) -> np.ndarray:
+def _potential_bounds(collection: _Collection, q_w, Dt, F, largest_cost=None):
     """Certified lower bounds of the WMD of the query and **every** training document at once, from query-side dual
     potentials F [n_potentials, |q|]: for each f, g = its c-transform at every collection location (gⱼ = minᵢ cᵢⱼ − fᵢ,
     so fᵢ + gⱼ ≤ cᵢⱼ for every pair of any document) and Σ aᵢfᵢ + Σ bⱼgⱼ ≤ EMD by weak duality (on the unreduced
     problem, which has the same EMD); one sparse product T·G for all documents. The best over the potentials, less a
     generous bound on the rounding (each c-transform entry one subtraction, sums of |q| + |doc| terms, unequal
     masses); +inf for empty documents. f = 0 gives the one-sided RWMD (every document word to its nearest query
-    word); the optimal potentials of exactly solved documents give bounds that are tight for similar documents."""
-    G = _c_transforms(Dt, np.ascontiguousarray(F.T))
+    word); the optimal potentials of exactly solved documents give bounds that are tight for similar documents.
+    Returns (bound, the best potential, G = the c-transforms, A = where they are attained); ``largest_cost`` ≥ every
+    entry of Dt (computed if not given)."""
+    G, A = _c_transforms(Dt, np.ascontiguousarray(F.T))
     values = _document_sums(collection.indptr, collection.position, collection.T.data, G) + F @ q_w
     # Σ bⱼ|gⱼ| + Σ aᵢ|fᵢ| ≤ (both masses) × (max|g| + max|f|); every cᵢⱼ − fᵢ rounds by ≤ ulp·(max c + max|f|)
-    largest = (Dt.max(initial=0.0) + np.abs(F).max(initial=0.0) + np.abs(G).max(initial=0.0))
+    largest = (Dt.max(initial=0.0) if largest_cost is None else largest_cost) + np.abs(F).max(initial=0.0) + \
+        np.abs(G).max(initial=0.0)
     mass = q_w.sum()
     terms = (collection.sizes + len(q_w) + 4) * _ULP
     error = terms * 3 * largest * np.maximum(collection.masses, mass) + np.abs(collection.masses - mass) * largest
@@ -736,7 +905,7 @@ def _potential_bounds(collection: _Collection, q_w, Dt, F) -> np.ndarray:
     best = np.argmax(certified, axis=1)
     bound = np.maximum(certified[np.arange(len(best)), best], 0.0)  # costs are non-negative: 0 is a bound too
     bound[collection.sizes == 0] = np.inf
-    return bound, best
+    return bound, best, G, A
 
 
 def _safe(bound):
@@ -785,7 +954,8 @@ class _Best:
             best_j[position] = j
 
 
-PHASES = ("preparation", "setup", "cheap bounds", "seed solves", "potential bounds", "entropic bounds", "exact solves")
+PHASES = ("preparation", "setup", "cheap bounds", "seed solves", "potential bounds", "pair bounds", "entropic bounds",
+          "exact solves")
 
 
 class _Clock:
@@ -802,24 +972,14 @@ class _Clock:
         self._phase, self._start = phase, now
 
 
-def _query(collection: _Collection, q_ids, q_w, search: _Search, full_row, clock: _Clock):
+def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
     """Neighbours of one query: (best, exact solves, candidates certified by the entropic bound)."""
     n_train = collection.T.shape[0]
     best = _Best(search.k)
     solved = certified = 0
-    if not search.prune or not len(q_ids):  # brute force, or a query without weight (+inf from every document)
-        clock("setup")
-        Dt = collection.query_distances(q_ids) if len(q_ids) else np.zeros((len(collection.words), 0))
-        clock("exact solves")
-        for j in range(n_train if full_row is not None else search.k):
-            d = float("inf")
-            if len(q_ids) and collection.indptr[j + 1] > collection.indptr[j]:
-                solved += 1
-                d = _exact(collection, q_ids, q_w, Dt, j, search.solver)
-            if full_row is not None:
-                full_row[j] = d
-            best.add(d, j)
-        clock(None)
+    if not len(q_ids):  # a query without weight: +inf from every document, the first k by the tie rule
+        for j in range(search.k):
+            best.add(float("inf"), j)
         return best, solved, certified
     clock("setup")
     costs = _QueryCosts(collection, q_ids)
@@ -830,11 +990,12 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, full_row, clock
         if collection.indptr[j + 1] == collection.indptr[j]:
             return float("inf")
         solved += 1
-        exact_rows = costs.rows(collection.position[collection.indptr[j]:collection.indptr[j + 1]])
-        return _exact(collection, q_ids, q_w, exact_rows, j, search.solver, potentials)
+        exact_rows, slots = costs.rows(collection.position[collection.indptr[j]:collection.indptr[j + 1]])
+        return _exact(collection, q_ids, q_w, exact_rows, slots, j, search.solver, potentials)
     # 1. a cheap bound of every candidate: the one-sided RWMD (every document word to its nearest query location)
     clock("cheap bounds")
-    lower = _potential_bounds(collection, q_w, Dt, np.zeros((1, len(q_ids))))[0]
+    largest_cost = Dt.max(initial=0.0)
+    lower, _, G, A = _potential_bounds(collection, q_w, Dt, np.zeros((1, len(q_ids))), largest_cost)
     order = np.lexsort((np.arange(n_train), lower))
     # 2. the most promising candidates exactly: a tight k-th distance, and their optimal dual potentials
     clock("seed solves")
@@ -845,60 +1006,94 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, full_row, clock
     # 3. every candidate's bound from those potentials (one c-transform and one sparse product per potential)
     clock("potential bounds")
     F = np.array(potentials).reshape(-1, len(q_ids))
-    which = np.full(n_train, -1, dtype=np.int64)
+    which = np.zeros(n_train, dtype=np.int64)  # each candidate's best potential, here the zero one
     if len(F):
-        bound, which = _potential_bounds(collection, q_w, Dt, F)
+        bound, which, G_F, A_F = _potential_bounds(collection, q_w, Dt, F, largest_cost)
+        which = np.where(bound > lower, which + 1, 0)
         lower = np.maximum(lower, bound)
+        G, A = np.hstack([G, G_F]), np.hstack([A, A_F])  # the zero potential and the solved documents' ones
+    F = np.vstack([np.zeros((1, len(q_ids))), F])
     safe = _safe(lower)
     candidate = safe <= best.kth
     candidate[seeds] = False  # solved already
     left = np.flatnonzero(candidate)
     left = left[np.lexsort((left, lower[left]))]
-    # 4. the rest in ascending bound: entropic dual bounds in blocks, exact solves for those they do not rule out
+    left_safe = safe[left]  # ascending, as lower
+    # 4. the rest best first: always refine the candidate with the smallest bound – a block of global bounds into
+    #    pair bounds (the double c-transform, a few microseconds each), a pair bound into an entropic bound, an
+    #    entropic bound into the exact distance – until the smallest bound exceeds the k-th distance
+    import heapq
+
+    pending = []  # (safe bound, training index, level: 1 = pair bound, 2 = entropic bound)
     position = 0
-    while position < len(left):
+    while True:
         kth = best.kth
-        if safe[left[position]] > kth:
+        next_global = safe[left[position]] if position < len(left) else np.inf
+        next_pending = pending[0][0] if pending else np.inf
+        if min(next_global, next_pending) > kth:
             break  # every remaining candidate is strictly farther than the k-th neighbour
-        stop = position + 1
-        while stop < min(position + search.block, len(left)) and safe[left[stop]] <= kth:
-            stop += 1
-        block = left[position:stop]
-        if 0 < kth < np.inf:
-            clock("entropic bounds")
-            target = (kth + _ABSOLUTE_MARGIN) / (1 - _MARGIN)  # a value whose _safe exceeds kth
-            dual = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
-                               search.max_iterations, F, which[block]))
-        else:
-            dual = np.full(len(block), -np.inf)
-        clock("exact solves")
-        for j, lb in zip(block, dual):
-            if lb > best.kth:
-                certified += 1  # strictly farther than the k-th neighbour
+        if not 0 < kth < np.inf:  # no k-th distance to beat yet (or 0): solve in bound order
+            clock("exact solves")
+            if next_global <= next_pending:
+                j = left[position]
+                position += 1
             else:
-                best.add(exact(j), j)
-        position = stop
+                j = heapq.heappop(pending)[1]
+            best.add(exact(j), j)
+            continue
+        target = (kth + _ABSOLUTE_MARGIN) / (1 - _MARGIN)  # a value whose _safe exceeds kth
+        if next_global <= next_pending:  # a block of global bounds into pair bounds (ascending: up to the k-th)
+            clock("pair bounds")
+            stop = position + 1 + int(np.searchsorted(left_safe[position + 1:position + search.block], kth,
+                                                      side="right"))
+            block = left[position:stop]
+            position = stop
+            values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target, 0, F,
+                                 which[block], G, A))
+            for j, value in zip(block.tolist(), values.tolist()):
+                if value > kth:
+                    certified += 1
+                else:
+                    heapq.heappush(pending, (max(value, safe[j]), j, 1))
+            continue
+        batch = []  # pair bounds into entropic bounds, the smallest first; an entropic bound into a solve
+        while pending and pending[0][0] <= min(kth, next_global) and len(batch) < 16:
+            if pending[0][2] == 2:
+                if not batch:
+                    clock("exact solves")
+                    j = heapq.heappop(pending)[1]
+                    best.add(exact(j), j)
+                break
+            batch.append(heapq.heappop(pending))
+        if batch:
+            clock("entropic bounds")
+            block = np.array([item[1] for item in batch], dtype=np.int64)
+            values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
+                                 search.max_iterations, F, which[block], G, A))
+            for (bound, j, _), value in zip(batch, values.tolist()):
+                if value > best.kth:
+                    certified += 1
+                else:
+                    heapq.heappush(pending, (max(value, bound), j, 2))
+    certified += len(pending)  # ruled out by their pair or entropic bound
     clock(None)
     return best, solved, certified
 
 
 def _chunk(Q, collection: _Collection, rows, search: _Search):
-    """Neighbours, distances, solves and certified candidates per query, and all distances (brute force), for the
+    """Neighbours, distances, solves and certified candidates per query, and the CPU seconds per phase, for the
     queries ``rows``."""
-    n_train = collection.T.shape[0]
     neighbours = np.empty((len(rows), search.k), dtype=np.int64)
     distances = np.empty((len(rows), search.k))
     solved = np.zeros(len(rows), dtype=np.int64)
     certified = np.zeros(len(rows), dtype=np.int64)
-    full = None if search.prune else np.empty((len(rows), n_train))
     clock = _Clock()
     for r, i in enumerate(rows):
         q_ids, q_w = _row(Q, i)
-        best, solved[r], certified[r] = _query(collection, q_ids, q_w, search, None if full is None else full[r],
-                                               clock)
+        best, solved[r], certified[r] = _query(collection, q_ids, q_w, search, clock)
         neighbours[r] = best.indices
         distances[r] = best.distances
-    return neighbours, distances, solved, certified, full, clock.seconds
+    return neighbours, distances, solved, certified, clock.seconds
 
 
 @dataclass(frozen=True)
@@ -914,7 +1109,7 @@ class WMDNeighbours:
     solved : numpy.ndarray
         ``[n_queries]`` exact EMD problems solved per query.
     certified : numpy.ndarray
-        ``[n_queries]`` candidates ruled out by the entropic dual bound per query.
+        ``[n_queries]`` candidates ruled out by a pair or entropic dual bound per query.
     n_train : int
         Training documents.
     phases : dict
@@ -928,7 +1123,7 @@ class WMDNeighbours:
     indices: np.ndarray  # [n_queries, k] training indices, nearest first (ties: lower index first)
     distances: np.ndarray  # [n_queries, k] their exact WMDs
     solved: np.ndarray  # [n_queries] exact EMD problems solved per query
-    certified: np.ndarray  # [n_queries] candidates ruled out by the entropic dual bound per query
+    certified: np.ndarray  # [n_queries] candidates ruled out by a pair or entropic bound per query
     n_train: int
     phases: dict  # one-core CPU seconds per phase of the search (PHASES), summed over the queries
 
@@ -953,19 +1148,24 @@ class WMDNeighbours:
         return self.n_certified / self.n_pairs if self.n_pairs else 0.0
 
 
-def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
-    import joblib
-
+def _check(search: _Search, n_train: int) -> None:
     _check_solver(search.solver)
     if not (search.epsilon > 0 and math.isfinite(search.epsilon)) or min(search.max_iterations, search.block,
                                                                           search.seeds) < 1:
         raise ValueError("epsilon must be a positive number, max_iterations, the block size and the seeds positive "
                          "integers")
-    preparation = time.process_time()
-    Q, T, E = _prepare(Q, T, embeddings)
-    n_train = T.shape[0]
     if not 1 <= search.k <= n_train:
         raise ValueError(f"k must lie in [1, n_train = {n_train}], got {search.k}")
+
+
+def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size) -> WMDNeighbours:
+    """The pruned search (:func:`wmd_knn` with ``prune``)."""
+    import joblib
+
+    preparation = time.process_time()
+    _check(search, sparse.csr_matrix(T).shape[0])
+    Q, T, E = _prepare(Q, T, embeddings)
+    n_train = T.shape[0]
     collection = _Collection(T, E)
     preparation = time.process_time() - preparation
     chunks = [np.arange(start, min(start + chunk_size, Q.shape[0])) for start in range(0, Q.shape[0], chunk_size)]
@@ -975,14 +1175,10 @@ def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size):
     if not results:
         empty = np.empty((0, search.k))
         none = np.zeros(0, dtype=np.int64)
-        return (WMDNeighbours(empty.astype(np.int64), empty, none, none, n_train, dict.fromkeys(PHASES, 0.0)),
-                np.empty((0, n_train)))
-    phases = {phase: sum(r[5][phase] for r in results) for phase in PHASES}
+        return WMDNeighbours(empty.astype(np.int64), empty, none, none, n_train, dict.fromkeys(PHASES, 0.0))
+    phases = {phase: sum(r[4][phase] for r in results) for phase in PHASES}
     phases["preparation"] += preparation
-    neighbours = WMDNeighbours(*(np.concatenate([r[column] for r in results]) for column in range(4)), n_train,
-                               phases)
-    full = None if search.prune else np.concatenate([r[4] for r in results])
-    return neighbours, full
+    return WMDNeighbours(*(np.concatenate([r[column] for r in results]) for column in range(4)), n_train, phases)
 
 
 def wmd_knn(
@@ -1008,12 +1204,13 @@ def wmd_knn(
     solves every pair (brute force). Queries are processed in chunks of ``chunk_size`` through
     ``joblib.Parallel(n_jobs)`` with a tqdm progress bar when ``progress``.
 
-    The search (module docstring) solves the ``seeds`` (default 2k) candidates with the smallest one-sided RWMD
-    first, bounds every candidate by their dual potentials, and rules out the rest by entropic dual bounds (at most
-    ``max_iterations`` Sinkhorn iterations at regularisation ``epsilon`` × the current k-th distance, ``block``
-    candidates per call) before solving what is left exactly. These settings change only the time, never the
-    result. The result records per query the exact EMD solves (``solved``) and the candidates ruled out by the
-    entropic bound (``certified``), and the CPU seconds per phase (``phases``).
+    The search (module docstring) solves the ``seeds`` (default k) candidates with the smallest one-sided RWMD
+    first, bounds every candidate by their dual potentials, and then refines always the smallest bound: pair bounds
+    (``block`` candidates per call), entropic dual bounds (at most ``max_iterations`` Sinkhorn iterations at
+    regularisation ``epsilon`` × the current k-th distance), exact solves. These settings change only the time,
+    never the result. ``prune=False`` is brute force (:func:`wmd_distances`) and its k smallest. The result records
+    per query the exact EMD solves (``solved``) and the candidates ruled out by a pair or entropic bound
+    (``certified``), and the CPU seconds per phase (``phases``).
 
     Parameters
     ----------
@@ -1040,8 +1237,19 @@ def wmd_knn(
     >>> wmd_knn(sparse.csr_matrix([[0.0, 1.0, 0.0]]), T, E, k=2).indices.tolist()
     [[1, 0]]
     """
-    search = _Search(k, solver, prune, epsilon, max_iterations, block, 2 * k if seeds is None else seeds)
-    return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[0]
+    search = _Search(k, solver, prune, epsilon, max_iterations, block, k if seeds is None else seeds)
+    if prune:
+        return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)
+    _check(search, sparse.csr_matrix(T).shape[0])
+    cpu = time.process_time()
+    full = wmd_distances(Q, T, embeddings, solver=solver, n_jobs=n_jobs, progress=progress, chunk_size=chunk_size)
+    order = np.lexsort((np.broadcast_to(np.arange(full.shape[1]), full.shape), full), axis=1)[:, :k]
+    phases = dict.fromkeys(PHASES, 0.0)
+    phases["exact solves"] = time.process_time() - cpu
+    Qn, Tn = _weights(Q, "Q"), _weights(T, "T")
+    solved = np.diff(Qn.indptr).astype(bool).astype(np.int64) * int(np.count_nonzero(np.diff(Tn.indptr)))
+    return WMDNeighbours(order, np.take_along_axis(full, order, axis=1), solved, np.zeros(len(full), dtype=np.int64),
+                         full.shape[1], phases)
 
 
 def wmd_distances(
@@ -1076,8 +1284,12 @@ def wmd_distances(
     >>> wmd_distances(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [0.5, 0.5]]), E)
     array([[5. , 2.5]])
     """
-    T_rows = sparse.csr_matrix(T).shape[0]
-    if T_rows == 0:
-        return np.empty((sparse.csr_matrix(Q).shape[0], 0))
-    search = _Search(1, solver, False, 0.1, 1, 1, 1)
-    return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)[1]
+    import joblib
+
+    _check_solver(solver)
+    Q, T, points = _prepare(Q, T, embeddings)
+    chunks = [np.arange(start, min(start + chunk_size, Q.shape[0])) for start in range(0, Q.shape[0], chunk_size)]
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+    results = parallel(joblib.delayed(_brute_force_rows)(Q, T, points, rows, solver) for rows in chunks)
+    results = list(progress_bar(results, total=len(chunks), disable=not progress, desc="WMD queries", unit="chunk"))
+    return np.concatenate(results) if results else np.empty((0, T.shape[0]))
