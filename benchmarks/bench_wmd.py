@@ -98,17 +98,14 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
     if paper_embeddings:
         corpus_articles = None
         settings = embedding_settings(chapter_parameters("02_training", "paper"), "32-bit", None, "paper")
-        if not cache.has("word2bits", dict(size=settings["size"], bitlevel=0, window=settings["window"],
-                                          negative=settings["negative"], sample=settings["sample"],
-                                          epochs=settings["epochs"], min_count=settings["min_count"], seed=1,
-                                          corpus_articles=None, tokenizer="paper", workers=settings["workers"])):
-            raise SystemExit(f"--paper-embeddings: the paper profile's 32-bit model is not in {cache_dir}; run chapter "
-                             "2 with the paper profile into that cache first")
     else:
         settings = dict(size=200, corpus_articles=corpus_articles, tokenizer="paper", epochs=epochs, window=10,
                         negative=24, sample=1e-4, min_count=5, workers=1)
+    try:  # the paper profile's model is read from the cache, never trained here
+        vectors, summary = trained_embeddings("32-bit", cache=cache, train=not paper_embeddings, **settings)
+    except LookupError as error:
+        raise SystemExit(f"--paper-embeddings: {error}") from None
     dictionary = corpus_dictionary(corpus_articles, "paper", cache)
-    vectors, summary = trained_embeddings("32-bit", cache=cache, **settings)
     documents = prepare_documents(load_dataset(dataset), dictionary, "paper")
     reference, _, _ = documents.split("train+validation")
     queries, labels, _ = documents.split("test")

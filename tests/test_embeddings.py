@@ -3,6 +3,7 @@ import pytest
 from gensim.models import KeyedVectors
 
 from regemb_utils.embeddings.trained import cosine_summary, sample_cosines, trained_embeddings, word_pair_table
+from regemb_utils.infra.cache import ArtifactCache
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +116,14 @@ def test_neighbour_table(vectors):
     first, cosine = vectors.most_similar("good", topn=1)[0]
     assert table.iloc[0, 2].startswith(f"{first} ({cosine:.2f}), ")
     assert table.iloc[0, 2].count("(") == 3
+
+
+def test_a_model_can_be_read_without_training_it(tmp_path):
+    """train=False reads a cached model and refuses to train a missing one (the WMD benchmark's paper embeddings)."""
+    settings = dict(size=4, corpus_articles=1, tokenizer="paper", epochs=1, window=2, negative=2, sample=0.0,
+                    min_count=5, workers=1, cache=ArtifactCache(tmp_path))
+    with pytest.raises(LookupError, match="run chapter 2"):
+        trained_embeddings("1-bit", train=False, **settings)
+    trained, _ = trained_embeddings("1-bit", **settings)
+    read, _ = trained_embeddings("1-bit", train=False, **settings)
+    assert read.index_to_key == trained.index_to_key and (read.vectors == trained.vectors).all()

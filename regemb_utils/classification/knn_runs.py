@@ -164,7 +164,7 @@ def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int
     >>> E = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
     >>> indices, seconds, solved = wmd_neighbours(Q, R, E, k=2)
     >>> indices.tolist(), solved
-    ([[1, 0], [2, 1]], 6)
+    ([[1, 0], [2, 1]], 4)
     """
     Q = sparse.csr_matrix(Q)
     if cache is not None:

@@ -5,7 +5,7 @@ One file per data set, method and split, ``<data set>-<method>-<split>.npz`` (Nu
 
 * ``key`` – a JSON text: data set, method, split, reference split, the fingerprints (:func:`regemb_utils.infra.keys.fingerprint`)
   of the reference documents' weight matrix and of the embedding rows, k, the EMD solver and :func:`search_version`
-  (a hash of the source of the functions that compute the neighbours);
+  (a hash of the code that defines the neighbours);
 * ``queries`` – uint64 [n]: a fingerprint of every stored query's weight row (a prefix of the fixed, class-stratified
   query order of :func:`regemb_utils.text.documents.stratified_order`);
 * ``indices`` – int32 [n, k]: the k nearest reference documents of each query (nearest first, ties: lower index);
@@ -58,9 +58,11 @@ class StoredWmdMismatch(RuntimeError):
 
 def search_version() -> str:
     """The code version of the WMD search: :func:`regemb_utils.infra.keys.code_hash` of
-    :func:`regemb_utils.measures.wmd.wmd_knn` (its code and the package code it reaches, docstrings, comments and
-    import lines left out), so that a change to what it computes makes stored results stale while a move or a change
-    to its documentation does not.
+    :func:`regemb_utils.measures.wmd.wmd_knn`, which hashes as the definition it equals,
+    :func:`regemb_utils.measures.wmd.nearest_by_brute_force` (its code and the package code it reaches; docstrings,
+    comments and import lines left out). A change to what the WMD or its neighbours are makes stored results stale; a
+    faster exact search, a move or a change to the documentation does not (every run still recomputes a sample of the
+    stored queries and compares them exactly).
 
     Returns
     -------

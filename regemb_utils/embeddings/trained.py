@@ -53,6 +53,7 @@ class TrainingSummary:
 def trained_embeddings(
     model: str, *, size: int, corpus_articles: int | None, tokenizer: str, epochs: int, window: int, negative: int,
     sample: float, min_count: int, workers: int, seed: int = 1, cache: ArtifactCache | None = None,
+    train: bool = True,
 ) -> tuple[KeyedVectors, TrainingSummary]:
     """Model ``model`` ("32-bit" or "1-bit") trained on the Wikipedia corpus, or loaded from the artifact cache.
 
@@ -71,11 +72,18 @@ def trained_embeddings(
         See :func:`regemb_utils.text.tokenization.tokenize`.
     cache : ArtifactCache, optional
         Where the vectors are kept.
+    train : bool
+        Train the model when the cache does not hold it (otherwise raise :class:`LookupError`).
 
     Returns
     -------
     (gensim.models.KeyedVectors, TrainingSummary)
         The vectors and what their training measured.
+
+    Raises
+    ------
+    LookupError
+        With ``train=False``, when the cache does not hold the model.
 
     Examples
     --------
@@ -103,8 +111,11 @@ def trained_embeddings(
         summary = TrainingSummary(**json.loads((directory / "training.json").read_text()))
         return load_vectors(directory / "vectors"), summary
 
-    return (cache or ArtifactCache()).get("word2bits", params,
-                                          lambda: _train(corpus_articles, tokenizer, workers, settings), save, load)
+    cache = cache or ArtifactCache()
+    if not train and not cache.has("word2bits", params):
+        raise LookupError(f"the {model} model with these settings is not in {cache.root}: run chapter 2 with them into "
+                          "that cache first")
+    return cache.get("word2bits", params, lambda: _train(corpus_articles, tokenizer, workers, settings), save, load)
 
 
 @computes("word2bits", version=2)

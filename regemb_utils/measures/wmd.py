@@ -79,6 +79,7 @@ import numpy as np
 from scipy import sparse
 from scipy.spatial.distance import cdist
 
+from ..infra.keys import same_result_as
 from ..infra.progress import progress_bar
 
 __all__ = [
@@ -91,6 +92,7 @@ __all__ = [
     "PHASES",
     "WMDNeighbours",
     "wmd_knn",
+    "nearest_by_brute_force",
 ]
 
 SOLVERS = ("pot", "pyemd")
@@ -1181,6 +1183,7 @@ def _run(Q, T, embeddings, search: _Search, n_jobs, progress, chunk_size) -> WMD
     return WMDNeighbours(*(np.concatenate([r[column] for r in results]) for column in range(4)), n_train, phases)
 
 
+@same_result_as("nearest_by_brute_force")
 def wmd_knn(
     Q,
     T,
@@ -1242,14 +1245,48 @@ def wmd_knn(
         return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)
     _check(search, sparse.csr_matrix(T).shape[0])
     cpu = time.process_time()
-    full = wmd_distances(Q, T, embeddings, solver=solver, n_jobs=n_jobs, progress=progress, chunk_size=chunk_size)
-    order = np.lexsort((np.broadcast_to(np.arange(full.shape[1]), full.shape), full), axis=1)[:, :k]
+    indices, distances = nearest_by_brute_force(Q, T, embeddings, k, solver=solver, n_jobs=n_jobs, progress=progress,
+                                                chunk_size=chunk_size)
     phases = dict.fromkeys(PHASES, 0.0)
     phases["exact solves"] = time.process_time() - cpu
     Qn, Tn = _weights(Q, "Q"), _weights(T, "T")
     solved = np.diff(Qn.indptr).astype(bool).astype(np.int64) * int(np.count_nonzero(np.diff(Tn.indptr)))
-    return WMDNeighbours(order, np.take_along_axis(full, order, axis=1), solved, np.zeros(len(full), dtype=np.int64),
-                         full.shape[1], phases)
+    return WMDNeighbours(indices, distances, solved, np.zeros(len(indices), dtype=np.int64), Tn.shape[0], phases)
+
+
+def nearest_by_brute_force(Q, T, embeddings, k: int, *, solver: str = "pot", n_jobs: int | None = 1,
+                           progress: bool = False, chunk_size: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """The definition of the WMD's k nearest neighbours: every exact WMD (:func:`wmd_distances`), the k smallest of
+    each row by distance, ties to the lower index. :func:`wmd_knn`'s search gives exactly this (the tests check it),
+    so the keys of stored results hash this definition, not the search (:func:`regemb_utils.infra.keys.same_result_as`).
+
+    Parameters
+    ----------
+    Q, T : scipy.sparse matrix
+        Queries and training documents (non-negative weights over the columns of ``embeddings``).
+    embeddings : numpy.ndarray
+        Raw word vectors, one row per column.
+    k : int
+        Neighbours per query.
+    solver, n_jobs, progress, chunk_size
+        As for :func:`wmd_distances`.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``[n_queries, k]`` indices of the nearest training documents, nearest first, and their WMDs.
+
+    Examples
+    --------
+    >>> E = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0]])
+    >>> indices, distances = nearest_by_brute_force(sparse.csr_matrix([[0.0, 1.0, 0.0]]), sparse.csr_matrix(np.eye(3)),
+    ...                                             E, 2)
+    >>> indices.tolist(), distances.tolist()
+    ([[1, 0]], [[0.0, 1.0]])
+    """
+    full = wmd_distances(Q, T, embeddings, solver=solver, n_jobs=n_jobs, progress=progress, chunk_size=chunk_size)
+    order = np.lexsort((np.broadcast_to(np.arange(full.shape[1]), full.shape), full), axis=1)[:, :k]
+    return order, np.take_along_axis(full, order, axis=1)
 
 
 def wmd_distances(
