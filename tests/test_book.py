@@ -433,8 +433,8 @@ _FIT_PROBE = r"""
                  scaled: [], small: []};
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   for (const img of article.querySelectorAll('figure img')) {
-    // a matplotlib figure is drawn with no text under 9 pt at its natural size (tests/test_plotting.py and
-    // tests/test_document_maps.py assert it), so it must not be shown smaller
+    // a matplotlib figure is drawn with no text under 9 pt at its natural size (tests/book/test_plotting.py and
+    // tests/chapters/test_confusion_tsne.py assert it), so it must not be shown smaller
     if (img.naturalWidth && img.clientWidth < img.naturalWidth - 1)
       found.scaled.push(`${img.getAttribute('src')}: ${img.clientWidth} of ${img.naturalWidth} px`);
   }

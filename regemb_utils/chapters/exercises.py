@@ -2,7 +2,7 @@
 
 Each exercise's hidden solution in a chapter calls one function here and states what it shows; the test suite runs
 the chapters with the smoke profile and checks those statements on the values the solutions glue
-(``tests/test_book.py``), and checks each function against an independent computation (``tests/test_exercises.py``).
+(``tests/test_book.py``), and checks each function against an independent computation (``tests/chapters/test_exercises.py``).
 Every function works on what the chapter already has in memory (data sets, dictionary, embeddings, S', chapter 4's
 results), so a solution runs in seconds on the smoke profile.
 """

@@ -23,7 +23,7 @@ from regemb_utils.termsim.matrix import nearest_neighbours
 from regemb_utils.text.datasets import dataset_from_texts
 from regemb_utils.text.documents import prepare_documents
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def test_bad_input_is_refused_before_any_work(toy, tmp_path, kwargs, message):
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# issue 18's friction points, one test each (9: tests/test_estimators.py classifies new texts by their class names)
+# issue 18's friction points, one test each (9: tests/classification/test_estimators.py classifies new texts by their class names)
 
 GRID = {"symmetric": True, "dominant": True, "idf": True, "nonzero_limit": [2, 4], "threshold": 0.0, "exponent": 1.0}
 

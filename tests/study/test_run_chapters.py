@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("run_chapters", ROOT / "scripts" / "run_chapters.py")
 run_chapters = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(run_chapters)

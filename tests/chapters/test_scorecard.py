@@ -17,7 +17,7 @@ from regemb_utils.chapters.scorecard import (CORPUS_DIFFERS, SPEED_MARGIN, SEARC
                                           speed_ratio, speed_ratio_interval, verdicts)
 from regemb_utils.text.datasets import DATASETS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _result(dataset, method, errors, n, params=None, runs=()):

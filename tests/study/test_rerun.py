@@ -14,7 +14,7 @@ import pytest
 from book_sources import copy_book_sources
 from conftest import run_chapters
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.book
 
@@ -160,7 +160,7 @@ def test_bad_parameters_are_refused_before_anything_runs(smoke_cache, tmp_path):
 
 def test_chapters_4_to_6_finish_with_bow_alone_and_say_what_they_leave_out(smoke_chapters, smoke_cache, tmp_path):
     """`make rerun CHAPTER=04 ARGS="-p methods '[\"bow\"]'"`: every later chapter runs to its end and the book builds;
-    what needs other methods is said to be left out (every subset of methods: tests/test_chapter_subsets.py)."""
+    what needs other methods is said to be left out (every subset of methods: tests/study/test_chapter_subsets.py)."""
     done = run_chapters(smoke_cache, tmp_path / "notebooks", "--from", "04", "-p", "methods", '["bow"]')
     assert done.returncode == 0, done.stderr[-3000:]
     fourth, fifth, sixth = (latest(smoke_cache, c) for c in ("04_scm_vs_wmd", "05_confusion_tsne", "06_scorecard"))

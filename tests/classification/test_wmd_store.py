@@ -149,7 +149,7 @@ def test_the_paper_profile_uses_the_checkouts_results_folder_and_smoke_none():
 
     paper = Settings.from_parameters(chapter_parameters("04_scm_vs_wmd", "paper", datasets=["bbcsport"]))
     smoke = Settings.from_parameters(chapter_parameters("04_scm_vs_wmd", "smoke", datasets=["bbcsport"]))
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     assert paper.wmd_store == str(root / "results" / "wmd") and (root / "results" / "wmd" / "README.md").exists()
     assert smoke.wmd_store is None
 

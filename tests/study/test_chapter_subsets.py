@@ -1,6 +1,6 @@
 """Chapters 4 and 6 for every subset of methods that validation accepts: each table and comparison is either built
 from the methods that ran or left out with a sentence that says what it needs (results built here, not run; one
-chapter run for a subset is in tests/test_rerun.py)."""
+chapter run for a subset is in tests/study/test_rerun.py)."""
 from __future__ import annotations
 
 import itertools

@@ -119,7 +119,7 @@ def test_chapter_5_checks_its_maps_against_chapter_4(tmp_path):
     assert run("05_confusion_tsne", cache, perplexity=8, datasets=["bbcsport"]).params.perplexity == 8.0
     with pytest.raises(ParameterError, match="bbcsport has 5 test documents on its map"):
         run("05_confusion_tsne", cache, perplexity=5, map_documents=5, datasets=["bbcsport"])
-    # without both soft VSMs the chapter runs, and says what it leaves out (tests/test_chapter_subsets.py)
+    # without both soft VSMs the chapter runs, and says what it leaves out (tests/study/test_chapter_subsets.py)
     run("04_scm_vs_wmd", cache, methods=["bow"]).finish(results={k: v for k, v in results.items() if k[1] == "bow"})
     assert run("05_confusion_tsne", cache, perplexity=5).params.datasets == ("bbcsport", "twitter")
 
