@@ -59,7 +59,7 @@ from ..measures.wmd import SOLVERS, wmd_knn
 from ..termsim.matrix import FILL_RULES, nearest_neighbours
 from ..termsim.orthogonalization import MatrixGrid
 from ..text.tokenization import TOKENIZERS, tokenize
-from .knn import knn_votes, top_k
+from .knn import ODD_K, is_odd_k, knn_votes, top_k
 
 __all__ = ["MissingEmbeddingsWarning", "as_keyed_vectors", "WeightedBagOfWords", "CosineClassifier",
            "TfidfL1Classifier", "SoftCosineClassifier", "WMDClassifier"]
@@ -134,12 +134,15 @@ def as_keyed_vectors(vectors, name: str = "vectors") -> KeyedVectors:
 # parameter checks (at fit, naming the parameter and what is allowed)
 
 
-def _check_int(value, name: str, low: int = 1, odd: bool = False) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < low \
-            or (odd and value % 2 == 0):
-        allowed = "an odd positive integer (the paper's k ∈ {1, 3, …, 19}: odd, so two classes never tie)" if odd \
-            else f"an integer ≥ {low}"
-        raise ValueError(f"{name}={value!r} is not allowed; {name} must be {allowed}")
+def _check_int(value, name: str, low: int = 1) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{name}={value!r} is not allowed; {name} must be an integer ≥ {low}")
+    return int(value)
+
+
+def _check_k(value) -> int:
+    if not is_odd_k(value):
+        raise ValueError(f"k={value!r} is not allowed; k must be {ODD_K}")
     return int(value)
 
 
@@ -333,7 +336,7 @@ class _KNeighbours(_Documents, ClassifierMixin, BaseEstimator):
     _shared = ("dictionary",)
 
     def _check_params(self) -> None:
-        _check_int(self.k, "k", odd=True)
+        _check_k(self.k)
 
     def fit(self, X, y):
         """Remember the training documents (texts or term counts) and their labels ``y`` (any labels).

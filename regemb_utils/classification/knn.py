@@ -14,11 +14,36 @@ Similarities may contain ±inf (e.g. 1/WMD with a zero distance) but not NaN. Fo
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
-__all__ = ["K_VALUES", "top_k", "knn_votes"]
+__all__ = ["K_VALUES", "ODD_K", "is_odd_k", "top_k", "knn_votes"]
 
 K_VALUES = tuple(range(1, 20, 2))  # the paper's k ∈ {1, 3, …, 19}
+ODD_K = "an odd positive integer (the paper's k ∈ {1, 3, …, 19}: odd, so that two classes never tie)"
+
+
+def is_odd_k(k) -> bool:
+    """Whether ``k`` is a kNN's k as the paper's rule needs it: :data:`ODD_K` (the one place that says so; the
+    estimators and :class:`regemb_utils.classification.methods.Settings` refuse other values with that text).
+
+    Parameters
+    ----------
+    k : object
+        A candidate k.
+
+    Returns
+    -------
+    bool
+        True for an odd positive integer (not a bool).
+
+    Examples
+    --------
+    >>> is_odd_k(3), is_odd_k(4), is_odd_k(True), is_odd_k(3.0)
+    (True, False, False, False)
+    """
+    return not isinstance(k, (bool, np.bool_)) and isinstance(k, numbers.Integral) and k >= 1 and k % 2 == 1
 
 
 def _similarities(similarities) -> np.ndarray:

@@ -11,6 +11,7 @@ import numpy as np
 from ..measures.representations import represent
 from ..termsim.orthogonalization import SPARSE_KEYS, neighbour_depth
 from ..text.documents import Documents
+from .knn import ODD_K, is_odd_k
 from .selection import parameter_grid
 from .wmd_store import default_folder
 
@@ -132,10 +133,8 @@ class Settings:
             return [(key, v.item() if isinstance(v, np.generic) else v) for key, v in items]
 
         ks = tuple_of("ks", self.ks)
-        if not ks or any(isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1 or k % 2 == 0
-                         for k in ks):
-            raise ValueError(f"ks={self.ks!r} is not allowed; ks must be odd positive integers (the paper's "
-                             "k ∈ {1, 3, …, 19}: odd, so that two classes never tie)")
+        if not ks or not all(is_odd_k(k) for k in ks):
+            raise ValueError(f"ks={self.ks!r} is not allowed; each k must be {ODD_K}")
         object.__setattr__(self, "ks", tuple(int(k) for k in ks))
         slopes = tuple_of("slopes", self.slopes)
         if not slopes or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not 0 <= s <= 1 for s in slopes):

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..classification.knn import K_VALUES, is_odd_k
 from ..classification.methods import METHODS
 from ..text.datasets import DATASETS
 from ..text.tokenization import TOKENIZERS
@@ -239,8 +240,9 @@ def _numbers_in(low, high, positive=False):
 
 
 def _odd_ks(value):
+    """A non-empty list of the paper's ks (:data:`regemb_utils.classification.knn.K_VALUES`)."""
     values = _listed(value)
-    if any(isinstance(v, bool) or not isinstance(v, int) or v not in range(1, 20, 2) for v in values):
+    if any(not is_odd_k(v) or v not in K_VALUES for v in values):
         raise ValueError
     return tuple(sorted(values))
 
@@ -306,7 +308,8 @@ _CLASSIFICATION = (
               '1\'s), or "all"', _limit),
     Parameter("methods", _same(_METHOD_NAMES), f"a non-empty list drawn from {list(_METHOD_NAMES)} that includes "
               "'bow' (the baseline of the relative errors)", _methods),
-    Parameter("ks", {"smoke": (1, 3, 5, 7, 9), "paper": tuple(range(1, 20, 2))}, "a non-empty list drawn from [1, 3, 5, ..., 19] (kNN's k)", _odd_ks),
+    Parameter("ks", {"smoke": (1, 3, 5, 7, 9), "paper": K_VALUES}, "a non-empty list drawn from [1, 3, 5, ..., 19] "
+              "(kNN's k)", _odd_ks),
     Parameter("slopes", _same((0.0,)), "a non-empty list of numbers in [0, 1] (the dtb pivot slope s; it cancels)",
               _numbers_in(0.0, 1.0)),
     Parameter("symmetric", {"smoke": (True, False), "paper": (True, False)},
