@@ -321,6 +321,35 @@ class Chromium:
                 self._events.append(message)
 
     # -- conveniences -----------------------------------------------------------------------------------------------
+    def console_problems(self, url: str, origin: str, settle: float = 0.8) -> list[str]:
+        """Open ``url`` and list what its console and network show after ``settle`` seconds: uncaught exceptions,
+        ``console.error`` calls, errors the browser logs, responses with status 400 or more, and requests to any
+        address outside ``origin`` (``data:`` and ``blob:`` URLs are the page's own)."""
+        self.call("Log.enable")
+        self.call("Network.enable")
+        self._events.clear()
+        self.navigate(url)
+        time.sleep(settle)
+        self.call("Runtime.evaluate", expression="0")  # collects the events that arrived meanwhile
+        found = []
+        for event in self._events:
+            method, params = event["method"], event["params"]
+            if method == "Runtime.exceptionThrown":
+                details = params["exceptionDetails"]
+                found.append(f"exception: {details.get('exception', {}).get('description') or details['text']}")
+            elif method == "Runtime.consoleAPICalled" and params["type"] == "error":
+                found.append("console.error: " + " ".join(str(a.get("value", a.get("description", "")))
+                                                          for a in params["args"]))
+            elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
+                found.append(f"logged error: {params['entry']['text']} {params['entry'].get('url', '')}".strip())
+            elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
+                found.append(f"status {params['response']['status']}: {params['response']['url']}")
+            elif method == "Network.requestWillBeSent" and not params["request"]["url"].startswith(
+                    (origin, "data:", "blob:")):
+                found.append(f"outside request: {params['request']['url']}")
+        self._events.clear()
+        return sorted(set(found))
+
     def add_script_on_new_document(self, source: str) -> None:
         """Run ``source`` in every page before the page's own scripts."""
         self.call("Page.addScriptToEvaluateOnNewDocument", source=source)

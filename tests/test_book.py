@@ -256,6 +256,19 @@ def test_every_page_is_readable(built_html):
     assert not report, f"{len(report)} readability problems:\n" + "\n".join(report)
 
 
+def test_every_page_has_a_clean_console(built_html):
+    """No page throws, logs an error, fails a request or asks for anything outside the book's own server (thebe is
+    dropped, the favicon and the colour mode are set: _ext/clean_pages.py)."""
+    from browser import Chromium, serve
+
+    report = []
+    with serve(built_html) as server, Chromium() as browser:
+        for page in book_pages(built_html):
+            report += [f"{page}: {problem}" for problem in
+                       browser.console_problems(f"{server.url}/{page}", server.url)]
+    assert not report, f"{len(report)} console problems:\n" + "\n".join(report)
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # The explorer (notebooks/explorer.ipynb) on the smoke run's artifacts: its numbers against the measures computed
 # directly, and the page as `make explore` serves it (Voila), driven in headless Chromium
