@@ -4,7 +4,8 @@ MathJax's browser component (``tex-chtml.js``, 1.2 MB, and its web fonts) made u
 formula. When the HTML build finishes, this collects every formula Sphinx wrote for MathJax
 (``<span class="math">\\(...\\)</span>`` and ``<div class="math">\\[...\\]</div>``), typesets them all in one run of
 MathJax 3 under node (``_ext/tex2svg.js``, with the MathJax files that ``make setup`` puts into
-``assets/mathjax/node``), writes each SVG in place with MathJax's own style sheet, and removes the MathJax script
+``assets/mathjax/node``), writes each SVG in place with MathJax's own style sheet (with its TeX source as the SVG's accessible name,
+``aria-label``, and as visually hidden text that in-page search and copying see), and removes the MathJax script
 tags and ``_static/mathjax`` (the build output only; ``assets/`` keeps its files). A formula MathJax cannot typeset
 fails the build. Registered in ``_config.yml`` (``sphinx: local_extensions``).
 """
@@ -24,6 +25,7 @@ _FORMULA = re.compile(r'(<(span|div) class="math notranslate nohighlight">)\s*\\
 _SCRIPTS = re.compile(r'\s*<script>window\.MathJax = .*?</script>|\s*<script[^>]*src="[^"]*_static/mathjax/[^"]*"'
                       r'[^>]*></script>', re.S)
 _STYLE = "regemb-static-math"
+_TEXT = "regemb-math-text"
 
 
 def typeset(formulas: list[tuple[str, bool]], node_main: Path) -> tuple[str, list[str]]:
@@ -53,8 +55,12 @@ def static_math(app, exception):
     style = f'<style id="{_STYLE}">{css}</style>'
 
     def replace(match):
-        svg = svgs[found[html.unescape(match.group(3)).strip(), match.group(2) == "div"]]
-        return f"{match.group(1)}{svg}{match.group(4)}"
+        tex = html.unescape(match.group(3)).strip()
+        svg = svgs[found[tex, match.group(2) == "div"]]
+        label = html.escape(" ".join(tex.split()), quote=True)
+        svg = svg.replace('role="img"', f'role="img" aria-label="{label}"', 1)  # the formula's accessible name
+        # and its TeX as text that in-page search and copying see, visually hidden (assets/regemb.css)
+        return f'{match.group(1)}{svg}<span class="{_TEXT}">{html.escape(tex)}</span>{match.group(4)}'
 
     for page, text in pages.items():
         typeset_text, formulas = _FORMULA.subn(replace, text)

@@ -507,3 +507,9 @@ def test_formulas_are_typeset_at_build_time(book):
         assert not re.search(r'class="math notranslate nohighlight">\s*\\[(\[]', text), f"{page.name}: TeX left"
     intro = (html / "intro.html").read_text()
     assert intro.count("<mjx-container") >= 10 and 'display="true"' in intro and "<svg" in intro
+    for page in html.rglob("*.html"):  # every formula has an accessible name and searchable text: its TeX
+        text = page.read_text()
+        formulas = re.findall(r'<mjx-container[^>]*>\s*<svg[^>]*>', text)
+        unnamed = [f for f in formulas if 'aria-label="' not in f]
+        assert not unnamed, f"{page.name}: {len(unnamed)} of {len(formulas)} formulas have no accessible name"
+        assert text.count('class="regemb-math-text"') == len(formulas), f"{page.name}: a formula without its text"
