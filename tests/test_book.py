@@ -256,6 +256,17 @@ def test_every_page_is_readable(built_html):
     assert not report, f"{len(report)} readability problems:\n" + "\n".join(report)
 
 
+def test_every_image_says_what_it_shows(built_html):
+    """Every image of the book has alt text that describes it (not its file name, which Sphinx gives by default)."""
+    missing = []
+    for page in book_pages(built_html):
+        for tag in re.findall(r"<img\b[^>]*>", (built_html / page).read_text()):
+            alt = re.search(r'\balt="([^"]*)"', tag)
+            if alt is None or len(alt.group(1).split()) < 5 or re.search(r"\.(png|jpe?g|svg)$", alt.group(1)):
+                missing.append(f"{page}: {tag[:120]}")
+    assert not missing, f"{len(missing)} images without alt text:\n" + "\n".join(missing)
+
+
 def test_every_page_has_a_clean_console(built_html):
     """No page throws, logs an error, fails a request or asks for anything outside the book's own server (thebe is
     dropped, the favicon and the colour mode are set: _ext/clean_pages.py)."""
