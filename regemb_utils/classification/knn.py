@@ -1,4 +1,4 @@
-"""k-nearest-neighbour classification from a similarity matrix (paper Algorithm 1, §5.4; notes §6 "kNN").
+"""k-nearest-neighbour classification from a similarity matrix (paper Algorithm 1, §5.4).
 
 One top-``max(ks)`` search per query, then majority votes for every k at once.
 

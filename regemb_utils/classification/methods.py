@@ -48,7 +48,7 @@ class Method:
     source: str = "paper"  # "paper" (its seven configurations) or "Sato et al. 2022"
 
 
-# The paper's seven configurations in its plot order (notes §6), then the baselines of Sato et al. (2022).
+# The paper's seven configurations in its plot order (its Figure 8), then the baselines of Sato et al. (2022).
 METHODS: dict[str, Method] = {
     "bow": Method("BoW", "bow", "cosine"),
     "soft_vsm": Method("Soft VSM", "dtb", "dense_scm", "32-bit"),

@@ -1,4 +1,4 @@
-"""Grid search on the validation split through joblib (paper §5.4; notes §8).
+"""Grid search on the validation split through joblib (paper §5.4; the appendix on the paper's code, "The parameter grid").
 
 :func:`evaluate_grid` evaluates every grid point with ``joblib.Parallel`` under the *active* backend, so the same
 call runs locally (loky/threads) or on a dask cluster, and :func:`select_grid` picks the best row::
@@ -136,7 +136,7 @@ def select_best(table: Sequence[Mapping[str, Any]]) -> GridSearchResult:
     """The row of ``table`` (in grid order, k ascending inside a point) with the lowest ``error``; ties: the first.
 
     The lowest error is the highest accuracy; the first row among equals is the earliest grid point, then the
-    smallest k (notes §8). A NaN error raises ``ValueError``.
+    smallest k (the appendix on the paper's code, "The parameter grid"). A NaN error raises ``ValueError``.
 
     Parameters
     ----------

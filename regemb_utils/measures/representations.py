@@ -1,4 +1,4 @@
-"""Document representations over the common dictionary (paper §5.4; notes §6).
+"""Document representations over the common dictionary (paper §5.4; the appendix on the paper's code, "Weighting").
 
 Every function returns a ``scipy.sparse.csr_matrix`` with one row per document and one column per id of the common
 gensim ``Dictionary``. Words outside the dictionary are dropped for every method; a document with no known word is an

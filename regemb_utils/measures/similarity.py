@@ -1,4 +1,4 @@
-"""Document similarities for all (query, collection) pairs at once (paper §3, §5.4; notes §6).
+"""Document similarities for all (query, collection) pairs at once (paper §3, §5.4).
 
 All functions take document matrices as produced by :mod:`regemb_utils.measures.representations` (rows = documents, columns
 = common dictionary ids) and return a dense ``numpy`` array ``[n_X, n_Y]``: rows are the first argument (queries,

@@ -138,7 +138,8 @@ def _neighbours(vectors: KeyedVectors, dictionary: Dictionary, depth: int) -> tu
     return neighbours, time.perf_counter() - start
 
 
-# The orthogonalization grid's keys in the paper's order (after the slope), notes §7-§8: MatrixGrid.build's arguments.
+# The orthogonalization grid's keys in the paper's order (after the slope; the appendix on the paper's code, "The parameter
+# grid"): MatrixGrid.build's arguments.
 SPARSE_KEYS = ("symmetric", "dominant", "idf", "nonzero_limit", "threshold", "exponent")
 
 
