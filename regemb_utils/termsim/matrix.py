@@ -426,7 +426,7 @@ def _column_order_arrays(nbr_idx, nbr_sim, sorted_pos, id_pos, kv2comp):
 
 @numba.njit(cache=True, nogil=True)
 def _fill_symmetric(process, cand, cand_pos, cand_sim, n_cand, powers, limit, threshold, exponent, dominant,
-                    paper):
+                    paper, chosen, received, values):
     """The greedy loop for a symmetric S' over the shared column-order arrays. Columns depend on the columns
     processed before them, so this loop is sequential; it writes little: a flag per accepted candidate of the
     column being processed (``chosen[c1, j]``, its own entries) and, for a partner not yet processed, c1 into the
@@ -434,29 +434,33 @@ def _fill_symmetric(process, cand, cand_pos, cand_sim, n_cand, powers, limit, th
     processed).
 
     powers: [m, k] float64 similarity**exponent in column order, or a [0, 0] array to compute them here.
-    Returns ``chosen`` (uint8 [m, k]), ``count`` (entries per column, own and received) and ``n_own``.
+    chosen: uint8 [m, k] zeros, received: int32 [m, limit] (allocated by the caller: numpy advises huge pages for
+    them, which the scattered writes need); values: float32 [m, k] receiving each chosen entry's value when
+    ``powers`` are given (later passes read them instead of the float64 powers), else [0, 0]. Returns ``chosen``,
+    ``count`` (entries per column, own and received) and ``n_own``.
     """
     m = cand.shape[0]
-    k = cand.shape[1]
-    chosen = np.zeros((m, k), dtype=np.uint8)
-    count = np.zeros(m, dtype=np.int32)
     n_own = np.zeros(m, dtype=np.int32)
-    colsum = np.zeros(m, dtype=np.float32)
-    stamp = np.full(m, -1, dtype=np.int32)
-    done = np.zeros(m, dtype=np.bool_)
-    received = np.empty((m, limit), dtype=np.int32)  # rows received before the column is processed
+    # what a candidate's partner c2 is read for, in one cache line per word: its entries so far, the column whose
+    # candidate it last was as a received row ("cell already assigned"), whether it was processed, its dominance sum
+    state = np.zeros((m, 4), dtype=np.int32)
+    colsums = state.view(np.float32)  # column 3: the dominance sum (float32 bits; 0 is 0.0)
+    for c in range(m):
+        state[c, 1] = -1
     one32 = np.float32(1.0)
     have_powers = powers.shape[0] > 0
     integral = exponent == math.floor(exponent)
     odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
     for step in range(process.shape[0]):
         c1 = process[step]
-        done[c1] = True
-        p = limit - count[c1]  # num_rows: neighbours requested from most_similar
+        state[c1, 2] = 1  # processed
+        count1 = state[c1, 0]
+        p = limit - count1  # num_rows: neighbours requested from most_similar
         if p <= 0:
             continue
-        for e in range(count[c1]):  # every entry so far was received
-            stamp[received[c1, e]] = c1
+        for e in range(count1):  # every entry so far was received
+            state[received[c1, e], 1] = c1
+        colsum1 = colsums[c1, 3]
         own = 0
         for j in range(n_cand[c1]):  # candidates in column order (idf desc, id asc)
             if cand_pos[c1, j] >= p:
@@ -465,42 +469,48 @@ def _fill_symmetric(process, cand, cand_pos, cand_sim, n_cand, powers, limit, th
             if not (s > threshold):
                 continue
             c2 = cand[c1, j]
-            v = _value(s, powers[c1, j] if have_powers else 0.0, have_powers, exponent, integral, odd)
-            a = abs(v)
+            count2 = state[c2, 0]
+            v = 0.0
+            a = 0.0
+            if dominant or have_powers:
+                v = _value(s, powers[c1, j] if have_powers else 0.0, have_powers, exponent, integral, odd)
+                a = abs(v)
             a32 = np.float32(a)
             if paper:  # a dominance violation of the column ends it
-                if dominant and np.float64(colsum[c1]) + a >= 1.0:
+                if dominant and np.float64(colsum1) + a >= 1.0:
                     break
-                accept = count[c2] < limit and (not dominant or np.float64(colsum[c2]) + a < 1.0)
+                accept = count2 < limit and (not dominant or np.float64(colsums[c2, 3]) + a < 1.0)
             else:  # any violation skips the candidate
-                accept = count[c1] < limit and count[c2] < limit and not (
-                    dominant and (colsum[c1] + a32 >= one32 or colsum[c2] + a32 >= one32))
-            if not accept or stamp[c2] == c1:
+                accept = count1 < limit and count2 < limit and not (
+                    dominant and (colsum1 + a32 >= one32 or colsums[c2, 3] + a32 >= one32))
+            if not accept or state[c2, 1] == c1:
                 continue
             chosen[c1, j] = 1
+            if have_powers:
+                values[c1, j] = np.float32(v)
             own += 1
-            count[c1] += 1
-            if not done[c2]:
-                received[c2, count[c2]] = c1
-            count[c2] += 1
+            count1 += 1
+            if state[c2, 2] == 0:  # not processed yet: c2 will need to know
+                received[c2, count2] = c1
+            state[c2, 0] = count2 + 1
             if dominant and paper:  # the fork's float64 sums, stored back into float32
-                colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
-                colsum[c2] = np.float32(np.float64(colsum[c2]) + a)
+                colsum1 = np.float32(np.float64(colsum1) + a)
+                colsums[c2, 3] = np.float32(np.float64(colsums[c2, 3]) + a)
             elif dominant:
-                colsum[c1] = colsum[c1] + a32
-                colsum[c2] = colsum[c2] + a32
+                colsum1 = colsum1 + a32
+                colsums[c2, 3] = colsums[c2, 3] + a32
+        state[c1, 0] = count1
+        colsums[c1, 3] = colsum1
         n_own[c1] = own
-    return chosen, count, n_own
+    return chosen, state[:, 0].copy(), n_own
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _fill_independent(process, cand, cand_pos, cand_sim, n_cand, powers, limit, threshold, exponent, dominant,
-                      paper):
+                      paper, chosen, values):
     """The greedy loop for a non-symmetric S': every column depends only on its own candidates, so the columns run
     in parallel. Same arguments and results as :func:`_fill_symmetric` (every entry is its column's own)."""
     m = cand.shape[0]
-    k = cand.shape[1]
-    chosen = np.zeros((m, k), dtype=np.uint8)
     count = np.zeros(m, dtype=np.int32)
     one32 = np.float32(1.0)
     have_powers = powers.shape[0] > 0
@@ -531,6 +541,8 @@ def _fill_independent(process, cand, cand_pos, cand_sim, n_cand, powers, limit, 
                 if dominant:
                     colsum = colsum + np.float32(a)
             chosen[c1, j] = 1
+            if have_powers:
+                values[c1, j] = np.float32(v)
             n_chosen += 1
         count[c1] = n_chosen
     return chosen, count, count.copy()
@@ -544,7 +556,7 @@ def _chosen_value(c, j, cand_sim, powers, have_powers, exponent, integral, odd):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _transpose_own(chosen, cand, cand_sim, n_cand, powers, exponent, received_start, n_parts):
+def _transpose_own(chosen, cand, cand_sim, n_cand, powers, exponent, received_start, n_parts, rows, vals):
     """The transposed own entries of a symmetric fill: for every column r, the columns c whose own entries hold r,
     in ascending c, with their values (``rows[received_start[r]:received_start[r + 1]]``). Parallel over ``n_parts``
     ranges of source columns, each writing from its own per-column offsets (a counting pass first)."""
@@ -567,9 +579,6 @@ def _transpose_own(chosen, cand, cand_sim, n_cand, powers, exponent, received_st
             size = offsets[t, r]
             offsets[t, r] = position
             position += size
-    total = received_start[m]
-    rows = np.empty(total, dtype=np.int32)
-    vals = np.empty(total, dtype=np.float32)
     for t in numba.prange(n_parts):
         for c in range(bounds[t], bounds[t + 1]):
             for j in range(n_cand[c]):
@@ -579,25 +588,18 @@ def _transpose_own(chosen, cand, cand_sim, n_cand, powers, exponent, received_st
                     offsets[t, r] = position + 1
                     rows[position] = c
                     vals[position] = _chosen_value(c, j, cand_sim, powers, have_powers, exponent, integral, odd)
-    return rows, vals
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _assemble_csc(n, comp_of_dict, dict_of_comp, count, chosen, cand, cand_sim, id_order, n_cand, powers, exponent,
-                  received_start, received_rows, received_vals):
-    """CSC arrays of S' (unit diagonal), columns in parallel: each column merges its own entries (flags of
-    ``chosen`` read in id order), the entries it received (ascending already) and the diagonal."""
+def _assemble_csc(comp_of_dict, dict_of_comp, chosen, cand, cand_sim, id_order, n_cand, powers, exponent,
+                  received_start, received_rows, received_vals, indptr, indices, data):
+    """CSC arrays of S' (unit diagonal) into ``indices`` and ``data`` at ``indptr`` (allocated by the caller), columns
+    in parallel: each column merges its own entries (flags of ``chosen`` read in id order), the entries it received
+    (ascending already) and the diagonal."""
     have_powers = powers.shape[0] > 0
     integral = exponent == math.floor(exponent)
     odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for d in range(n):
-        c = comp_of_dict[d]
-        indptr[d + 1] = indptr[d] + 1 + (count[c] if c >= 0 else 0)
-    nnz = indptr[n]
-    indices = np.empty(nnz, dtype=np.int32)
-    data = np.empty(nnz, dtype=np.float32)
-    for d in numba.prange(n):
+    for d in numba.prange(len(comp_of_dict)):
         out = indptr[d]
         c = comp_of_dict[d]
         if c < 0:
@@ -646,7 +648,6 @@ def _assemble_csc(n, comp_of_dict, dict_of_comp, count, chosen, cand, cand_sim, 
         if not diagonal_done:
             indices[out] = d
             data[out] = 1.0
-    return indptr, indices, data
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -798,18 +799,34 @@ class TermSimilarityBuilder:
             powers = np.empty((0, 0), dtype=np.float64)
         arguments = (self.process, self.cand, self.cand_pos, self.cand_sim, self.n_cand, powers, nonzero_limit,
                      threshold, exponent, bool(dominant), fill_rule == "paper")
-        fill = _fill_symmetric if symmetric else _fill_independent
-        chosen, count, n_own = fill(*arguments)
+        # the large arrays come from numpy, which advises huge pages for them (fewer page faults and TLB misses)
+        chosen = np.zeros(self.cand.shape, dtype=np.uint8)
+        values = np.empty(self.cand.shape if powers.shape[0] else (0, 0), dtype=np.float32)
+        if symmetric:
+            received = np.empty((len(self.cand), nonzero_limit), dtype=np.int32)
+            chosen, count, n_own = _fill_symmetric(*arguments, chosen, received, values)
+            del received
+        else:
+            chosen, count, n_own = _fill_independent(*arguments, chosen, values)
+        if powers.shape[0]:  # the later passes read the chosen values (float32) rather than the powers (float64)
+            powers = values
         received_start = np.zeros(len(count) + 1, dtype=np.int64)
         np.cumsum(count - n_own, out=received_start[1:])
+        received_rows = np.empty(received_start[-1], dtype=np.int32)
+        received_vals = np.empty(received_start[-1], dtype=np.float32)
         if symmetric:
-            received_rows, received_vals = _transpose_own(chosen, self.cand, self.cand_sim, self.n_cand, powers,
-                                                          exponent, received_start, numba.get_num_threads())
-        else:
-            received_rows, received_vals = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float32)
-        indptr, indices, data = _assemble_csc(self.n, self.comp_of_dict, self.dict_of_comp, count, chosen, self.cand,
-                                              self.cand_sim, self.id_order, self.n_cand, powers, exponent,
-                                              received_start, received_rows, received_vals)
+            _transpose_own(chosen, self.cand, self.cand_sim, self.n_cand, powers, exponent, received_start,
+                           numba.get_num_threads(), received_rows, received_vals)
+        indptr = np.ones(self.n + 1, dtype=np.int64)
+        indptr[0] = 0
+        embedded = self.comp_of_dict >= 0
+        indptr[1:][embedded] += count[self.comp_of_dict[embedded]]
+        np.cumsum(indptr, out=indptr)
+        indices = np.empty(indptr[-1], dtype=np.int32)
+        data = np.empty(indptr[-1], dtype=np.float32)
+        _assemble_csc(self.comp_of_dict, self.dict_of_comp, chosen, self.cand, self.cand_sim, self.id_order,
+                      self.n_cand, powers, exponent, received_start, received_rows, received_vals, indptr, indices,
+                      data)
         matrix = sparse.csc_matrix((data, indices, indptr), shape=(self.n, self.n))
         matrix.has_sorted_indices = True
         return matrix
