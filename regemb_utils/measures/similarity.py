@@ -23,6 +23,7 @@ returns NaN.
 """
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -505,12 +506,12 @@ _LANES = 64  # rows of X per block of the gather path: a compile-time constant, 
 # of :func:`_gather_block` in vector registers (a runtime width or a column offset makes it 2-3x slower)
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(cache=True)
 def _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, Z, forms):  # pragma: no cover
     """Z[c] = x_{start+c}ᵀ S' as a dense row and forms[c] = x_{start+c}ᵀ S' x_{start+c} read from that row.
 
     Term ids of X and both ids of S' are the block's renumbered ids (every term of X has a column of Z)."""
-    for c in prange(stop - start):
+    for c in range(stop - start):
         i = start + c
         row = Z[c]
         row[:] = 0.0
@@ -525,11 +526,11 @@ def _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s
         forms[c] = total
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(cache=True)
 def _transpose_columns(Z, first, last, ZT):  # pragma: no cover - numba
     """ZT[v - first, c] = Z[c, v] for first ≤ v < last, in tiles of 64 columns (contiguous writes)."""
     n_rows = Z.shape[0]
-    for t in prange((last - first + 63) // 64):
+    for t in range((last - first + 63) // 64):
         v0 = first + t * 64
         v1 = min(v0 + 64, last)
         for v in range(v0, v1):
@@ -537,7 +538,7 @@ def _transpose_columns(Z, first, last, ZT):  # pragma: no cover - numba
                 ZT[v - first, c] = Z[c, v]
 
 
-@numba.njit(parallel=True, fastmath=True, cache=True)
+@numba.njit(fastmath=True, cache=True)
 def _gather_block(y_indptr, y_indices, y_data, ZT, init, start, scale, out):  # pragma: no cover - numba
     """out[start + c, j] = (init[j, c] + Σ_p y_data[p] · ZT[y_indices[p], c]) · scale[c] over the non-zeros p of row j
     of Y, for the ``len(scale)`` rows of the block (``init`` may be empty: 0).
@@ -548,7 +549,7 @@ def _gather_block(y_indptr, y_indices, y_data, ZT, init, start, scale, out):  # 
     n_y = len(y_indptr) - 1
     n_rows = len(scale)
     have_init = init.shape[0] > 0
-    for j in prange(n_y):
+    for j in range(n_y):
         acc = np.zeros(_LANES, dtype=ZT.dtype)
         if have_init:
             for c in range(_LANES):
@@ -571,14 +572,14 @@ def _stack_empty(typingctx, size, dtype):
     return types.CPointer(dtype.dtype)(types.intp, dtype), codegen
 
 
-@numba.njit(parallel=True, fastmath=True, cache=True)
+@numba.njit(fastmath=True, cache=True)
 def _dense_block(y_heavy, ZT_heavy, init):  # pragma: no cover - numba
     """init[j, c] = Σ_h y_heavy[j, h] · ZT_heavy[h, c]: the dense product over the heavy terms (a GEMM), in numba's
     threads rather than BLAS's (which would compete with them for the cores): four rows of Ŷ at a time, their
     4 × ``_LANES`` accumulators in registers, each sum in the order of h."""
     n_y = y_heavy.shape[0]
     n_heavy = y_heavy.shape[1]
-    for b in prange((n_y + 3) // 4):
+    for b in range((n_y + 3) // 4):
         j0 = 4 * b
         if j0 + 4 <= n_y:
             acc0 = numba.carray(_stack_empty(_LANES, ZT_heavy.dtype), _LANES)
@@ -617,6 +618,39 @@ def _dense_block(y_heavy, ZT_heavy, init):  # pragma: no cover - numba
                         acc[c] += a * ZT_heavy[h, c]
                 for c in range(_LANES):
                     init[j, c] = acc[c]
+
+
+@numba.njit(parallel=True, cache=True)
+def _gather_blocks(x_indptr, x_indices, x_data, s_indptr, s_indices, s_data, y_indptr, y_indices, y_data, y_heavy,
+                   starts, Zs, ZTs_heavy, ZTs_light, inits, x_forms, out):  # pragma: no cover - numba
+    """The gather path's blocks of 64 rows of X, one block per task of a thread, each thread with its own buffers
+    (``Zs[t]``, ``ZTs_heavy[t]``, ``ZTs_light[t]``, ``inits[t]``): a single parallel region for all of them, so that
+    no thread waits for the others between the steps of a block (on a busy machine a barrier waits for a
+    descheduled thread)."""
+    n_x = len(x_indptr) - 1
+    n_heavy = y_heavy.shape[1]
+    for b in prange(len(starts)):
+        t = numba.get_thread_id()
+        Z = Zs[t]
+        ZT_heavy = ZTs_heavy[t]
+        ZT_light = ZTs_light[t]
+        init = inits[t]
+        start = starts[b]
+        stop = min(start + _LANES, n_x)
+        forms = np.zeros(_LANES)
+        _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, Z, forms)
+        for c in range(stop - start, _LANES):
+            Z[c, :] = 0.0
+        scale = np.zeros(stop - start, dtype=ZT_light.dtype)
+        for c in range(stop - start):
+            x_forms[start + c] = forms[c]
+            if forms[c] > 0:
+                scale[c] = 1.0 / math.sqrt(forms[c])
+        if n_heavy:
+            _transpose_columns(Z, 0, n_heavy, ZT_heavy)
+            _dense_block(y_heavy, ZT_heavy, init)
+        _transpose_columns(Z, n_heavy, n_heavy + len(ZT_light), ZT_light)
+        _gather_block(y_indptr, y_indices, y_data, ZT_light, init, start, scale, out)
 
 
 # relative throughputs of the kernels (operations per second, one core; measured on the 20NEWS-sized benchmark,
@@ -887,21 +921,12 @@ def _gather_path(X, Y, S, starts, heavy, df_y, y_forms_out, work, out, x_forms, 
     y_light = sparse.csr_matrix(Yn[:, n_heavy:n_heavy + n_light])
     y_light.sort_indices()
     yl = (y_light.indptr.astype(np.int64), y_light.indices.astype(np.int32), y_light.data)
-    n_x = X.shape[0]
-    Z = np.zeros((_LANES, n_cols), dtype=work)
-    ZT = np.empty((n_heavy + n_light, _LANES), dtype=work)
-    init = np.zeros((n_y if n_heavy else 0, _LANES), dtype=work)
-    forms = np.zeros(_LANES)
-    for start in starts:
-        stop = min(start + _LANES, n_x)
-        _form_block(*xs, start, stop, *ss, Z, forms)
-        Z[stop - start:] = 0.0
-        x_forms[start:stop] = forms[: stop - start]
-        _transpose_columns(Z, 0, n_heavy + n_light, ZT)
-        if n_heavy:
-            _dense_block(y_heavy, ZT[:n_heavy], init)
-        scale = _inverse_norms(forms[: stop - start]).astype(work)
-        _gather_block(*yl, ZT[n_heavy:], init, start, scale, out)
+    threads = min(threads, len(starts))
+    Zs = np.zeros((threads, _LANES, n_cols), dtype=work)  # per thread: X_block S' (rows), its transpose, the GEMM
+    ZTs_heavy = np.empty((threads, n_heavy, _LANES), dtype=work)
+    ZTs_light = np.empty((threads, n_light, _LANES), dtype=work)
+    inits = np.zeros((threads, n_y if n_heavy else 0, _LANES), dtype=work)
+    _gather_blocks(*xs, *ss, *yl, y_heavy, starts.astype(np.int64), Zs, ZTs_heavy, ZTs_light, inits, x_forms, out)
 
 
 def _scatter_path(X, Y, S, s_arrays, starts, y_scale, out, x_forms, threads):
