@@ -398,7 +398,7 @@ class ScmInfo:
     y_nonpositive: np.ndarray  # row indices of Y
     x_negative: int  # how many of them had xᵀS'x < 0 (only possible when S' is not positive semi-definite)
     y_negative: int
-    n_dense_terms: int = 0  # terms handled by the dense GEMM part (a speed detail, see sparse_scm)
+    n_dense_terms: int = 0  # terms handled by the dense product (a speed detail, see sparse_scm)
 
     @property
     def n_nonpositive(self) -> int:
@@ -657,7 +657,7 @@ def _gather_blocks(x_indptr, x_indices, x_data, s_indptr, s_indices, s_data, y_i
 # only their ratios matter) for the per-block choice between the gather and the scatter path
 _RATE_SCATTER = 0.2e9  # (touched term, document of Y) pairs of _scm_all_pairs
 _RATE_GATHER = 4.0e9  # FMAs of _gather_block
-_RATE_GEMM = 30.0e9  # FMAs of the BLAS GEMM
+_RATE_GEMM = 30.0e9  # FMAs of the dense product (_dense_block)
 _RATE_MEMORY = 2.0e9  # dense values zeroed, filled and transposed per row of Z
 
 
@@ -679,9 +679,11 @@ def sparse_scm(
 
     * **gather path** (the default for realistic S'): Z = X_block S' is formed as dense rows (one numba scatter per
       row; xᵀS'x is read off the same row, so the norms come from the same product), then Z Ŷᵀ is a dense
-      GEMM (BLAS) over the terms that are frequent in Y (document frequency > ``dense_cost_ratio`` × n_Y) plus a
-      sparse × dense product over the other terms (every non-zero of Ŷ costs 64 vectorised FMAs on a contiguous
-      row of Zᵀ);
+      product (a GEMM written in numba, accumulators in registers) over the terms that are frequent in Y (document
+      frequency > ``dense_cost_ratio`` × n_Y) plus a sparse × dense product over the other terms (every non-zero of
+      Ŷ costs 64 vectorised FMAs on a contiguous row of Zᵀ). Each thread takes whole blocks with its own buffers,
+      in one parallel region (no BLAS threads, no barrier between a block's steps); the values do not depend on
+      the number of threads;
     * **scatter path**, for blocks whose rows of X S' are so sparse that scattering each touched term into the
       documents of Y that contain it is cheaper (estimated from the sparsity patterns; e.g. a nearly diagonal S').
 
@@ -698,7 +700,8 @@ def sparse_scm(
         of the result and of the dense blocks: float64 (default) computes everything in float64; float32 runs the
         products in float32 (about twice as fast; the quadratic forms are summed in float64 either way).
     n_threads
-        numba threads for this call (default: numba's current setting); BLAS uses its own pool (threadpoolctl).
+        numba threads for this call (default: numba's current setting). The gather path keeps two dense
+        64 × n_terms buffers per thread.
     return_info
         also return a :class:`ScmInfo` naming the documents with xᵀS'x ≤ 0 (similarity 0 to all).
     dense_cost_ratio
