@@ -23,12 +23,15 @@ returns NaN.
 """
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numba
 import numpy as np
-from numba import prange
+from numba import prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 from scipy import sparse
 
 from .representations import l2_normalize
@@ -44,6 +47,7 @@ __all__ = [
     "scm_contributions",
     "slope_effect_on_scm",
     "sparse_scm",
+    "reference_sparse_scm",
     "l1_distance",
     "similarity_matrix",
     "MEASURES",
@@ -394,7 +398,7 @@ class ScmInfo:
     y_nonpositive: np.ndarray  # row indices of Y
     x_negative: int  # how many of them had xᵀS'x < 0 (only possible when S' is not positive semi-definite)
     y_negative: int
-    n_dense_terms: int = 0  # terms handled by the dense GEMM part (a speed detail, see sparse_scm)
+    n_dense_terms: int = 0  # terms handled by the dense product (a speed detail, see sparse_scm)
 
     @property
     def n_nonpositive(self) -> int:
@@ -403,23 +407,36 @@ class ScmInfo:
 
 @numba.njit(parallel=True, cache=True)
 def _quadratic_forms(indptr, indices, data, s_indptr, s_indices, s_data, n_terms, n_threads):  # pragma: no cover - numba
+    """xᵀS'x of every row: the row as a dense vector, read through each of its terms' rows of S'. A bit set of the
+    row's terms (a few KiB, in L1) skips the entries of S' outside the row, whose products with the dense row are
+    zeros that would leave the sums as they are: only the large dense vector is not touched for them."""
     n_docs = len(indptr) - 1
     result = np.zeros(n_docs)
+    one = np.uint64(1)
+    six = np.uint64(6)
+    low = np.uint64(63)
     for thread in prange(n_threads):
         dense = np.zeros(n_terms)
+        bits = np.zeros((n_terms >> 6) + 1, dtype=np.uint64)
         for i in range(thread, n_docs, n_threads):
             for p in range(indptr[i], indptr[i + 1]):
+                w = np.uint64(indices[p])
                 dense[indices[p]] = data[p]
+                bits[w >> six] |= one << (w & low)
             total = 0.0
             for p in range(indptr[i], indptr[i + 1]):
                 w = indices[p]
                 partial = 0.0
                 for q in range(s_indptr[w], s_indptr[w + 1]):
-                    partial += s_data[q] * dense[s_indices[q]]
+                    v = np.uint64(s_indices[q])
+                    if bits[v >> six] & (one << (v & low)):
+                        partial += s_data[q] * dense[s_indices[q]]
                 total += data[p] * partial
             result[i] = total
             for p in range(indptr[i], indptr[i + 1]):
+                w = np.uint64(indices[p])
                 dense[indices[p]] = 0.0
+                bits[w >> six] = np.uint64(0)
     return result
 
 
@@ -489,12 +506,12 @@ _LANES = 64  # rows of X per block of the gather path: a compile-time constant, 
 # of :func:`_gather_block` in vector registers (a runtime width or a column offset makes it 2-3x slower)
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(cache=True)
 def _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, Z, forms):  # pragma: no cover
     """Z[c] = x_{start+c}ᵀ S' as a dense row and forms[c] = x_{start+c}ᵀ S' x_{start+c} read from that row.
 
     Term ids of X and both ids of S' are the block's renumbered ids (every term of X has a column of Z)."""
-    for c in prange(stop - start):
+    for c in range(stop - start):
         i = start + c
         row = Z[c]
         row[:] = 0.0
@@ -509,11 +526,11 @@ def _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s
         forms[c] = total
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(cache=True)
 def _transpose_columns(Z, first, last, ZT):  # pragma: no cover - numba
     """ZT[v - first, c] = Z[c, v] for first ≤ v < last, in tiles of 64 columns (contiguous writes)."""
     n_rows = Z.shape[0]
-    for t in prange((last - first + 63) // 64):
+    for t in range((last - first + 63) // 64):
         v0 = first + t * 64
         v1 = min(v0 + 64, last)
         for v in range(v0, v1):
@@ -521,31 +538,126 @@ def _transpose_columns(Z, first, last, ZT):  # pragma: no cover - numba
                 ZT[v - first, c] = Z[c, v]
 
 
-@numba.njit(parallel=True, fastmath=True, cache=True)
-def _gather_block(y_indptr, y_indices, y_data, ZT, init, outT):  # pragma: no cover - numba
-    """outT[j, c] = init[j, c] + Σ_p y_data[p] · ZT[y_indices[p], c] over the non-zeros p of row j of Y.
+@numba.njit(fastmath=True, cache=True)
+def _gather_block(y_indptr, y_indices, y_data, ZT, init, start, scale, out):  # pragma: no cover - numba
+    """out[start + c, j] = (init[j, c] + Σ_p y_data[p] · ZT[y_indices[p], c]) · scale[c] over the non-zeros p of row j
+    of Y, for the ``len(scale)`` rows of the block (``init`` may be empty: 0).
 
-    ``ZT`` and ``outT`` have exactly ``_LANES`` columns (the sparse × dense product Y · ZT, row by row, with the
-    accumulator in registers: every non-zero of Y costs ``_LANES`` vectorised FMAs on a contiguous row of ZT)."""
+    ``ZT`` has exactly ``_LANES`` columns (the sparse × dense product Y · ZT, row by row, with the accumulator in
+    registers: every non-zero of Y costs ``_LANES`` vectorised FMAs on a contiguous row of ZT); the scaled block is
+    written to ``out`` from the same parallel loop."""
     n_y = len(y_indptr) - 1
-    for j in prange(n_y):
+    n_rows = len(scale)
+    have_init = init.shape[0] > 0
+    for j in range(n_y):
         acc = np.zeros(_LANES, dtype=ZT.dtype)
-        for c in range(_LANES):
-            acc[c] = init[j, c]
+        if have_init:
+            for c in range(_LANES):
+                acc[c] = init[j, c]
         for p in range(y_indptr[j], y_indptr[j + 1]):
             a = y_data[p]
             v = y_indices[p]
             for c in range(_LANES):
                 acc[c] += a * ZT[v, c]
-        for c in range(_LANES):
-            outT[j, c] = acc[c]
+        for c in range(n_rows):
+            out[start + c, j] = acc[c] * scale[c]
+
+
+@intrinsic
+def _stack_empty(typingctx, size, dtype):
+    """A pointer to ``size`` uninitialised values of ``dtype`` on the stack (for a fixed-size accumulator that LLVM
+    can keep in vector registers, which a heap array of numba's is not)."""
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, context.get_value_type(dtype.dtype), size=args[0])
+    return types.CPointer(dtype.dtype)(types.intp, dtype), codegen
+
+
+@numba.njit(fastmath=True, cache=True)
+def _dense_block(y_heavy, ZT_heavy, init):  # pragma: no cover - numba
+    """init[j, c] = Σ_h y_heavy[j, h] · ZT_heavy[h, c]: the dense product over the heavy terms (a GEMM), in numba's
+    threads rather than BLAS's (which would compete with them for the cores): four rows of Ŷ at a time, their
+    4 × ``_LANES`` accumulators in registers, each sum in the order of h."""
+    n_y = y_heavy.shape[0]
+    n_heavy = y_heavy.shape[1]
+    for b in range((n_y + 3) // 4):
+        j0 = 4 * b
+        if j0 + 4 <= n_y:
+            acc0 = numba.carray(_stack_empty(_LANES, ZT_heavy.dtype), _LANES)
+            acc1 = numba.carray(_stack_empty(_LANES, ZT_heavy.dtype), _LANES)
+            acc2 = numba.carray(_stack_empty(_LANES, ZT_heavy.dtype), _LANES)
+            acc3 = numba.carray(_stack_empty(_LANES, ZT_heavy.dtype), _LANES)
+            for c in range(_LANES):
+                acc0[c] = 0.0
+                acc1[c] = 0.0
+                acc2[c] = 0.0
+                acc3[c] = 0.0
+            for h in range(n_heavy):
+                a0 = y_heavy[j0, h]
+                a1 = y_heavy[j0 + 1, h]
+                a2 = y_heavy[j0 + 2, h]
+                a3 = y_heavy[j0 + 3, h]
+                for c in range(_LANES):
+                    z = ZT_heavy[h, c]
+                    acc0[c] += a0 * z
+                    acc1[c] += a1 * z
+                    acc2[c] += a2 * z
+                    acc3[c] += a3 * z
+            for c in range(_LANES):
+                init[j0, c] = acc0[c]
+                init[j0 + 1, c] = acc1[c]
+                init[j0 + 2, c] = acc2[c]
+                init[j0 + 3, c] = acc3[c]
+        else:
+            for j in range(j0, n_y):
+                acc = numba.carray(_stack_empty(_LANES, ZT_heavy.dtype), _LANES)
+                for c in range(_LANES):
+                    acc[c] = 0.0
+                for h in range(n_heavy):
+                    a = y_heavy[j, h]
+                    for c in range(_LANES):
+                        acc[c] += a * ZT_heavy[h, c]
+                for c in range(_LANES):
+                    init[j, c] = acc[c]
+
+
+@numba.njit(parallel=True, cache=True)
+def _gather_blocks(x_indptr, x_indices, x_data, s_indptr, s_indices, s_data, y_indptr, y_indices, y_data, y_heavy,
+                   starts, Zs, ZTs_heavy, ZTs_light, inits, x_forms, out):  # pragma: no cover - numba
+    """The gather path's blocks of 64 rows of X, one block per task of a thread, each thread with its own buffers
+    (``Zs[t]``, ``ZTs_heavy[t]``, ``ZTs_light[t]``, ``inits[t]``): a single parallel region for all of them, so that
+    no thread waits for the others between the steps of a block (on a busy machine a barrier waits for a
+    descheduled thread)."""
+    n_x = len(x_indptr) - 1
+    n_heavy = y_heavy.shape[1]
+    for b in prange(len(starts)):
+        t = numba.get_thread_id()
+        Z = Zs[t]
+        ZT_heavy = ZTs_heavy[t]
+        ZT_light = ZTs_light[t]
+        init = inits[t]
+        start = starts[b]
+        stop = min(start + _LANES, n_x)
+        forms = np.zeros(_LANES)
+        _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, Z, forms)
+        for c in range(stop - start, _LANES):
+            Z[c, :] = 0.0
+        scale = np.zeros(stop - start, dtype=ZT_light.dtype)
+        for c in range(stop - start):
+            x_forms[start + c] = forms[c]
+            if forms[c] > 0:
+                scale[c] = 1.0 / math.sqrt(forms[c])
+        if n_heavy:
+            _transpose_columns(Z, 0, n_heavy, ZT_heavy)
+            _dense_block(y_heavy, ZT_heavy, init)
+        _transpose_columns(Z, n_heavy, n_heavy + len(ZT_light), ZT_light)
+        _gather_block(y_indptr, y_indices, y_data, ZT_light, init, start, scale, out)
 
 
 # relative throughputs of the kernels (operations per second, one core; measured on the 20NEWS-sized benchmark,
 # only their ratios matter) for the per-block choice between the gather and the scatter path
 _RATE_SCATTER = 0.2e9  # (touched term, document of Y) pairs of _scm_all_pairs
 _RATE_GATHER = 4.0e9  # FMAs of _gather_block
-_RATE_GEMM = 30.0e9  # FMAs of the BLAS GEMM
+_RATE_GEMM = 30.0e9  # FMAs of the dense product (_dense_block)
 _RATE_MEMORY = 2.0e9  # dense values zeroed, filled and transposed per row of Z
 
 
@@ -567,9 +679,11 @@ def sparse_scm(
 
     * **gather path** (the default for realistic S'): Z = X_block S' is formed as dense rows (one numba scatter per
       row; xᵀS'x is read off the same row, so the norms come from the same product), then Z Ŷᵀ is a dense
-      GEMM (BLAS) over the terms that are frequent in Y (document frequency > ``dense_cost_ratio`` × n_Y) plus a
-      sparse × dense product over the other terms (every non-zero of Ŷ costs 64 vectorised FMAs on a contiguous
-      row of Zᵀ);
+      product (a GEMM written in numba, accumulators in registers) over the terms that are frequent in Y (document
+      frequency > ``dense_cost_ratio`` × n_Y) plus a sparse × dense product over the other terms (every non-zero of
+      Ŷ costs 64 vectorised FMAs on a contiguous row of Zᵀ). Each thread takes whole blocks with its own buffers,
+      in one parallel region (no BLAS threads, no barrier between a block's steps); the values do not depend on
+      the number of threads;
     * **scatter path**, for blocks whose rows of X S' are so sparse that scattering each touched term into the
       documents of Y that contain it is cheaper (estimated from the sparsity patterns; e.g. a nearly diagonal S').
 
@@ -586,7 +700,8 @@ def sparse_scm(
         of the result and of the dense blocks: float64 (default) computes everything in float64; float32 runs the
         products in float32 (about twice as fast; the quadratic forms are summed in float64 either way).
     n_threads
-        numba threads for this call (default: numba's current setting); BLAS uses its own pool (threadpoolctl).
+        numba threads for this call (default: numba's current setting). The gather path keeps two dense
+        64 × n_terms buffers per thread.
     return_info
         also return a :class:`ScmInfo` naming the documents with xᵀS'x ≤ 0 (similarity 0 to all).
     dense_cost_ratio
@@ -655,6 +770,37 @@ def sparse_scm(
     return out, info
 
 
+def reference_sparse_scm(X, Y, term_similarity) -> np.ndarray:
+    """The sparse SCM by its definition, with scipy's sparse products (float64): x̂ᵀS'ŷ with x̂ = x/√(xᵀS'x), and 0
+    for a document with xᵀS'x ≤ 0. :func:`sparse_scm` computes the same values fast; the tests compare the two.
+
+    Parameters
+    ----------
+    X, Y : scipy.sparse matrix
+        Documents over the same columns.
+    term_similarity : scipy.sparse matrix or gensim SparseTermSimilarityMatrix
+        S'.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n_X, n_Y]`` soft cosines.
+
+    Examples
+    --------
+    >>> S = sparse.csc_matrix(np.array([[1.0, 0.6], [0.6, 1.0]]))
+    >>> reference_sparse_scm(sparse.csr_matrix([[1.0, 0.0], [0.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0]]), S)
+    array([[0.6],
+           [0. ]])
+    """
+    X, Y = _csr(X, "X").astype(np.float64), _csr(Y, "Y").astype(np.float64)
+    _check_columns(X, Y)
+    S = _term_matrix_csr(term_similarity, X.shape[1])
+    x_scale = _inverse_norms(np.asarray((X @ S).multiply(X).sum(axis=1)).ravel())
+    y_scale = _inverse_norms(np.asarray((Y @ S).multiply(Y).sum(axis=1)).ravel())
+    return np.asarray((X @ S @ Y.T).toarray()) * x_scale[:, None] * y_scale[None, :]
+
+
 def slope_effect_on_scm(counts, weighting, term_similarity, slopes=(0.0, 0.1, 0.5, 1.0)) -> float:
     """Largest absolute change of the sparse SCM between all pairs of ``counts`` when the ``dtb`` slope varies.
 
@@ -721,13 +867,35 @@ def _choose_paths(X, Y, S, df_y, n_heavy, method):
 
 
 def _renumbered_rows(S: sparse.csr_matrix, order: np.ndarray, new_id: np.ndarray, dtype) -> tuple:
-    """CSR arrays (int32 ids) of S'[order][:, order]: rows and columns in the new numbering, other columns dropped."""
-    rows = S[order]
-    columns = new_id[rows.indices]
-    keep = columns >= 0
-    kept_before = np.concatenate([[0], np.cumsum(keep)]).astype(np.int64)
-    indptr = kept_before[rows.indptr]
-    return indptr, columns[keep].astype(np.int32), rows.data[keep].astype(dtype)
+    """CSR arrays (int32 ids) of S'[order][:, order]: rows and columns in the new numbering, other columns dropped
+    (each row keeps its entries' order)."""
+    return _renumber(S.indptr.astype(np.int64), S.indices, S.data, order, new_id, np.dtype(dtype).type(0))
+
+
+@numba.njit(parallel=True, cache=True)
+def _renumber(indptr, indices, data, order, new_id, zero):  # pragma: no cover - numba
+    n_rows = len(order)
+    sizes = np.zeros(n_rows + 1, dtype=np.int64)
+    for r in prange(n_rows):
+        w = order[r]
+        kept = 0
+        for q in range(indptr[w], indptr[w + 1]):
+            if new_id[indices[q]] >= 0:
+                kept += 1
+        sizes[r + 1] = kept
+    out_indptr = np.cumsum(sizes)
+    out_indices = np.empty(out_indptr[n_rows], dtype=np.int32)
+    out_data = np.empty(out_indptr[n_rows], dtype=type(zero))
+    for r in prange(n_rows):
+        w = order[r]
+        e = out_indptr[r]
+        for q in range(indptr[w], indptr[w + 1]):
+            v = new_id[indices[q]]
+            if v >= 0:
+                out_indices[e] = v
+                out_data[e] = data[q]
+                e += 1
+    return out_indptr, out_indices, out_data
 
 
 def _gather_path(X, Y, S, starts, heavy, df_y, y_forms_out, work, out, x_forms, threads):
@@ -756,22 +924,12 @@ def _gather_path(X, Y, S, starts, heavy, df_y, y_forms_out, work, out, x_forms, 
     y_light = sparse.csr_matrix(Yn[:, n_heavy:n_heavy + n_light])
     y_light.sort_indices()
     yl = (y_light.indptr.astype(np.int64), y_light.indices.astype(np.int32), y_light.data)
-    Z = np.zeros((_LANES, n_cols), dtype=work)
-    ZT = np.empty((n_light, _LANES), dtype=work)
-    init = np.zeros((n_y, _LANES), dtype=work)
-    outT = np.empty((n_y, _LANES), dtype=work)
-    forms = np.zeros(_LANES)
-    for start in starts:
-        stop = min(start + _LANES, X.shape[0])
-        _form_block(*xs, start, stop, *ss, Z, forms)
-        Z[stop - start:] = 0.0
-        x_forms[start:stop] = forms[: stop - start]
-        if n_heavy:
-            np.matmul(y_heavy, Z[:, :n_heavy].T, out=init)
-        _transpose_columns(Z, n_heavy, n_heavy + n_light, ZT)
-        _gather_block(*yl, ZT, init, outT)
-        scale = _inverse_norms(forms[: stop - start]).astype(work)
-        np.multiply(outT[:, : stop - start].T, scale[:, None], out=out[start:stop], casting="unsafe")
+    threads = min(threads, len(starts))
+    Zs = np.zeros((threads, _LANES, n_cols), dtype=work)  # per thread: X_block S' (rows), its transpose, the GEMM
+    ZTs_heavy = np.empty((threads, n_heavy, _LANES), dtype=work)
+    ZTs_light = np.empty((threads, n_light, _LANES), dtype=work)
+    inits = np.zeros((threads, n_y if n_heavy else 0, _LANES), dtype=work)
+    _gather_blocks(*xs, *ss, *yl, y_heavy, starts.astype(np.int64), Zs, ZTs_heavy, ZTs_light, inits, x_forms, out)
 
 
 def _scatter_path(X, Y, S, s_arrays, starts, y_scale, out, x_forms, threads):

@@ -6,7 +6,8 @@ Two steps:
    over the whole embedding vocabulary (exact, blockwise BLAS products of unit-normalised float32 vectors).
 2. :func:`term_similarity_matrix` (or :class:`TermSimilarityBuilder` when many matrices are built over the same
    dictionary) runs the greedy column-filling algorithm of gensim's ``SparseTermSimilarityMatrix`` in a numba loop
-   over the cache, in well under a second per grid point.
+   over the cache, in well under a second per grid point. The plain definition it must equal entry for entry is
+   :func:`regemb_utils.termsim.reference.reference_term_similarity_matrix`.
 
 Two fill rules are implemented (:data:`FILL_RULES`):
 
@@ -391,111 +392,141 @@ def _value(s, power, have_power, exponent, integral, odd):
     return math.pow(s, exponent)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _candidate(c1, j, p, sorted_pos, nbr_idx, kv2comp, nbr_sim, threshold):
-    """Column c1's j-th candidate in column order: ``(pos, c2, s)``, with c2 = -1 to skip it (not among the first
-    ``p`` neighbours, or not above the threshold) and -2 to end the column (only non-dictionary words follow)."""
-    pos = sorted_pos[c1, j]
-    if pos >= p:
-        return pos, -1, 0.0
-    c2 = kv2comp[nbr_idx[c1, pos]]
-    if c2 < 0:
-        return pos, -2, 0.0
-    s = np.float64(nbr_sim[c1, pos])
-    if not (s > threshold):
-        return pos, -1, s
-    return pos, c2, s
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _column_order_arrays(nbr_idx, nbr_sim, sorted_pos, id_pos, kv2comp):
+    """The candidates of every cache row in column order, computed once per dictionary and shared by every grid
+    point: ``cand`` (compact ids), ``cand_pos`` (rank among the word's neighbours, for the ``topn`` cut),
+    ``cand_sim`` (the cosines), ``n_cand`` (how many are dictionary words: they come first, the others are never
+    used) and ``id_order`` (the same candidates' indices in column order, listed by ascending id)."""
+    m = nbr_idx.shape[0]
+    k = nbr_idx.shape[1]
+    cand = np.full((m, k), -1, dtype=np.int32)
+    cand_pos = np.zeros((m, k), dtype=sorted_pos.dtype)
+    cand_sim = np.zeros((m, k), dtype=np.float32)
+    id_order = np.zeros((m, k), dtype=sorted_pos.dtype)
+    n_cand = np.zeros(m, dtype=np.int32)
+    for c in numba.prange(m):
+        j_of_pos = np.empty(k, dtype=np.int64)
+        n = 0
+        for j in range(k):
+            pos = sorted_pos[c, j]
+            c2 = kv2comp[nbr_idx[c, pos]]
+            if c2 < 0:  # words outside the dictionary sort last
+                break
+            cand[c, j] = c2
+            cand_pos[c, j] = pos
+            cand_sim[c, j] = nbr_sim[c, pos]
+            j_of_pos[pos] = j
+            n += 1
+        n_cand[c] = n
+        for i in range(n):  # id order lists the same n dictionary words first
+            id_order[c, i] = j_of_pos[id_pos[c, i]]
+    return cand, cand_pos, cand_sim, id_order, n_cand
 
 
 @numba.njit(cache=True, nogil=True)
-def _fill_symmetric(process, nbr_idx, nbr_sim, powers, sorted_pos, kv2comp, limit, threshold, exponent, dominant,
-                    paper):
-    """The greedy loop for a symmetric S'. Works on compact indices c (dictionary words with an embedding, in
-    ascending id order); cache row c of nbr_idx/nbr_sim/sorted_pos belongs to compact word c. Columns depend on the
-    columns processed before them, so this loop is sequential.
+def _fill_symmetric(process, cand, cand_pos, cand_sim, n_cand, powers, limit, threshold, exponent, dominant,
+                    paper, chosen, received, values):
+    """The greedy loop for a symmetric S' over the shared column-order arrays. Columns depend on the columns
+    processed before them, so this loop is sequential; it writes little: a flag per accepted candidate of the
+    column being processed (``chosen[c1, j]``, its own entries) and, for a partner not yet processed, c1 into the
+    partner's list of received rows (read back only for the "cell already assigned" check when the partner is
+    processed).
 
-    powers: [m, k] float64 similarity**exponent, or a [0, 0] array to compute them here.
-    Returns per-column lists, unsorted: count[m], rows[m, limit] (compact row indices), vals[m, limit] (float32).
+    powers: [m, k] float64 similarity**exponent in column order, or a [0, 0] array to compute them here.
+    chosen: uint8 [m, k] zeros, received: int32 [m, limit] (allocated by the caller: numpy advises huge pages for
+    them, which the scattered writes need); values: float32 [m, k] receiving each chosen entry's value when
+    ``powers`` are given (later passes read them instead of the float64 powers), else [0, 0]. Returns ``chosen``,
+    ``count`` (entries per column, own and received) and ``n_own``.
     """
-    m = nbr_idx.shape[0]
-    k = nbr_idx.shape[1]
-    count = np.zeros(m, dtype=np.int64)
-    colsum = np.zeros(m, dtype=np.float32)
-    stamp = np.full(m, -1, dtype=np.int64)
-    rows = np.empty((m, limit), dtype=np.int32)
-    vals = np.empty((m, limit), dtype=np.float32)
+    m = cand.shape[0]
+    n_own = np.zeros(m, dtype=np.int32)
+    # what a candidate's partner c2 is read for, in one cache line per word: its entries so far, the column whose
+    # candidate it last was as a received row ("cell already assigned"), whether it was processed, its dominance sum
+    state = np.zeros((m, 4), dtype=np.int32)
+    colsums = state.view(np.float32)  # column 3: the dominance sum (float32 bits; 0 is 0.0)
+    for c in range(m):
+        state[c, 1] = -1
     one32 = np.float32(1.0)
     have_powers = powers.shape[0] > 0
     integral = exponent == math.floor(exponent)
     odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
     for step in range(process.shape[0]):
         c1 = process[step]
-        p = limit - count[c1]  # num_rows: neighbours requested from most_similar
+        state[c1, 2] = 1  # processed
+        count1 = state[c1, 0]
+        p = limit - count1  # num_rows: neighbours requested from most_similar
         if p <= 0:
             continue
-        for e in range(count[c1]):
-            stamp[rows[c1, e]] = c1
-        for j in range(k):  # candidates in column order (idf desc, id asc); non-dictionary words last
-            pos, c2, s = _candidate(c1, j, p, sorted_pos, nbr_idx, kv2comp, nbr_sim, threshold)
-            if c2 == -2:
-                break
-            if c2 < 0:
+        for e in range(count1):  # every entry so far was received
+            state[received[c1, e], 1] = c1
+        colsum1 = colsums[c1, 3]
+        own = 0
+        for j in range(n_cand[c1]):  # candidates in column order (idf desc, id asc)
+            if cand_pos[c1, j] >= p:
                 continue
-            v = _value(s, powers[c1, pos] if have_powers else 0.0, have_powers, exponent, integral, odd)
-            v32 = np.float32(v)
-            a = abs(v)
+            s = np.float64(cand_sim[c1, j])
+            if not (s > threshold):
+                continue
+            c2 = cand[c1, j]
+            count2 = state[c2, 0]
+            v = 0.0
+            a = 0.0
+            if dominant or have_powers:
+                v = _value(s, powers[c1, j] if have_powers else 0.0, have_powers, exponent, integral, odd)
+                a = abs(v)
             a32 = np.float32(a)
             if paper:  # a dominance violation of the column ends it
-                if dominant and np.float64(colsum[c1]) + a >= 1.0:
+                if dominant and np.float64(colsum1) + a >= 1.0:
                     break
-                accept = count[c2] < limit and (not dominant or np.float64(colsum[c2]) + a < 1.0)
+                accept = count2 < limit and (not dominant or np.float64(colsums[c2, 3]) + a < 1.0)
             else:  # any violation skips the candidate
-                accept = count[c1] < limit and count[c2] < limit and not (
-                    dominant and (colsum[c1] + a32 >= one32 or colsum[c2] + a32 >= one32))
-            if not accept or stamp[c2] == c1:
+                accept = count1 < limit and count2 < limit and not (
+                    dominant and (colsum1 + a32 >= one32 or colsums[c2, 3] + a32 >= one32))
+            if not accept or state[c2, 1] == c1:
                 continue
-            rows[c1, count[c1]] = c2
-            vals[c1, count[c1]] = v32
-            count[c1] += 1
-            rows[c2, count[c2]] = c1
-            vals[c2, count[c2]] = v32
-            count[c2] += 1
+            chosen[c1, j] = 1
+            if have_powers:
+                values[c1, j] = np.float32(v)
+            own += 1
+            count1 += 1
+            if state[c2, 2] == 0:  # not processed yet: c2 will need to know
+                received[c2, count2] = c1
+            state[c2, 0] = count2 + 1
             if dominant and paper:  # the fork's float64 sums, stored back into float32
-                colsum[c1] = np.float32(np.float64(colsum[c1]) + a)
-                colsum[c2] = np.float32(np.float64(colsum[c2]) + a)
+                colsum1 = np.float32(np.float64(colsum1) + a)
+                colsums[c2, 3] = np.float32(np.float64(colsums[c2, 3]) + a)
             elif dominant:
-                colsum[c1] = colsum[c1] + a32
-                colsum[c2] = colsum[c2] + a32
-    return count, rows, vals
+                colsum1 = colsum1 + a32
+                colsums[c2, 3] = colsums[c2, 3] + a32
+        state[c1, 0] = count1
+        colsums[c1, 3] = colsum1
+        n_own[c1] = own
+    return chosen, state[:, 0].copy(), n_own
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _fill_independent(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2comp, limit, threshold, exponent,
-                      dominant, paper):
+def _fill_independent(process, cand, cand_pos, cand_sim, n_cand, powers, limit, threshold, exponent, dominant,
+                      paper, chosen, values):
     """The greedy loop for a non-symmetric S': every column depends only on its own candidates, so the columns run
-    in parallel. Same arguments as :func:`_fill_symmetric`; the lists come out sorted by row."""
-    m = nbr_idx.shape[0]
-    k = nbr_idx.shape[1]
-    count = np.zeros(m, dtype=np.int64)
-    rows = np.empty((m, limit), dtype=np.int32)
-    vals = np.empty((m, limit), dtype=np.float32)
+    in parallel. Same arguments and results as :func:`_fill_symmetric` (every entry is its column's own)."""
+    m = cand.shape[0]
+    count = np.zeros(m, dtype=np.int32)
     one32 = np.float32(1.0)
     have_powers = powers.shape[0] > 0
     integral = exponent == math.floor(exponent)
     odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
     for step in numba.prange(process.shape[0]):
         c1 = process[step]
-        chosen = np.zeros(k, dtype=np.bool_)
-        chosen_val = np.empty(k, dtype=np.float32)
         n_chosen = 0
         colsum = np.float32(0.0)
-        for j in range(k):  # candidates in column order (idf desc, id asc); non-dictionary words last
-            pos, c2, s = _candidate(c1, j, limit, sorted_pos, nbr_idx, kv2comp, nbr_sim, threshold)
-            if c2 == -2:
-                break
-            if c2 < 0:
+        for j in range(n_cand[c1]):  # candidates in column order (idf desc, id asc)
+            if cand_pos[c1, j] >= limit:
                 continue
-            v = _value(s, powers[c1, pos] if have_powers else 0.0, have_powers, exponent, integral, odd)
+            s = np.float64(cand_sim[c1, j])
+            if not (s > threshold):
+                continue
+            v = _value(s, powers[c1, j] if have_powers else 0.0, have_powers, exponent, integral, odd)
             a = abs(v)
             if paper:
                 if dominant and np.float64(colsum) + a >= 1.0:
@@ -509,52 +540,114 @@ def _fill_independent(process, nbr_idx, nbr_sim, powers, sorted_pos, id_pos, kv2
                     continue
                 if dominant:
                     colsum = colsum + np.float32(a)
-            chosen[pos] = True
-            chosen_val[pos] = np.float32(v)
+            chosen[c1, j] = 1
+            if have_powers:
+                values[c1, j] = np.float32(v)
             n_chosen += 1
-        e = 0
-        for j in range(k):  # emit the column's entries sorted by row
-            pos = id_pos[c1, j]
-            if chosen[pos]:
-                rows[c1, e] = kv2comp[nbr_idx[c1, pos]]
-                vals[c1, e] = chosen_val[pos]
-                e += 1
         count[c1] = n_chosen
-    return count, rows, vals
+    return chosen, count, count.copy()
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _chosen_value(c, j, cand_sim, powers, have_powers, exponent, integral, odd):
+    """The float32 value of candidate j of column c (the same computation as in the fills)."""
+    return np.float32(_value(np.float64(cand_sim[c, j]), powers[c, j] if have_powers else 0.0, have_powers,
+                             exponent, integral, odd))
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _lists_to_csc(n, comp_of_dict, count, rows, vals, dict_of_comp, sort):
-    """Column lists (+ unit diagonal) -> CSC arrays, columns in parallel. Each list must hold all of its column's
-    entries (true of both fills, since a symmetric fill writes every pair into both columns); ``sort`` sorts a
-    list by row first (the symmetric fill leaves them unsorted)."""
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for j in range(n):
-        c = comp_of_dict[j]
-        indptr[j + 1] = indptr[j] + 1 + (count[c] if c >= 0 else 0)
-    nnz = indptr[n]
-    indices = np.empty(nnz, dtype=np.int32)
-    data = np.empty(nnz, dtype=np.float32)
-    for j in numba.prange(n):
-        out = indptr[j]
-        c = comp_of_dict[j]
+def _transpose_own(chosen, cand, cand_sim, n_cand, powers, exponent, received_start, n_parts, rows, vals):
+    """The transposed own entries of a symmetric fill: for every column r, the columns c whose own entries hold r,
+    in ascending c, with their values (``rows[received_start[r]:received_start[r + 1]]``). Parallel over ``n_parts``
+    ranges of source columns, each writing from its own per-column offsets (a counting pass first)."""
+    m = cand.shape[0]
+    have_powers = powers.shape[0] > 0
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    bounds = np.empty(n_parts + 1, dtype=np.int64)
+    for t in range(n_parts + 1):
+        bounds[t] = (m * t) // n_parts
+    offsets = np.zeros((n_parts, m), dtype=np.int64)
+    for t in numba.prange(n_parts):
+        for c in range(bounds[t], bounds[t + 1]):
+            for j in range(n_cand[c]):
+                if chosen[c, j]:
+                    offsets[t, cand[c, j]] += 1
+    for r in numba.prange(m):
+        position = received_start[r]
+        for t in range(n_parts):
+            size = offsets[t, r]
+            offsets[t, r] = position
+            position += size
+    for t in numba.prange(n_parts):
+        for c in range(bounds[t], bounds[t + 1]):
+            for j in range(n_cand[c]):
+                if chosen[c, j]:
+                    r = cand[c, j]
+                    position = offsets[t, r]
+                    offsets[t, r] = position + 1
+                    rows[position] = c
+                    vals[position] = _chosen_value(c, j, cand_sim, powers, have_powers, exponent, integral, odd)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _assemble_csc(comp_of_dict, dict_of_comp, chosen, cand, cand_sim, id_order, n_cand, powers, exponent,
+                  received_start, received_rows, received_vals, indptr, indices, data):
+    """CSC arrays of S' (unit diagonal) into ``indices`` and ``data`` at ``indptr`` (allocated by the caller), columns
+    in parallel: each column merges its own entries (flags of ``chosen`` read in id order), the entries it received
+    (ascending already) and the diagonal."""
+    have_powers = powers.shape[0] > 0
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    for d in numba.prange(len(comp_of_dict)):
+        out = indptr[d]
+        c = comp_of_dict[d]
+        if c < 0:
+            indices[out] = d
+            data[out] = 1.0
+            continue
+        q = received_start[c]
+        q_end = received_start[c + 1]
+        next_received = received_rows[q] if q < q_end else 2147483647
         diagonal_done = False
-        if c >= 0:
-            order = np.argsort(rows[c, :count[c]]) if sort else np.arange(count[c])
-            for e in range(count[c]):
-                r = rows[c, order[e]]
-                if not diagonal_done and r > c:
-                    indices[out] = j
+        for i in range(n_cand[c]):  # own entries by ascending row
+            j = id_order[c, i]
+            if not chosen[c, j]:
+                continue
+            r = cand[c, j]
+            while next_received < r:
+                if not diagonal_done and c < next_received:
+                    indices[out] = d
                     data[out] = 1.0
                     out += 1
                     diagonal_done = True
-                indices[out] = dict_of_comp[r]
-                data[out] = vals[c, order[e]]
+                indices[out] = dict_of_comp[next_received]
+                data[out] = received_vals[q]
                 out += 1
+                q += 1
+                next_received = received_rows[q] if q < q_end else 2147483647
+            if not diagonal_done and c < r:
+                indices[out] = d
+                data[out] = 1.0
+                out += 1
+                diagonal_done = True
+            indices[out] = dict_of_comp[r]
+            data[out] = _chosen_value(c, j, cand_sim, powers, have_powers, exponent, integral, odd)
+            out += 1
+        while q < q_end:
+            r = received_rows[q]
+            if not diagonal_done and c < r:
+                indices[out] = d
+                data[out] = 1.0
+                out += 1
+                diagonal_done = True
+            indices[out] = dict_of_comp[r]
+            data[out] = received_vals[q]
+            out += 1
+            q += 1
         if not diagonal_done:
-            indices[out] = j
+            indices[out] = d
             data[out] = 1.0
-    return indptr, indices, data
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -589,8 +682,13 @@ def _sort_positions(keys, out):
 class TermSimilarityBuilder:
     """Builds many term-similarity matrices over one dictionary (and tf-idf model) from one neighbour cache.
 
-    The constructor does the per-dictionary work once (token mapping, column order, sorting every cache row in
-    column order); :meth:`build` is then a single numba pass.
+    The constructor does the per-dictionary work once and shares it with every grid point: token mapping, column
+    order, and every cache row's candidates gathered in column order (ids, ranks, cosines, and their id order);
+    similarity**exponent is memoised per exponent. :meth:`build` is then a numba fill that reads those arrays
+    sequentially and marks the accepted candidates (sequential for a symmetric S', parallel otherwise), a parallel
+    transpose of the marks (symmetric) and a parallel CSC assembly that merges each column's own and received
+    entries in row order (no sorting). :func:`regemb_utils.termsim.reference.reference_term_similarity_matrix`
+    defines the result.
 
     Parameters
     ----------
@@ -662,27 +760,30 @@ class TermSimilarityBuilder:
         self.kv2comp = np.where(kv2dict >= 0, comp_of_dict[np.maximum(kv2dict, 0)], -1).astype(np.int64)
         self.process = comp_of_dict[order[embedded[order]]]
 
-        # compact copies of the cache rows used; each row's positions sorted in column order and in id order
+        # each cache row used, in column order (shared by every grid point: the fills read them sequentially)
         rows_used = cache_row[dict_of_comp]
-        self.nbr_idx = np.ascontiguousarray(neighbours.indices[rows_used])
-        self.nbr_sim = np.ascontiguousarray(neighbours.similarities[rows_used])
+        nbr_idx = np.ascontiguousarray(neighbours.indices[rows_used])
         big = np.int64(n)  # non-dictionary neighbours sort last
-        pos_dtype = np.int16 if self.nbr_idx.shape[1] <= np.iinfo(np.int16).max else np.int32
+        pos_dtype = np.int16 if nbr_idx.shape[1] <= np.iinfo(np.int16).max else np.int32
         rank_of_kv = np.where(kv2dict >= 0, rank[np.maximum(kv2dict, 0)], big)
-        self.sorted_pos = _sort_positions(rank_of_kv[self.nbr_idx], np.empty(self.nbr_idx.shape, dtype=pos_dtype))
+        sorted_pos = _sort_positions(rank_of_kv[nbr_idx], np.empty(nbr_idx.shape, dtype=pos_dtype))
         if tfidf is None:
-            self.id_pos = self.sorted_pos
+            id_pos = sorted_pos
         else:
             id_of_kv = np.where(kv2dict >= 0, kv2dict, big)
-            self.id_pos = _sort_positions(id_of_kv[self.nbr_idx], np.empty(self.nbr_idx.shape, dtype=pos_dtype))
+            id_pos = _sort_positions(id_of_kv[nbr_idx], np.empty(nbr_idx.shape, dtype=pos_dtype))
+        self.cand, self.cand_pos, self.cand_sim, self.id_order, self.n_cand = _column_order_arrays(
+            nbr_idx, np.ascontiguousarray(neighbours.similarities[rows_used]), sorted_pos, id_pos, self.kv2comp)
+        del nbr_idx, sorted_pos, id_pos
         self._powers_exponent = None
         self._powers = None
 
     def powers(self, exponent: float) -> np.ndarray:
-        """similarity ** exponent over the cache (float64), memoised for the last exponent (Python's float pow)."""
+        """similarity ** exponent over the cache in column order (float64), memoised for the last exponent (Python's
+        float pow)."""
         if exponent != self._powers_exponent:
             self._powers = None  # free the old one first
-            self._powers = _powers(self.nbr_sim, float(exponent))
+            self._powers = _powers(self.cand_sim, float(exponent))
             self._powers_exponent = exponent
         return self._powers
 
@@ -696,15 +797,36 @@ class TermSimilarityBuilder:
             powers = self.powers(exponent)
         else:
             powers = np.empty((0, 0), dtype=np.float64)
-        arguments = (self.process, self.nbr_idx, self.nbr_sim, powers, self.sorted_pos)
+        arguments = (self.process, self.cand, self.cand_pos, self.cand_sim, self.n_cand, powers, nonzero_limit,
+                     threshold, exponent, bool(dominant), fill_rule == "paper")
+        # the large arrays come from numpy, which advises huge pages for them (fewer page faults and TLB misses)
+        chosen = np.zeros(self.cand.shape, dtype=np.uint8)
+        values = np.empty(self.cand.shape if powers.shape[0] else (0, 0), dtype=np.float32)
         if symmetric:
-            count, rows, vals = _fill_symmetric(*arguments, self.kv2comp, nonzero_limit, threshold, exponent,
-                                                bool(dominant), fill_rule == "paper")
+            received = np.empty((len(self.cand), nonzero_limit), dtype=np.int32)
+            chosen, count, n_own = _fill_symmetric(*arguments, chosen, received, values)
+            del received
         else:
-            count, rows, vals = _fill_independent(*arguments, self.id_pos, self.kv2comp, nonzero_limit, threshold,
-                                                  exponent, bool(dominant), fill_rule == "paper")
-        indptr, indices, data = _lists_to_csc(self.n, self.comp_of_dict, count, rows, vals, self.dict_of_comp,
-                                              bool(symmetric))
+            chosen, count, n_own = _fill_independent(*arguments, chosen, values)
+        if powers.shape[0]:  # the later passes read the chosen values (float32) rather than the powers (float64)
+            powers = values
+        received_start = np.zeros(len(count) + 1, dtype=np.int64)
+        np.cumsum(count - n_own, out=received_start[1:])
+        received_rows = np.empty(received_start[-1], dtype=np.int32)
+        received_vals = np.empty(received_start[-1], dtype=np.float32)
+        if symmetric:
+            _transpose_own(chosen, self.cand, self.cand_sim, self.n_cand, powers, exponent, received_start,
+                           numba.get_num_threads(), received_rows, received_vals)
+        indptr = np.ones(self.n + 1, dtype=np.int64)
+        indptr[0] = 0
+        embedded = self.comp_of_dict >= 0
+        indptr[1:][embedded] += count[self.comp_of_dict[embedded]]
+        np.cumsum(indptr, out=indptr)
+        indices = np.empty(indptr[-1], dtype=np.int32)
+        data = np.empty(indptr[-1], dtype=np.float32)
+        _assemble_csc(self.comp_of_dict, self.dict_of_comp, chosen, self.cand, self.cand_sim, self.id_order,
+                      self.n_cand, powers, exponent, received_start, received_rows, received_vals, indptr, indices,
+                      data)
         matrix = sparse.csc_matrix((data, indices, indptr), shape=(self.n, self.n))
         matrix.has_sorted_indices = True
         return matrix

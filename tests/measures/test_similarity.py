@@ -222,3 +222,57 @@ def test_scm_contributions_refuse_bad_input():
         scm_contributions(X[0], X[1], S[:-1, :-1])
     with pytest.raises(ValueError, match="columns"):
         scm_contributions(X[0], X[1][:, :-1], S)
+
+
+def _frequent_term_problem(seed, n_docs=300, n_terms=400):
+    """Documents with a few terms in most of them (the dense part), a long tail, unsorted indices in X."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, n_terms + 1)
+    p /= p.sum()
+    rows, cols = [], []
+    for i in range(n_docs):
+        terms = np.unique(rng.choice(n_terms, size=25, p=p))
+        rows += [i] * len(terms)
+        cols += terms.tolist()
+    data = rng.uniform(0.5, 3.0, size=len(rows))
+    X = sparse.csr_matrix((data, (rows, cols)), shape=(n_docs, n_terms))
+    X[5] = 0.0  # an empty document
+    X.eliminate_zeros()
+    S = random_term_matrix(rng, n_terms, per_column=12)
+    return X, S
+
+
+def test_sparse_scm_equals_the_reference_with_any_threads():
+    """Both paths, float64 and float32, one and two threads, against the definition (reference_sparse_scm); the
+    thread count never changes a value (bit for bit); unsorted indices of X give the same values up to rounding."""
+    from regemb_utils.measures.similarity import reference_sparse_scm
+
+    X, S = _frequent_term_problem(7)
+    queries, collection = X[:200], X[200:]
+    expected = reference_sparse_scm(queries, collection, S)
+    for method in ("auto", "gather", "scatter"):
+        results = {}
+        for n_threads in (1, 2):
+            ours, info = sparse_scm(queries, collection, S, method=method, n_threads=n_threads, return_info=True)
+            assert np.allclose(ours, expected, atol=1e-12)
+            single = sparse_scm(queries, collection, S, method=method, n_threads=n_threads, dtype=np.float32)
+            assert single.dtype == np.float32 and np.allclose(single, expected, atol=2e-6)
+            results[n_threads] = (ours, single)
+        assert np.array_equal(results[1][0], results[2][0]) and np.array_equal(results[1][1], results[2][1])
+    assert info.n_dense_terms > 0 and info.x_nonpositive.tolist() == [5]
+    shuffled = queries.copy()
+    for i in range(shuffled.shape[0]):  # reverse every row's stored order
+        a, b = shuffled.indptr[i], shuffled.indptr[i + 1]
+        shuffled.indices[a:b] = shuffled.indices[a:b][::-1].copy()
+        shuffled.data[a:b] = shuffled.data[a:b][::-1].copy()
+    shuffled.has_sorted_indices = False
+    assert np.allclose(sparse_scm(shuffled, collection, S, method="gather"), expected, atol=1e-12)
+
+
+def test_sparse_scm_dense_part_equals_no_dense_part():
+    """The heavy terms' dense product (numba, registers) and the gather over the same terms agree."""
+    X, S = _frequent_term_problem(8)
+    for dtype, atol in ((np.float64, 1e-12), (np.float32, 2e-6)):
+        dense = sparse_scm(X[:100], X[100:], S, dtype=dtype, dense_cost_ratio=0.0, method="gather")
+        sparse_only = sparse_scm(X[:100], X[100:], S, dtype=dtype, dense_cost_ratio=None, method="gather")
+        assert np.allclose(dense, sparse_only, atol=atol)

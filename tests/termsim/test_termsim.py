@@ -270,6 +270,77 @@ def test_builder_reuse_and_float_exponent(setting):
         assert (abs(a - c) > 1e-6).nnz <= 0.01 * c.nnz
 
 
+# ------------------------------------------------------------------------------------------------ the reference
+SMALL_GRID = list(itertools.product([True, False], [True, False], [3, 50], [-1.0, 0.3], [1, 2.5]))
+SMALL_GRID = [point for point in SMALL_GRID if not (point[3] < 0 and point[4] != int(point[4]))]
+
+
+@pytest.mark.parametrize("use_tfidf", [True, False])
+def test_reference_equals_gensim_and_the_transcription(setting, use_tfidf):
+    """The plain definition (regemb_utils.termsim.reference) is gensim's matrix (rule "gensim", gensim's own
+    similarities) and the fork's (rule "paper", the test's transcription)."""
+    from regemb_utils.termsim.reference import reference_term_similarity_matrix
+
+    tfidf = setting["tfidf"] if use_tfidf else None
+    for symmetric, dominant, nonzero_limit, threshold, exponent in GRID[::7]:
+        kwargs = dict(nonzero_limit=nonzero_limit, threshold=threshold, exponent=exponent, symmetric=symmetric,
+                      dominant=dominant)
+        assert_same(reference_term_similarity_matrix(setting["exact"], setting["dictionary"], tfidf,
+                                                     fill_rule="gensim", **kwargs),
+                    gensim_matrix(setting, tfidf, symmetric, dominant, nonzero_limit, threshold, exponent))
+        assert_same(reference_term_similarity_matrix(setting["fast"], setting["dictionary"], tfidf,
+                                                     fill_rule="paper", **kwargs),
+                    paper_reference(setting["fast"], setting["dictionary"], tfidf, symmetric, dominant,
+                                    nonzero_limit, threshold, exponent))
+
+
+@pytest.mark.parametrize("rule", ["paper", "gensim"])
+def test_shared_builder_equals_reference_and_a_builder_per_point(setting, rule):
+    """Every point of a small grid, built one after another by one builder per dictionary (the shared column-order
+    arrays, the memoised powers), equals the reference and a fresh builder's matrix for that point alone."""
+    from regemb_utils.termsim.reference import reference_term_similarity_matrix
+
+    s = setting
+    shared = {idf: TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"] if idf else None)
+              for idf in (True, False)}
+    for idf in (True, False):
+        tfidf = s["tfidf"] if idf else None
+        for symmetric, dominant, nonzero_limit, threshold, exponent in SMALL_GRID:
+            kwargs = dict(symmetric=symmetric, dominant=dominant, fill_rule=rule)
+            ours = shared[idf].build(nonzero_limit, threshold, exponent, **kwargs)
+            alone = TermSimilarityBuilder(s["fast"], s["dictionary"], tfidf).build(
+                nonzero_limit, threshold, exponent, memoise_powers=False, **kwargs)
+            assert_same(ours, alone)
+            assert_same(ours, reference_term_similarity_matrix(
+                s["fast"], s["dictionary"], tfidf, nonzero_limit=nonzero_limit, threshold=threshold,
+                exponent=exponent, **kwargs))
+
+
+def test_builder_with_few_neighbours_in_the_dictionary():
+    """Most neighbours outside the dictionary (as with a large embedding vocabulary), idf ties, a word whose
+    neighbours are all outside: the fast builder equals the reference at every C of the cache."""
+    from regemb_utils.termsim.reference import reference_term_similarity_matrix
+
+    rng = np.random.default_rng(5)
+    n_emb, d = 600, 8
+    kv = KeyedVectors(d)
+    kv.add_vectors([f"e{i}" for i in range(n_emb)], rng.normal(size=(n_emb, d)).astype(np.float32))
+    words = [f"e{i}" for i in range(0, n_emb, 5)] + ["missing"]
+    docs = [list(rng.choice(words, size=6)) for _ in range(50)] + [words]
+    dictionary = Dictionary(docs)
+    tfidf = TfidfModel(dictionary=dictionary)
+    neighbours = nearest_neighbours(kv, list(dictionary.token2id), depth=40, progress=False)
+    for idf in (True, False):
+        builder = TermSimilarityBuilder(neighbours, dictionary, tfidf if idf else None)
+        for symmetric, dominant, nonzero_limit, rule in itertools.product([True, False], [True, False],
+                                                                          [1, 5, 40], ["paper", "gensim"]):
+            kwargs = dict(nonzero_limit=nonzero_limit, threshold=-1.0, exponent=1.0, symmetric=symmetric,
+                          dominant=dominant, fill_rule=rule)
+            assert_same(builder.build(nonzero_limit, -1.0, 1.0, symmetric=symmetric, dominant=dominant,
+                                      fill_rule=rule),
+                        reference_term_similarity_matrix(neighbours, dictionary, tfidf if idf else None, **kwargs))
+
+
 # ------------------------------------------------------------------------------------------------ validation
 @pytest.mark.parametrize("kwargs, message", [
     (dict(nonzero_limit=0), "nonzero_limit must be at least 1"),
