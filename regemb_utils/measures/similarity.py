@@ -34,6 +34,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from scipy import sparse
 
+from ..infra.keys import same_result_as
 from .representations import l2_normalize
 
 __all__ = [
@@ -661,6 +662,7 @@ _RATE_GEMM = 30.0e9  # FMAs of the dense product (_dense_block)
 _RATE_MEMORY = 2.0e9  # dense values zeroed, filled and transposed per row of Z
 
 
+@same_result_as("reference_sparse_scm")  # exact: equal values, bit for bit (tests)
 def sparse_scm(
     X,
     Y,

@@ -47,7 +47,10 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 from scipy import sparse
+
+from ..infra.keys import same_result_as
 from ..infra.progress import progress_bar
+from .reference import reference_term_similarity_matrix
 
 FILL_RULES = ("paper", "gensim")
 
@@ -679,6 +682,7 @@ def _sort_positions(keys, out):
     return out
 
 
+@same_result_as(reference_term_similarity_matrix)  # exact: every grid point's S' equals the reference's (tests)
 class TermSimilarityBuilder:
     """Builds many term-similarity matrices over one dictionary (and tf-idf model) from one neighbour cache.
 
@@ -857,6 +861,7 @@ def _validate(nonzero_limit, threshold, exponent, fill_rule, depth):
 _BUILDER_MEMO: dict = {}
 
 
+@same_result_as(reference_term_similarity_matrix)
 def term_similarity_matrix(neighbours: Neighbours, dictionary, tfidf=None, *, nonzero_limit: int = 100,
                            threshold: float = 0.0, exponent: float = 2.0, symmetric: bool = True,
                            dominant: bool = False, fill_rule: str = "paper") -> sparse.csc_matrix:

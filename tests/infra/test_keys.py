@@ -153,3 +153,21 @@ def test_every_artifact_kind_is_declared_by_the_function_its_module_computes_it_
         module = Path(sys.modules[function.__module__].__file__).read_text()
         assert f'.get("{kind}",' in module and f"{function.__name__}(" in module, kind
         assert version >= 1
+
+
+def test_a_faster_exact_search_keeps_the_keys_and_a_new_definition_changes_them(copies, original):
+    """The WMD search (wmd_knn) hashes as its definition, brute force (nearest_by_brute_force): a change to the
+    search's machinery keeps every key and the stored results' search version; a change to the WMD of one pair
+    changes the WMD's keys."""
+    package, hashes = copies()
+    wmd = package / "measures" / "wmd.py"
+    text = wmd.read_text()
+    assert "\ndef _run(" in text and "\ndef _pair_wmd(" in text
+    wmd.write_text(text.replace("\ndef _run(", "\ndef _run_unused():\n    return 0\n\n\ndef _run(", 1)
+                   .replace("    preparation = time.process_time()\n", "    preparation = time.process_time() + 0\n", 1))
+    assert hashes() == original
+    wmd.write_text(text.replace("\ndef _pair_wmd(", "\ndef _pair_wmd_exact(", 1) + (
+        "\n\ndef _pair_wmd(*args, **kwargs):\n    return 2 * _pair_wmd_exact(*args, **kwargs)\n"))
+    changed = hashes()
+    assert changed["wmd search"] != original["wmd search"] and changed["wmd-batch"] != original["wmd-batch"]
+    assert changed["knn"] != original["knn"] and changed["word2bits"] == original["word2bits"]
