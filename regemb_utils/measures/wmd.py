@@ -251,12 +251,8 @@ def _lower_distances(products, norms, q_norms, gamma):  # pragma: no cover - num
 
 
 @numba.njit(cache=True)
-def _reduce(q_nodes, q_w, t_nodes, t_w):  # pragma: no cover - numba
-    """Cancel the mass two documents share: min(xᵢ, yᵢ) at every common location is removed from both sides; returns
-    (query positions, remaining weights, document positions, remaining weights), zeros dropped.
-
-    Exact for a metric (or pseudo-metric) ground distance: by Kantorovich–Rubinstein duality the EMD depends only on
-    x − y, which the cancellation keeps. Both sides keep the same total mass (up to rounding; POT rescales)."""
+def _cancel_shared(q_nodes, q_w, t_nodes, t_w):  # pragma: no cover - numba
+    """Both documents' weights with min(xᵢ, yᵢ) removed at every location they share (locations sorted)."""
     a = q_w.copy()
     b = t_w.copy()
     i = 0
@@ -272,6 +268,17 @@ def _reduce(q_nodes, q_w, t_nodes, t_w):  # pragma: no cover - numba
             i += 1
         else:
             j += 1
+    return a, b
+
+
+@numba.njit(cache=True)
+def _reduce(q_nodes, q_w, t_nodes, t_w):  # pragma: no cover - numba
+    """Cancel the mass two documents share: min(xᵢ, yᵢ) at every common location is removed from both sides; returns
+    (query positions, remaining weights, document positions, remaining weights), zeros dropped.
+
+    Exact for a metric (or pseudo-metric) ground distance: by Kantorovich–Rubinstein duality the EMD depends only on
+    x − y, which the cancellation keeps. Both sides keep the same total mass (up to rounding; POT rescales)."""
+    a, b = _cancel_shared(q_nodes, q_w, t_nodes, t_w)
     rows = np.flatnonzero(a > 0.0)
     cols = np.flatnonzero(b > 0.0)
     return rows, a[rows], cols, b[cols]
@@ -653,21 +660,7 @@ def _reduce_dense(q_nodes, q_w, t_nodes, t_w):  # pragma: no cover - numba
     """:func:`_reduce`, with the query's remaining weights over all its locations (zeros where the shared mass
     cancelled them): (remaining query weights, document positions, their remaining weights). The same numbers as
     :func:`_reduce`."""
-    a = q_w.copy()
-    b = t_w.copy()
-    i = 0
-    j = 0
-    while i < len(a) and j < len(b):
-        if q_nodes[i] == t_nodes[j]:
-            shared = min(a[i], b[j])
-            a[i] -= shared
-            b[j] -= shared
-            i += 1
-            j += 1
-        elif q_nodes[i] < t_nodes[j]:
-            i += 1
-        else:
-            j += 1
+    a, b = _cancel_shared(q_nodes, q_w, t_nodes, t_w)
     cols = np.flatnonzero(b > 0.0)
     return a, cols, b[cols]
 
