@@ -278,6 +278,14 @@ def _in(package: str, module: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
+def _dunder(name: str) -> bool:  # __file__, __name__: where the module lives, not what it computes
+    return name.startswith("__") and name.endswith("__")
+
+
+_MISSING = object()
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
 class _Strip(ast.NodeTransformer):
     """Docstrings and import statements removed: neither changes what the code computes."""
 
@@ -399,15 +407,6 @@ class _Hasher:
         if qualified is not None and not _in(PACKAGE, origin):
             return f"external {origin}.{qualified}", set()
         return self.value(name, value, module)
-
-
-_MISSING = object()
-
-
-def _dunder(name: str) -> bool:  # __file__, __name__: where the module lives, not what it computes
-    return name.startswith("__") and name.endswith("__")
-
-_SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
 
 class _Resolve(ast.NodeTransformer):
