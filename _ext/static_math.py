@@ -4,8 +4,8 @@ MathJax's browser component (``tex-chtml.js``, 1.2 MB, and its web fonts) made u
 formula. When the HTML build finishes, this collects every formula Sphinx wrote for MathJax
 (``<span class="math">\\(...\\)</span>`` and ``<div class="math">\\[...\\]</div>``), typesets them all in one run of
 MathJax 3 under node (``_ext/tex2svg.js``, with the MathJax files that ``make setup`` puts into
-``assets/mathjax/node``), writes each SVG in place with MathJax's own style sheet (with its TeX source as the SVG's accessible name,
-``aria-label``, and as visually hidden text that in-page search and copying see), and removes the MathJax script
+``assets/mathjax/node``), writes each SVG in place with MathJax's own style sheet (with its TeX source as the SVG's
+accessible name, ``aria-label``, and as visually hidden text that in-page search and copying see), and removes the MathJax script
 tags and ``_static/mathjax`` (the build output only; ``assets/`` keeps its files). A formula MathJax cannot typeset
 fails the build. Registered in ``_config.yml`` (``sphinx: local_extensions``).
 """

@@ -7,7 +7,8 @@
 * :func:`scm_dissimilarities` – √(max(0, 2 − 2·SCM)): the Euclidean distance between the documents' unit vectors in
   the SCM's inner-product space. When S' = L Lᵀ (Sym + Dom, chapter 3) this is the distance between the normalized
   document vectors Lᵀx/‖Lᵀx‖ over the orthogonalized embeddings, which is what the paper's maps used (it forced Sym
-  and Dom and took Cholesky factors; the appendix on the paper's code). A document with xᵀSx ≤ 0 has SCM 0 to every document, so it sits at
+  and Dom and took Cholesky factors; the appendix on the paper's code). A document with xᵀSx ≤ 0 has SCM 0 to every
+  document, so it sits at
   √2 from all of them.
 * :func:`tsne_map` – scikit-learn's t-SNE on those precomputed dissimilarities, in 2 or 3 dimensions.
 * :func:`map_figure_2d`, :func:`map_figure_3d` – a matplotlib scatter and an interactive plotly scatter coloured by

@@ -1,14 +1,16 @@
-"""Chapter 4's timed kNN runs: one method on every data set, with model selection (paper §5.4–§6; the appendix on the paper's code).
+"""Chapter 4's timed kNN runs: one method on every data set, with model selection (paper §5.4–§6; the appendix on
+the paper's code).
 
 For each data set and method:
 
 1. **model selection** on the validation split: every grid point of the method (the dtb slope for the soft VSMs, the
    whole orthogonalization grid for the sparse SCM, nothing else for BoW, TF-IDF L1 and the WMDs) is evaluated with
    the training split as the reference set, for every k at once (one top-max(k) search); the row with the highest
-   validation accuracy wins, ties going to the earliest grid point, then to the smallest k (the appendix on the paper's code,
-   :func:`regemb_utils.classification.selection.select_grid`);
+   validation accuracy wins, ties going to the earliest grid point, then to the smallest k (the appendix on the
+   paper's code, :func:`regemb_utils.classification.selection.select_grid`);
 2. the **test run** at the chosen grid point, with the training split as the reference set (the paper's choice;
-   the appendix on the paper's code, "The reference set at test time") or, with ``reference="train+validation"``, the training and validation splits;
+   the appendix on the paper's code, "The reference set at test time") or, with ``reference="train+validation"``,
+   the training and validation splits;
 3. the result (:class:`MethodResult`: the validation table, the chosen parameters, the test predictions for every k,
    the timings and the documents with xᵀS'x ≤ 0) is stored in the artifact cache, one artifact per data set and
    method.

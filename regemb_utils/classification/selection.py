@@ -1,4 +1,5 @@
-"""Grid search on the validation split through joblib (paper §5.4; the appendix on the paper's code, "The parameter grid").
+"""Grid search on the validation split through joblib (paper §5.4; the appendix on the paper's code, "The parameter
+grid").
 
 :func:`evaluate_grid` evaluates every grid point with ``joblib.Parallel`` under the *active* backend, so the same
 call runs locally (loky/threads) or on a dask cluster, and :func:`select_grid` picks the best row::

@@ -1,4 +1,5 @@
-"""Confidence intervals and significance tests for kNN test errors (paper §5.5; the appendix on the paper's code, "Statistics").
+"""Confidence intervals and significance tests for kNN test errors (paper §5.5; the appendix on the paper's code,
+"Statistics").
 
 * :func:`agresti_coull` – the paper's 95 % interval (Agresti & Coull 1998) with the point estimate x/n
   (statsmodels' ``proportion_confint(method="agresti_coull")``).
@@ -189,7 +190,8 @@ class PaperTTestResult:
 
 
 def paper_t_test(accuracy_1: float, n_1: int, accuracy_2: float, n_2: int, alpha: float = 0.05) -> PaperTTestResult:
-    """The paper's "Student's t-test" (``f_test`` in its notebook), reproduced with its flaw (the appendix on the paper's code, "Statistics").
+    """The paper's "Student's t-test" (``f_test`` in its notebook), reproduced with its flaw (the appendix on the
+    paper's code, "Statistics").
 
     What it computes:
 

@@ -1,4 +1,5 @@
-"""Word Mover's Distance and exact WMD nearest neighbours (paper §3.1, §5.4; the appendix on the paper's code, "Words without an embedding").
+"""Word Mover's Distance and exact WMD nearest neighbours (paper §3.1, §5.4; the appendix on the paper's code, "Words
+without an embedding").
 
 Definition used everywhere here:
 
@@ -7,7 +8,8 @@ Definition used everywhere here:
 * ground distance: the Euclidean distance between the **raw** embedding rows (no normalisation), from
   :func:`regemb_utils.measures.similarity.embedding_matrix`;
 * **words without an embedding** are zero vectors: they sit at the origin and take part in the transport (the
-  paper's code's behaviour, as the appendix on the paper's code says; Kusner et al. removed them). Words outside the dictionary never get here;
+  paper's code's behaviour, as the appendix on the paper's code says; Kusner et al. removed them). Words outside the
+  dictionary never get here;
 * a document with no weight (empty, or no dictionary word) is at distance **+inf** from every document, itself
   included (the paper's similarity 1/d is then 0); it is never passed to a solver;
 * words at identical coordinates (all the words without an embedding, at the origin) are **one location** with the
