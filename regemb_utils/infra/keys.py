@@ -302,14 +302,23 @@ class _Strip(ast.NodeTransformer):
 
 
 class _Hasher:
-    """One code hash: a memo of the definitions whose hash does not depend on where the walk came from."""
+    """One code hash. Its memo holds the definitions hashed in this walk; ``lookups`` records every (module, name,
+    object id) it read from a module's namespace, so that a cached hash can be checked against the namespaces later
+    (a function replaced at run time, by a test's monkeypatch or by hand, is seen)."""
 
-    _memo: dict[Any, str] = {}
     _assignments: dict[str, dict[str, ast.expr]] = {}
+    _imports: dict[str, dict[str, tuple[str, str]]] = {}
 
     def __init__(self):
         self.stack: list[Any] = []  # the definitions being hashed
+        self.memo: dict[Any, str] = {}
         self.values: set[tuple[str, str]] = set()  # the (module, name) of the values being hashed
+        self.lookups: set[tuple[str, str, int]] = set()
+
+    def lookup(self, module: str, name: str) -> Any:
+        value = vars(sys.modules[module]).get(name, _MISSING) if module in sys.modules else _MISSING
+        self.lookups.add((module, name, id(value)))
+        return value
 
     # -- definitions (functions and classes of the package) -----------------------------------------------------
 
@@ -319,14 +328,14 @@ class _Hasher:
         reference = getattr(obj, "__same_result_as__", None)
         if reference is not None:
             if isinstance(reference, str):
-                reference = vars(sys.modules[obj.__module__])[reference]
+                reference = self.lookup(obj.__module__, reference)
             return self.definition(reference)
         if _in(INFRA, _module_of(obj)):
             return "infra", set()
         if getattr(obj, "__changes_no_result__", False):
             return "no result", set()
-        if obj in self._memo:
-            return self._memo[obj], set()
+        if obj in self.memo:
+            return self.memo[obj], set()
         if any(obj is on for on in self.stack):
             return "recursion", {id(obj)}
         try:
@@ -343,47 +352,56 @@ class _Hasher:
             self.stack.pop()
         digest = hashlib.sha256(ast.dump(tree).encode()).hexdigest()
         if not reached:
-            self._memo[obj] = digest
+            self.memo[obj] = digest
         return digest, reached
 
     # -- module-level values -------------------------------------------------------------------------------------
 
     @classmethod
-    def assignments(cls, module: str) -> dict[str, ast.expr]:
-        """The top-level ``name = expression`` statements of a package module: name -> expression."""
-        if module not in cls._assignments:
-            found = {}
-            try:
-                tree = ast.parse(inspect.getsource(sys.modules[module]))
-            except (OSError, TypeError, KeyError):
-                tree = ast.Module(body=[], type_ignores=[])
-            for node in tree.body:
-                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                    found[node.targets[0].id] = node.value
-                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-                    found[node.target.id] = node.value
-            cls._assignments[module] = found
-        return cls._assignments[module]
+    def _statements(cls, module: str) -> None:
+        """A package module's top-level ``name = expression`` statements and ``from x import name`` imports."""
+        if module in cls._assignments:
+            return
+        assigned, imported = {}, {}
+        try:
+            tree = ast.parse(inspect.getsource(sys.modules[module]))
+        except (OSError, TypeError, KeyError):
+            tree = ast.Module(body=[], type_ignores=[])
+        is_package = getattr(sys.modules.get(module), "__path__", None) is not None
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                assigned[node.targets[0].id] = node.value
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                assigned[node.target.id] = node.value
+            elif isinstance(node, ast.ImportFrom):
+                base = module.split(".") if is_package else module.split(".")[:-1]
+                base = base[:len(base) - (node.level - 1)] if node.level else []
+                source = ".".join(base + ([node.module] if node.module else []))
+                for alias in node.names:
+                    imported[alias.asname or alias.name] = (source, alias.name)
+        cls._assignments[module], cls._imports[module] = assigned, imported
 
     def value(self, name: str, value: Any, module: str) -> tuple[str, set[int]]:
-        """A package module-level value: by the expression that defines it, else by content."""
-        modules = [module] + sorted(m for m in sys.modules if _in(PACKAGE, m) and m != module)
-        for candidate in modules:
-            namespace = vars(sys.modules[candidate]) if candidate in sys.modules else {}
-            for defined, expression in self.assignments(candidate).items():
-                if (candidate, defined) in self.values or namespace.get(defined, _MISSING) is not value:
-                    continue
-                if defined != name and (candidate == module or isinstance(value, _SCALARS)):
-                    continue  # equal small constants are one object: only their own name identifies them
-                self.values.add((candidate, defined))
+        """A package module-level value: a number or string by content; anything else by the expression that defines
+        it, found in ``module`` or by following its ``from x import name`` statements; else by content."""
+        if isinstance(value, _SCALARS):
+            return "f" + fingerprint(value), set()
+        for _ in range(10):  # module, name: where the value is defined, following imports
+            self._statements(module)
+            expression = self._assignments[module].get(name)
+            if expression is not None and self.lookup(module, name) is value and (module, name) not in self.values:
+                self.values.add((module, name))
                 try:
-                    resolver = _Resolve(self, candidate)
+                    resolver = _Resolve(self, module)
                     tree = resolver.visit(copy.deepcopy(expression))
                 finally:
-                    self.values.discard((candidate, defined))
+                    self.values.discard((module, name))
                 if isinstance(tree, ast.Name) and tree.id.startswith("<"):  # an alias (X = module.X): what it names
                     return "=" + tree.id, resolver.reached
                 return "e" + hashlib.sha256(ast.dump(tree).encode()).hexdigest(), resolver.reached
+            if name not in self._imports[module]:
+                break
+            module, name = self._imports[module][name]
         try:
             return "f" + fingerprint(value), set()
         except TypeError:
@@ -417,14 +435,15 @@ class _Resolve(ast.NodeTransformer):
         self.namespace = vars(sys.modules[module])
         self.reached: set[int] = set()
 
-    def _token(self, name: str, value: Any) -> str:
-        token, reached = self.hasher.token(name, value, self.module)
+    def _token(self, name: str, value: Any, module: str | None = None) -> str:
+        token, reached = self.hasher.token(name, value, module or self.module)
         self.reached |= reached
         return token[1:] if token.startswith("=") else f"<{hashlib.sha256(token.encode()).hexdigest()[:32]}>"
 
     def visit_Name(self, node: ast.Name):
         if isinstance(node.ctx, ast.Load) and node.id in self.namespace and not _dunder(node.id):
-            return ast.copy_location(ast.Name(id=self._token(node.id, self.namespace[node.id]), ctx=node.ctx), node)
+            value = self.hasher.lookup(self.module, node.id)
+            return ast.copy_location(ast.Name(id=self._token(node.id, value), ctx=node.ctx), node)
         return node
 
     def visit_Attribute(self, node: ast.Attribute):
@@ -436,10 +455,13 @@ class _Resolve(ast.NodeTransformer):
                 and isinstance(self.namespace[base.id], types.ModuleType)):
             return self.generic_visit(node)
         chain.reverse()
-        value, used = self.namespace[base.id], 0
-        while isinstance(value, types.ModuleType) and used < len(chain) and hasattr(value, chain[used]):
-            value, used = getattr(value, chain[used]), used + 1
-        result: ast.expr = ast.Name(id=self._token(chain[used - 1] if used else base.id, value), ctx=ast.Load())
+        value, used, owner = self.hasher.lookup(self.module, base.id), 0, self.module
+        while (isinstance(value, types.ModuleType) and used < len(chain) and value.__name__ in sys.modules
+               and hasattr(value, chain[used])):  # module.name: the name in that module's namespace
+            owner = value.__name__
+            value, used = self.hasher.lookup(owner, chain[used]), used + 1
+        result: ast.expr = ast.Name(id=self._token(chain[used - 1] if used else base.id, value, owner),
+                                    ctx=ast.Load())
         for attribute in chain[used:]:
             result = ast.Attribute(value=result, attr=attribute, ctx=ast.Load())
         return ast.copy_location(result, node)
@@ -467,9 +489,17 @@ def code_hash(obj: Callable) -> str:
     >>> code_hash(tokenization.tokenize) == code_hash(fingerprint)
     False
     """
-    with _LOCK:  # threads (two models trained at once) share the memo
-        digest, _ = _Hasher().definition(obj)
-    return hashlib.sha256(digest.encode()).hexdigest()[:16]
+    with _LOCK:  # threads (two models trained at once) share the cache
+        known = _HASHES.get(obj)
+        if known is not None and all(id(vars(sys.modules[m]).get(n, _MISSING) if m in sys.modules else _MISSING) == i
+                                     for m, n, i in known[1]):
+            return known[0]
+        hasher = _Hasher()
+        digest, _ = hasher.definition(obj)
+        digest = hashlib.sha256(digest.encode()).hexdigest()[:16]
+        _HASHES[obj] = digest, frozenset(hasher.lookups)
+    return digest
 
 
 _LOCK = threading.Lock()
+_HASHES: dict[Any, tuple[str, frozenset]] = {}  # obj -> (its hash, the namespace lookups it rests on)

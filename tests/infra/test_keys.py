@@ -116,7 +116,6 @@ def test_a_module_level_value_enters_by_its_definition_not_its_state():
 
     before = code_hash(sources.CachedMatrices)
     sources._LOADED["a source"] = "loaded"
-    keys._Hasher._memo.clear()
     try:
         assert code_hash(sources.CachedMatrices) == before
     finally:
@@ -171,3 +170,19 @@ def test_a_faster_exact_search_keeps_the_keys_and_a_new_definition_changes_them(
     changed = hashes()
     assert changed["wmd search"] != original["wmd search"] and changed["wmd-batch"] != original["wmd-batch"]
     assert changed["knn"] != original["knn"] and changed["word2bits"] == original["word2bits"]
+
+
+def test_a_function_replaced_at_run_time_is_seen_and_its_restoration_too():
+    """The cached hash rests on the namespaces it read: replacing a function the computation reaches (a monkeypatch)
+    gives another hash, and putting it back gives the first again (no stale cache)."""
+    from regemb_utils.classification.wmd_store import search_version
+    from regemb_utils.measures import wmd
+
+    before = search_version()
+    original = wmd._pair_wmd
+    try:
+        wmd._pair_wmd = lambda *args: 0.0
+        assert search_version() != before
+    finally:
+        wmd._pair_wmd = original
+    assert search_version() == before
