@@ -10,8 +10,12 @@ name or the module it comes from. So
   change no key (imports are not hashed; docstrings are removed; comments are not in the syntax tree);
 * a change to any function the computation reaches changes its key; a change to a function it never reaches (a
   figure, the paper's numbers when the computation does not read them) does not;
-* a module-level value enters by the expression that defines it (``METHODS = {...}``: its syntax tree, names
-  resolved the same way), so a value that a process changes later (a per-process cache) never moves a key;
+* a module-level number or string enters by its value; any other module-level value by the expression that defines
+  it (``METHODS = {...}``: its syntax tree, names resolved the same way), found in the module that names it or by
+  following that module's ``from x import name`` statements, so a value that a process changes later (a per-process
+  cache) never moves a key, and neither do the other modules a process happens to have loaded;
+* a hash is cached per process together with every namespace lookup it rests on, and recomputed when one of them
+  changed (a function replaced at run time, then restored);
 * names outside the package enter by their qualified name (``numpy.linalg.norm``, however it was imported);
 * the plumbing of :mod:`regemb_utils.infra` (the cache, progress bars, processes) changes no result and enters as
   one constant;
