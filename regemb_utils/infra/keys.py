@@ -419,8 +419,9 @@ class _Hasher:
                     if not _in(PACKAGE, value.__name__) else "package module"), set()
         target = _unwrap(value)
         origin = _module_of(target)
-        if (inspect.isfunction(target) or inspect.isclass(target)) and _in(PACKAGE, origin):
-            return self.definition(target)
+        if getattr(target, "__same_result_as__", None) is not None or (
+                (inspect.isfunction(target) or inspect.isclass(target)) and _in(PACKAGE, origin)):
+            return self.definition(target)  # a stand-in declared to give a package function's results: as that one
         if _in(INFRA, origin) and (callable(target) or inspect.isclass(target)):
             return "infra", set()
         if _in(PACKAGE, module) and not (callable(value) or inspect.isclass(value)):

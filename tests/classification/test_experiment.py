@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from classification_fixtures import separable_dataset
 
+from regemb_utils.infra.keys import same_result_as
 from regemb_utils.classification.estimators import MissingEmbeddingsWarning, SoftCosineClassifier
 from regemb_utils.classification.experiment import run_methods
 from regemb_utils.classification.knn_runs import classify
@@ -156,7 +157,7 @@ def test_7_and_8_progress_reaches_the_neighbour_search_which_a_cached_rerun_skip
         calls.append(kwargs.get("progress"))
         return nearest_neighbours(*args, **kwargs)
 
-    monkeypatch.setattr(sources, "nearest_neighbours", recording)
+    monkeypatch.setattr(sources, "nearest_neighbours", same_result_as(nearest_neighbours)(recording))  # a spy
     settings = Settings(ks=(1, 3), sparse_grid=GRID, progress=True)
     cache = ArtifactCache(tmp_path)
     first = run_methods(dataset, ["soft_vsm_ortho"], settings, vectors=kv, dictionary=dictionary, cache=cache)
@@ -165,7 +166,7 @@ def test_7_and_8_progress_reaches_the_neighbour_search_which_a_cached_rerun_skip
     def never(*args, **kwargs):
         raise AssertionError("the neighbour search ran for a cached result")
 
-    monkeypatch.setattr(sources, "nearest_neighbours", never)
+    monkeypatch.setattr(sources, "nearest_neighbours", same_result_as(nearest_neighbours)(never))  # stands in for it
     again = run_methods(dataset, ["soft_vsm_ortho"], settings, vectors=kv, dictionary=dictionary, cache=cache)
     assert again["toy", "soft_vsm_ortho"].params == first["toy", "soft_vsm_ortho"].params
 
