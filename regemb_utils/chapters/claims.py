@@ -1,0 +1,462 @@
+"""Every claim of the paper, judged: one :class:`regemb_utils.study.claims.Claim` each (the paper's words, section
+and what it gives, the rule), and one small function that turns the chapters' evidence into findings, per data set,
+model or parameter and, where the claim rests on the 32-bit model, per training seed (chapter 2 trains it with
+several; chapter 4 reruns the :data:`regemb_utils.study.params.SEEDED_METHODS` with each).
+
+:func:`judge` runs them all on one :class:`Evidence`; the landing page and chapter 6 render its judgements, so a verdict
+is never typed into prose. Every rule is stated in the claim's ``rule`` and tested on constructed evidence
+(tests/chapters/test_claims.py).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+
+from .. import paper as _paper
+from ..classification.knn_runs import MethodResult
+from ..classification.methods import METHODS
+from ..classification.statistics import mcnemar_exact
+from ..study.claims import FAILS, HOLDS, OPEN, Claim, Finding, Judgement, interval_result
+from ..study.params import BOOK_SEED, SEEDED_METHODS
+from ..text.datasets import DATASETS
+from .scm_vs_wmd import error_reduction, error_table, optimal_parameters, paired_wmd_table, significance_table
+
+__all__ = ["Evidence", "CLAIMS", "judge", "judgement_table", "PAPER_SEVEN", "AGREEMENT_WIDENING"]
+
+Results = Mapping[tuple[str, str], MethodResult]
+PAPER_SEVEN = tuple(METHODS)[:7]  # the paper's configurations (Figure 8's order): the family of its §6.1 tests
+# Two independent estimates with the same standard error differ by √2 times as much as one of them varies: the margin
+# by which our interval is widened when it is held against a paper's number from the same number of test documents.
+AGREEMENT_WIDENING = math.sqrt(2)
+
+
+@dataclass
+class Evidence:
+    """What the chapters recorded, for the claims to read.
+
+    Parameters
+    ----------
+    results : mapping
+        Chapter 4's results, ``(data set, method)`` → MethodResult (the book's seed).
+    seed_results : mapping of int to mapping, optional
+        Per other training seed, chapter 4's :data:`SEEDED_METHODS` run on that seed's 32-bit model.
+    cosines : mapping, optional
+        Chapter 2: per model, the mean, sd and number ``n`` of random word pairs' cosines.
+    theorem_1 : mapping, optional
+        Chapter 3's check of Theorem 1 per model.
+    datasets : sequence of str, optional
+        Judge on these data sets only (the tests are still corrected over every data set).
+    """
+
+    results: Results
+    seed_results: Mapping[int, Results] = field(default_factory=dict)
+    cosines: Mapping[str, Mapping[str, float]] | None = None
+    theorem_1: Mapping[str, Mapping[str, float]] | None = None
+    datasets: Sequence[str] | None = None
+
+    def chosen(self) -> list[str]:
+        """The data sets judged, in the book's order."""
+        ran = {d for d, _ in self.results}
+        return [d for d in DATASETS if d in ran and (self.datasets is None or d in self.datasets)]
+
+    def by_seed(self) -> dict[int | None, Results]:
+        """Chapter 4's results per training seed, the other seeds' runs in place of the book seed's (None: one seed)."""
+        if not self.seed_results:
+            return {None: self.results}
+        return {seed: {**self.results, **{k: v for k, v in chosen.items() if k in self.results}}
+                for seed, chosen in {BOOK_SEED: {}, **self.seed_results}.items()}
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# shared rules
+
+
+def _label(dataset: str) -> str:
+    return dataset.upper()
+
+
+def _mcnemar(results: Results) -> pd.DataFrame:
+    """§6.1's family: every pair of the paper's seven configurations on every data set, exact McNemar, BH over all."""
+    return significance_table({k: r for k, r in results.items() if k[1] in PAPER_SEVEN}, test="mcnemar")
+
+
+def paired_findings(table: pd.DataFrame, better: str, worse: str, datasets: Sequence[str]) -> list[Finding]:
+    """Per data set, whether ``better`` errs less than ``worse``: :data:`HOLDS` when the paired test
+    (``table``: :func:`regemb_utils.chapters.scm_vs_wmd.significance_table`) decides that it does, :data:`FAILS`
+    when it decides the opposite, :data:`OPEN` when it decides nothing or the pair did not run.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"dataset": ["bbcsport", "twitter"], "a": ["BoW", "Soft VSM"], "b": ["Soft VSM", "BoW"],
+    ...                       "error a": [9.0, 30.0], "error b": [4.0, 31.0], "q": [0.001, 0.4],
+    ...                       "significant": [True, False]})
+    >>> [(f.unit, f.result) for f in paired_findings(table, "soft_vsm", "bow", ["bbcsport", "twitter", "amazon"])]
+    [('BBCSPORT', 'holds'), ('TWITTER', 'open'), ('AMAZON', 'open')]
+    """
+    a, b = METHODS[better].label, METHODS[worse].label
+    found = []
+    for dataset in datasets:
+        rows = table[(table["dataset"] == dataset) & (table["a"].isin([a, b])) & (table["b"].isin([a, b]))] \
+            if len(table) else table
+        if not len(rows):
+            found.append(Finding(OPEN, "not run", _label(dataset)))
+            continue
+        row = rows.iloc[0]
+        e_better, e_worse = ((row["error a"], row["error b"]) if row["a"] == a else (row["error b"], row["error a"]))
+        result = (OPEN if not row["significant"] else HOLDS if e_better < e_worse else FAILS)
+        found.append(Finding(result, f"{e_better:.1f} vs {e_worse:.1f} % (q = {row['q']:.2g})", _label(dataset)))
+    return found
+
+
+def agreement_result(ours: float, lower: float, upper: float, paper: float) -> str:
+    """Whether our estimate agrees with the paper's, allowing for both sides' sampling error: our interval widened by
+    :data:`AGREEMENT_WIDENING` about our estimate (the paper's estimate, from as many test documents, varies as much
+    as ours) :data:`HOLDS` when it contains the paper's number, else :data:`FAILS`.
+
+    Examples
+    --------
+    >>> agreement_result(37.3, 33.0, 41.0, 39.43), agreement_result(35.5, 32.5, 38.5, 39.43)
+    ('holds', 'holds')
+    >>> agreement_result(30.0, 28.0, 32.0, 39.43)
+    'does not hold'
+    """
+    low = ours - AGREEMENT_WIDENING * (ours - lower)
+    high = ours + AGREEMENT_WIDENING * (upper - ours)
+    return HOLDS if low <= paper <= high else FAILS
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# the claims: each a Claim and the function that judges it on one seed's results (seeded claims) or on the evidence
+
+
+def _reduction(results: Results, evidence: Evidence) -> list[Finding]:
+    datasets = evidence.chosen()
+    try:
+        found = error_reduction(results, "soft_vsm_ortho", "soft_vsm", datasets=datasets)
+    except ValueError:
+        return []
+    paper = (_paper.ERROR_REDUCTION.value if set(datasets) >= set(DATASETS)
+             else _paper_reduction(datasets))
+    r, lower, upper = found["reduction"], found["lower"], found["upper"]
+    result = (OPEN if lower <= 0 else agreement_result(r, lower, upper, paper) if r < paper else HOLDS)
+    return [Finding(result, f"{r:.1f} % [{lower:.1f}, {upper:.1f}] (paper: {paper:.2f} %; "
+                            f"{found['queries']:,} test queries)")]
+
+
+def _paper_reduction(datasets: Sequence[str]) -> float:
+    """The reduction that the paper's own Figure 8 values give on ``datasets`` (its 39.43 % pools all six)."""
+    ortho = sum(_paper.TEST_ERRORS["soft_vsm_ortho", d].value for d in datasets)
+    dense = sum(_paper.TEST_ERRORS["soft_vsm", d].value for d in datasets)
+    return 100 * (1 - ortho / dense)
+
+
+def _pair(better: str, worse: str) -> Callable[[Results, Evidence], list[Finding]]:
+    def judged(results: Results, evidence: Evidence) -> list[Finding]:
+        return paired_findings(_mcnemar(results), better, worse, evidence.chosen())
+    return judged
+
+
+def _scm_vs(wmd: str) -> Callable[[Results, Evidence], list[Finding]]:
+    def judged(results: Results, evidence: Evidence) -> list[Finding]:
+        table = paired_wmd_table(results)
+        found = []
+        for dataset in evidence.chosen():
+            rows = table[(table["dataset"] == dataset) & (table["method"] == wmd)] if len(table) else table
+            if not len(rows):
+                found.append(Finding(OPEN, "not run", _label(dataset)))
+                continue
+            row = rows.iloc[0]
+            result = {"SCM better": HOLDS, "WMD better": FAILS}.get(row["verdict"], OPEN)
+            found.append(Finding(result, f"{row['SCM error']:.1f} vs {row['WMD error']:.1f} % on "
+                                         f"{int(row['queries']):,} queries (q = {row['q']:.2g})", _label(dataset)))
+        return found
+    return judged
+
+
+def _cosine_sign(model: str, sign: int) -> Callable[[Results, Evidence], list[Finding]]:
+    def judged(results: Results, evidence: Evidence) -> list[Finding]:
+        if not evidence.cosines or model not in evidence.cosines or "n" not in evidence.cosines[model]:
+            return []
+        c = evidence.cosines[model]
+        half = 1.96 * c["sd"] / math.sqrt(c["n"])
+        lower, upper = c["mean"] - half, c["mean"] + half
+        result = interval_result(lower, upper) if sign > 0 else interval_result(-upper, -lower)
+        return [Finding(result, f"mean cosine {c['mean']:.4f} [{lower:.4f}, {upper:.4f}] over {int(c['n']):,} "
+                                "random word pairs", model)]
+    return judged
+
+
+THEOREM_TOLERANCE = 1e-4  # float32 rounding of S' and E' is about 1e-7; anything above 1e-4 is a real difference
+
+
+def _theorem_1(results: Results, evidence: Evidence) -> list[Finding]:
+    found = []
+    for model, checked in (evidence.theorem_1 or {}).items():
+        errors = [float(checked[key]) for key in ("max |⟨e'_i, e'_j⟩ - s'_ij|", "max |s'_ij - cos(e_i, e_j)|",
+                                                  "max |⟨e'_i, e'_j⟩|, unstored") if key in checked]
+        largest = max(errors)
+        result = HOLDS if largest < THEOREM_TOLERANCE else FAILS if np.isfinite(largest) else OPEN
+        found.append(Finding(result, f"largest deviation {largest:.1e} over {int(checked['words']):,} words", model))
+    return found
+
+
+def _significance(results: Results, evidence: Evidence) -> list[Finding]:
+    table = significance_table({k: r for k, r in results.items() if k[1] in PAPER_SEVEN}, test="paper_t_test")
+    labels = {METHODS[m].label: m for m in PAPER_SEVEN}
+    found = []
+    for dataset in evidence.chosen():
+        rows = table[table["dataset"] == dataset] if len(table) else table
+        expected = {frozenset((a, b)) for d, a, b in _paper.NOT_SIGNIFICANT_PAIRS.value if d == dataset}
+        if len(rows) < len(PAPER_SEVEN) * (len(PAPER_SEVEN) - 1) // 2:
+            found.append(Finding(OPEN, f"{len(rows)} of 21 comparisons ran", _label(dataset)))
+            continue
+        ours = {frozenset((labels[r.a], labels[r.b])) for r in rows.itertuples() if not r.significant}
+        missing, extra = len(expected - ours), len(ours - expected)
+        found.append(Finding(HOLDS if not missing and not extra else FAILS,
+                             f"{len(rows) - len(ours)} of {len(rows)} significant; of the paper's {len(expected)} "
+                             f"exceptions {len(expected) - missing} found, {extra} more", _label(dataset)))
+    return found
+
+
+def _spread(results: Results, evidence: Evidence) -> list[Finding]:
+    errors = error_table({k: r for k, r in results.items() if k[1] in PAPER_SEVEN})
+    spread = errors.groupby("dataset")["error"].agg(lambda e: e.max() - e.min())
+    if "twitter" not in spread.index or len(spread) < 2:
+        return []
+    others = spread.drop("twitter")
+    result = HOLDS if spread["twitter"] < others.min() else FAILS
+    return [Finding(result, f"TWITTER's seven errors span {spread['twitter']:.1f} points; the other data sets' "
+                            f"{others.min():.1f} to {others.max():.1f}")]
+
+
+def _lowest(results: Results, evidence: Evidence) -> list[Finding]:
+    datasets = evidence.chosen()
+    errors = error_table({k: r for k, r in results.items() if k[1] in PAPER_SEVEN and k[0] in datasets})
+    wide = errors.pivot(index="dataset", columns="method", values="error").dropna(axis=1)
+    if "soft_vsm_ortho" not in wide or "bow" not in wide:
+        return []
+    relative = 100 * wide.mean() / wide["bow"].mean()
+    runner = relative.drop("soft_vsm_ortho").idxmin()
+    only_ortho = only_runner = 0  # discordant test queries pooled over the data sets: an exact paired test
+    for dataset in wide.index:
+        a, b = results[dataset, "soft_vsm_ortho"], results[dataset, runner]
+        test = mcnemar_exact(a.predictions[a.k], b.predictions[b.k], a.truth)
+        only_ortho, only_runner = only_ortho + test.only_a_correct, only_runner + test.only_b_correct
+    p = binomtest(only_ortho, only_ortho + only_runner).pvalue if only_ortho + only_runner else 1.0
+    lowest = relative["soft_vsm_ortho"] <= relative[runner]
+    result = OPEN if p >= 0.05 else HOLDS if only_ortho > only_runner else FAILS
+    return [Finding(result, f"Soft VSM (ortho.) {relative['soft_vsm_ortho']:.2f} %, "
+                            f"{'lowest' if lowest else 'not lowest'}; next {METHODS[runner].label} "
+                            f"{relative[runner]:.2f} %; pooled paired test p = {p:.2g}")]
+
+
+def _idf(results: Results, evidence: Evidence) -> list[Finding]:
+    chosen = optimal_parameters({k: r for k, r in results.items() if k[0] in evidence.chosen()}, ["soft_vsm_ortho"])
+    ours = chosen[chosen["source"] == METHODS["soft_vsm_ortho"].label]
+    return [Finding(HOLDS if bool(r["idf"]) else FAILS, f"Idf = {'true' if r['idf'] else 'false'}",
+                    _label(r["dataset"])) for _, r in ours.iterrows()]
+
+
+STRONG = {"nonzero_limit": "C", "exponent": "o", "threshold": "t", "symmetric": "Sym", "dominant": "Dom"}
+
+
+def _strong(results: Results, evidence: Evidence) -> list[Finding]:
+    chosen = optimal_parameters({k: r for k, r in results.items() if k[0] in evidence.chosen()}, ["soft_vsm_ortho"])
+    ours = chosen[chosen["source"] == METHODS["soft_vsm_ortho"].label]
+    table_2 = _paper.table_2()
+    found = []
+    for column, label in STRONG.items():
+        if column not in ours or not len(ours):
+            continue
+        paper, counts = table_2[column].value_counts(), ours[column].value_counts()
+        if not len(counts):
+            found.append(Finding(OPEN, "not recorded", label))
+            continue
+        common = counts.index[0] if len(counts) == 1 or counts.iloc[0] > counts.iloc[1] else None
+        value = paper.index[0]
+        result = OPEN if common is None else HOLDS if common == value else FAILS
+        shown = "a tie" if common is None else f"{_shown(common)} ({int(counts.iloc[0])} of {len(ours)})"
+        found.append(Finding(result, f"{shown}; the paper's {_shown(value)}", label))
+    return found
+
+
+def _shown(value) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, (float, np.floating, int, np.integer)) else str(value)
+
+
+_F8 = "04_scm_vs_wmd.html#fig-relative-error"
+_SIG = "04_scm_vs_wmd.html#fig-significance"
+_T2 = "04_scm_vs_wmd.html#table-2-the-selected-parameters"
+_PAIRED = "The paired test: exact McNemar on the test queries both methods answered, BH q < 0.05 over §6.1's family "
+_PAIRED += "(every pair of the paper's seven configurations on every data set). "
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A claim and the function that judges it; ``seeded``: it reads a method that chapter 4 reran per seed."""
+
+    claim: Claim
+    judged: Callable[[Results, Evidence], list[Finding]]
+    seeded: bool
+
+
+CLAIMS: tuple[Rule, ...] = (
+    Rule(Claim("reduction", "abstract; §6.2",
+               "\"39 % average kNN test error reduction with regularized word embeddings compared to non-regularized "
+               "word embeddings\" (abstract); §6.2 gives 39.43 % for the soft VSM with orthogonalized embeddings against "
+               "the non-regularized one",
+               "The orthogonalized 32-bit SCM against the non-regularized one, paired bootstrap interval of the "
+               "reduction of the mean test error. Open when the interval reaches 0; holds when it lies above 0 and "
+               f"either our estimate is at least the paper's or our interval, widened √2-fold for the paper's own "
+               "sampling error, reaches the paper's number; does not hold otherwise. On a part of the data sets the "
+               "paper's number is the reduction its Figure 8 values give there.",
+               f"{_paper.ERROR_REDUCTION.value:.2f} % ({_paper.ERROR_REDUCTION.source})", _F8, unit=""),
+         _reduction, True),
+    Rule(Claim("regularization-each", "§1 (contribution 1); §7",
+               "Word embedding regularization \"can also significantly improve performance on the text classification "
+               "task\"",
+               _PAIRED + "Per data set, the orthogonalized 32-bit SCM against the non-regularized one: holds when the "
+               "test decides for the regularized one, does not hold when it decides against it, open otherwise.",
+               "significant, by its t-test (§6.1)", _SIG),
+         _pair("soft_vsm_ortho", "soft_vsm"), True),
+    Rule(Claim("orthogonalization-best", "§7",
+               "\"the most effective word embedding regularization technique is orthogonalization\"",
+               _PAIRED + "Per data set, orthogonalization alone (32-bit) against quantization alone (1-bit): holds "
+               "when the test decides for orthogonalization, does not hold when it decides for quantization, open "
+               "otherwise.", "stated (§7); Figures 8 and 10", _SIG),
+         _pair("soft_vsm_ortho", "soft_vsm_quantized"), True),
+    Rule(Claim("quantization-scm", "§6.2",
+               "The soft VSM benefits from quantization (\"Unlike the soft VSM, the WMD does not benefit from word "
+               "embedding quantization\")",
+               _PAIRED + "Per data set, the 1-bit soft VSM against the 32-bit one: holds when the test decides for the "
+               "1-bit one, does not hold when it decides against it, open otherwise. Our two models are not matched "
+               "on word analogies as the paper's were (chapter 2), so this compares more than the quantization.",
+               "stated (§6.2); Figures 8 and 10", _SIG),
+         _pair("soft_vsm_quantized", "soft_vsm"), True),
+    Rule(Claim("quantization-wmd", "§6.2",
+               "\"the WMD does not benefit from word embedding quantization\": \"the reduced precision of quantized "
+               "word embeddings increases kNN test error\"",
+               _PAIRED + "Per data set, the 32-bit WMD against the 1-bit one: holds when the test decides that the "
+               "1-bit WMD errs more, does not hold when it decides that it errs less, open otherwise. The models are "
+               "not matched on word analogies (chapter 2).", "stated (§6.2); Figures 8 and 10", _SIG),
+         _pair("wmd", "wmd_quantized"), False),
+    Rule(Claim("scm-beats-wmd", "abstract; §1 (contribution 2); §7",
+               "\"the SCM with regularized word embeddings significantly outperforms the WMD on text classification\"",
+               "Chapter 4's paired table: the 1-bit orthogonalized SCM against the 32-bit WMD on the test queries "
+               "both answered, exact McNemar with BH q < 0.05 over the table. Per data set: holds when the test "
+               "decides for the SCM, does not hold when it decides for the WMD, open otherwise.",
+               "significant on every data set, by its t-test (§6.1)", "04_scm_vs_wmd.html#fig-paired-wmd"),
+         _scm_vs("wmd"), False),
+    Rule(Claim("scm-beats-wmd-quantized", "abstract, applied to Figure 8's 1-bit WMD",
+               "The regularized SCM significantly outperforms the WMD with quantized embeddings too",
+               "As for the 32-bit WMD, against the 1-bit WMD.",
+               "significant on every data set, by its t-test (§6.1)", "04_scm_vs_wmd.html#fig-paired-wmd"),
+         _scm_vs("wmd_quantized"), False),
+    Rule(Claim("positive-bias", "§6.2 (Figure 11)",
+               "\"With non-quantized word embeddings, embeddings of unrelated words have positive cosine similarity\"",
+               "The 32-bit model's mean cosine over random word pairs (chapter 2), 95 % normal interval: holds when it "
+               "lies above 0, does not hold below, open otherwise.",
+               f"Figure 11; the paper's notebook: 32-bit mean {_paper.COSINES['32-bit', 'mean'].value:.4f}",
+               "02_training.html#fig-cosines", unit="model"),
+         _cosine_sign("32-bit", +1), False),
+    Rule(Claim("negative-cosines", "§6.2",
+               "\"With quantized embeddings, unrelated words have negative cosine similarity\"",
+               "The 1-bit model's mean cosine over random word pairs (chapter 2), 95 % normal interval: holds when it "
+               "lies below 0, does not hold above, open otherwise.",
+               f"stated; the paper's notebook: 1-bit mean {_paper.COSINES['1-bit', 'mean'].value:.4f}",
+               "02_training.html#fig-cosines", unit="model"),
+         _cosine_sign("1-bit", -1), False),
+    Rule(Claim("theorem-1", "§4.2 (Theorem 1)",
+               "The Cholesky factor E′ of a symmetric, strictly diagonally dominant S′ (t = −1, o = 1, unit-length E) "
+               "is a set of orthogonalized embeddings: every non-zero ⟨e′ᵢ, e′ⱼ⟩ equals ⟨eᵢ, eⱼ⟩",
+               f"Per model (chapter 3): holds when E′E′ᵀ = S′, every stored s′ᵢⱼ equals cos(eᵢ, eⱼ), and the pairs S′ "
+               f"does not store are orthogonal in E′, each up to {THEOREM_TOLERANCE:g}; does not hold otherwise.",
+               "proved (Theorem 1)", "03_orthogonalization.html#theorem-1-checked", unit="model"),
+         _theorem_1, False),
+    Rule(Claim("significance", "§6.1",
+               "\"All differences are significant, except\" five named pairs of configurations",
+               "The paper's t-test with BH q < 0.025 over every pair of its seven configurations on every data set "
+               "(chapter 4). Per data set: holds when the pairs that are not significant are exactly the ones the "
+               "paper names there, does not hold otherwise, open when a comparison did not run.",
+               f"{_paper.SIGNIFICANCE_TESTS.value - _paper.NOT_SIGNIFICANT.value} of "
+               f"{_paper.SIGNIFICANCE_TESTS.value} significant ({_paper.NOT_SIGNIFICANT.source})", _SIG),
+         _significance, True),
+    Rule(Claim("twitter-minor", "§6.1",
+               "On TWITTER the differences in test error \"are relatively minor compared to other datasets\"",
+               "The span (highest − lowest) of the seven configurations' test errors: holds when TWITTER's is the "
+               "smallest of the data sets, does not hold otherwise.", "stated (§6.1); Figure 8",
+               "04_scm_vs_wmd.html#fig-test-errors", unit=""),
+         _spread, True),
+    Rule(Claim("lowest-ratio", "§6.2",
+               "The average test error relative to BoW's \"is the lowest for the soft VSM with orthogonalized word "
+               "embeddings, which achieves 48.86 %\"",
+               "Figure 10's ratio of each of the seven configurations. Holds when the orthogonalized 32-bit SCM errs "
+               "less than the configuration with the next lowest ratio by an exact paired test on the test queries "
+               "pooled over the data sets (p < 0.05), does not hold when that test decides the other way, open "
+               "otherwise (a tie).",
+               f"{_paper.LOWEST_RELATIVE_ERROR.value:.2f} % ({_paper.LOWEST_RELATIVE_ERROR.source})", _F8, unit=""),
+         _lowest, True),
+    Rule(Claim("idf", "§6.4",
+               "\"The most common parameter value Idf = true shows that it is important\"",
+               "Per data set, the Idf value that the validation split selects for the orthogonalized 32-bit SCM: "
+               "holds for true, does not hold for false.",
+               f"Table 2: Idf = true on {int(_paper.table_2()['idf'].sum())} of 6 data sets", _T2),
+         _idf, True),
+    Rule(Claim("strong-orthogonalization", "§6.4",
+               "\"The most common parameter values C = 100, o = 4, t = −1, Sym = true, and Dom = true show that strong "
+               "orthogonalization ... gives the best results\"",
+               "Per parameter, the most common value that the validation split selects for the orthogonalized 32-bit "
+               "SCM over the data sets: holds when it is the paper's most common value, does not hold when it is "
+               "another, open when two values tie.", "Table 2", _T2, unit="parameter"),
+         _strong, True),
+)
+
+
+def judge(evidence: Evidence) -> list[Judgement]:
+    """Every claim of :data:`CLAIMS` judged on ``evidence``, per seed where the claim rests on a seeded model.
+
+    Parameters
+    ----------
+    evidence : Evidence
+        The chapters' evidence.
+
+    Returns
+    -------
+    list of Judgement
+        In :data:`CLAIMS`' order.
+    """
+    seeds = evidence.by_seed()
+    judged = []
+    for rule in CLAIMS:
+        findings = []
+        for seed, results in (seeds.items() if rule.seeded else [(None, evidence.results)]):
+            findings += [Finding(f.result, f.shown, f.unit, seed) for f in rule.judged(results, evidence)]
+        judged.append(Judgement(rule.claim, tuple(findings)))
+    return judged
+
+
+def judgement_table(judgements: Sequence[Judgement]) -> pd.DataFrame:
+    """The judgements as the book shows them: the claim (with its section), the paper's number, ours, the verdict,
+    and the page that shows the evidence.
+
+    Parameters
+    ----------
+    judgements : sequence of Judgement
+        :func:`judge`'s.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns key, claim, paper, ours, verdict, rule, where.
+    """
+    return pd.DataFrame([{"key": j.claim.key, "claim": f"{j.claim.words} ({j.claim.section})", "paper": j.claim.paper,
+                          "ours": j.ours, "verdict": j.verdict, "rule": j.claim.rule, "where": j.claim.where}
+                         for j in judgements],
+                        columns=["key", "claim", "paper", "ours", "verdict", "rule", "where"])

@@ -1,0 +1,138 @@
+"""Each claim's rule on constructed evidence: holds, does not hold, open, split by data set, split by seed, and the
+verdict's wording for each case."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from regemb_utils import paper
+from regemb_utils.chapters.claims import CLAIMS, Evidence, agreement_result, judge, judgement_table
+from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.study.claims import FAILS, HOLDS, OPEN, Finding, verdict
+
+N = 400  # test documents per data set: enough for the exact McNemar test to decide a gap of 10 points
+
+
+def result(dataset, method, wrong, n=N, **params):
+    """A method that errs on the test documents ``wrong`` (indices) of ``n``."""
+    truth = np.arange(n) % 2
+    predicted = truth.copy()
+    predicted[list(wrong)] = 1 - truth[list(wrong)]
+    return MethodResult(dataset, method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
+                        [Run("test", pairs=100, seconds=0.5)])
+
+
+def nested(errors: dict[str, int], dataset: str, **params) -> dict:
+    """Each method errs on the first ``errors[method]`` documents: a method with fewer errors is right wherever one
+    with more is, so every difference is all one way (the McNemar test decides a gap of 40 of 400)."""
+    return {(dataset, m): result(dataset, m, range(e), **params.get(m, {})) for m, e in errors.items()}
+
+
+BASE = {"bow": 160, "soft_vsm": 120, "wmd_quantized": 110, "soft_vsm_quantized": 80, "wmd": 100,
+        "soft_vsm_quantized_ortho": 60, "soft_vsm_ortho": 60}
+
+
+def by_claim(judgements):
+    return {j.claim.key: j for j in judgements}
+
+
+def test_a_verdict_is_worded_as_its_counts():
+    d = ["BBCSPORT", "TWITTER", "OHSUMED"]
+    assert verdict([Finding(HOLDS, "", x) for x in d]) == "holds on all 3 data sets"
+    assert verdict([Finding(FAILS, "", "TWITTER"), Finding(HOLDS, "", "BBCSPORT"), Finding(HOLDS, "", "OHSUMED")]) \
+        == "holds on 2 of 3 data sets, does not hold on 1 (TWITTER)"
+    assert verdict([Finding(r, "", x) for r, x in zip((HOLDS, FAILS, OPEN), d)]) \
+        == "holds on 1 of 3 data sets, does not hold on 1 (TWITTER), open on 1 (OHSUMED)"
+    assert verdict([Finding(OPEN, "", x) for x in d[:2]] + [Finding(HOLDS, "", d[2])]) \
+        == "open on 2 of 3 data sets, holds on 1 (OHSUMED)"
+    split = [Finding(HOLDS, "", "BBCSPORT", s) for s in (1, 2, 3)] + [Finding(r, "", "TWITTER", s)
+                                                                        for s, r in ((1, HOLDS), (2, OPEN), (3, HOLDS))]
+    assert verdict(split) == ("holds on all 2 data sets with seeds 1 and 3; "
+                              "holds on 1 of 2 data sets, open on 1 (TWITTER) with seed 2")
+
+
+def test_a_finding_refuses_an_unknown_result():
+    with pytest.raises(ValueError, match="one of 'holds', 'does not hold', 'open'"):
+        Finding("yes", "")
+
+
+def test_paired_claims_are_decided_per_data_set():
+    results = {**nested(BASE, "bbcsport"),
+               **nested({**BASE, "soft_vsm_ortho": 118}, "twitter"),  # a gap of 2: not decided
+               **nested({**BASE, "soft_vsm": 40, "wmd": 30}, "ohsumed")}  # regularization errs more; the WMD wins
+    judged = by_claim(judge(Evidence(results)))
+    assert judged["regularization-each"].verdict == "holds on 1 of 3 data sets, does not hold on 1 (OHSUMED), " \
+                                                    "open on 1 (TWITTER)"
+    assert judged["scm-beats-wmd"].verdict == "holds on 2 of 3 data sets, does not hold on 1 (OHSUMED)"
+    # the 1-bit WMD errs more on every data set: the WMD does not benefit from quantization
+    assert judged["quantization-wmd"].verdict == "holds on all 3 data sets"
+
+
+def test_a_seeded_claim_is_split_by_seed_and_an_unseeded_one_is_not():
+    results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter")}
+    other = nested({**BASE, "soft_vsm_ortho": 118}, "twitter")  # seed 2: no gain on TWITTER
+    seed_results = {2: {k: v for k, v in other.items() if k[1] in ("soft_vsm", "soft_vsm_ortho")},
+                    3: {k: results[k] for k in results if k[1] in ("soft_vsm", "soft_vsm_ortho")}}
+    judged = by_claim(judge(Evidence(results, seed_results)))
+    assert judged["regularization-each"].verdict == ("holds on all 2 data sets with seeds 1 and 3; holds on 1 of 2 "
+                                                     "data sets, open on 1 (TWITTER) with seed 2")
+    assert judged["scm-beats-wmd"].verdict == "holds on all 2 data sets"  # the 1-bit SCM and the WMD: one seed
+    assert "seed 2:" in judged["regularization-each"].ours
+
+
+@pytest.mark.parametrize("ours, lower, upper, expected", [
+    (45.0, 40.0, 50.0, HOLDS),  # above the paper's
+    (37.3, 33.0, 41.0, HOLDS),  # below it, but the interval reaches it
+    (36.5, 33.0, 38.8, HOLDS),  # our interval misses it; widened √2-fold (to 39.96) it reaches it
+    (35.0, 32.0, 38.0, FAILS),  # widened to 39.24: still below
+])
+def test_agreement_widens_our_interval_for_the_papers_sampling_error(ours, lower, upper, expected):
+    assert agreement_result(ours, lower, upper, 39.43) == expected
+
+
+def test_the_reduction_claim_is_open_at_zero_and_fails_below_the_paper():
+    def judged(ortho):
+        results = {}
+        for d in ("bbcsport", "twitter", "ohsumed"):
+            results.update(nested({**BASE, "soft_vsm": 100, "soft_vsm_ortho": ortho}, d))
+        return by_claim(judge(Evidence(results)))["reduction"]
+    assert judged(60).verdict == HOLDS  # 40 %
+    assert judged(80).verdict == FAILS  # 20 %: a smaller reduction than the paper's, even with its error
+    assert judged(99).verdict == OPEN  # 1 %: the interval reaches 0
+
+
+def test_the_lowest_ratio_is_open_on_a_tie():
+    results = {}
+    for d in ("bbcsport", "twitter"):
+        results.update(nested({**BASE, "soft_vsm_quantized_ortho": 61}, d))
+    judged = by_claim(judge(Evidence(results)))["lowest-ratio"]
+    assert judged.verdict == OPEN and "next Soft VSM (quan., ortho.)" in judged.ours
+
+
+def test_cosine_claims_read_chapter_2s_interval():
+    cosines = {"32-bit": {"mean": 0.05, "sd": 0.1, "n": 10_000}, "1-bit": {"mean": -0.001, "sd": 0.1, "n": 10_000}}
+    judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"), cosines=cosines)))
+    assert judged["positive-bias"].verdict == "holds on 32-bit"
+    assert judged["negative-cosines"].verdict == "open on 1-bit"  # -0.001 ± 0.002
+
+
+def test_strong_orthogonalization_is_judged_per_parameter():
+    chosen = {"nonzero_limit": 100, "exponent": 4, "threshold": -1.0, "symmetric": True, "dominant": False, "idf": True}
+    results = {}
+    for d in ("bbcsport", "twitter", "ohsumed"):
+        results.update(nested(BASE, d, soft_vsm_ortho=chosen))
+    judged = by_claim(judge(Evidence(results)))
+    assert judged["strong-orthogonalization"].verdict == "holds on 4 of 5 parameters, does not hold on 1 (Dom)"
+    assert judged["idf"].verdict == "holds on all 3 data sets"
+
+
+def test_a_claim_without_its_evidence_is_open():
+    judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"))))
+    assert judged["theorem-1"].verdict == "open (no evidence in this run)"
+
+
+def test_every_claim_has_its_source_section_and_rule():
+    table = judgement_table(judge(Evidence(nested(BASE, "bbcsport"))))
+    assert len(table) == len(CLAIMS) and table["key"].is_unique
+    for rule in CLAIMS:
+        assert rule.claim.section and rule.claim.rule.endswith(".") and rule.claim.where
+    assert paper.ERROR_REDUCTION.source in table.set_index("key").loc["reduction", "paper"]
