@@ -392,7 +392,7 @@ CLAIMS: tuple[Rule, ...] = (
                "On TWITTER the differences in test error \"are relatively minor compared to other datasets\"",
                "The span (highest − lowest) of the seven configurations' test errors: holds when TWITTER's is the "
                "smallest of the data sets, does not hold otherwise.", "stated (§6.1); Figure 8",
-               "04_scm_vs_wmd.html#fig-test-errors", unit=""),
+               "04_scm_vs_wmd.html#fig-test-error", unit=""),
          _spread, True),
     Rule(Claim("lowest-ratio", "§6.2",
                "The average test error relative to BoW's \"is the lowest for the soft VSM with orthogonalized word "

@@ -23,10 +23,9 @@ from ..embeddings.trained import (TrainingSummary, cosine_summary, embedding_set
 from ..infra.cache import ArtifactCache
 from ..study.params import BOOK_SEED, SEEDED_METHODS, SEEDED_MODEL
 from .scm_vs_wmd import error_reduction, error_table
-from .scorecard import SPEED_WHERE, claim_verdicts, results_scorecard
 
 __all__ = ["BOOK_SEED", "SEEDED_MODEL", "SEEDED_METHODS", "train_seeds", "seed_quality", "seeded_results",
-           "seed_errors", "seed_reductions", "seed_verdicts"]
+           "seed_errors", "seed_reductions"]
 
 
 Results = Mapping[tuple[str, str], MethodResult]
@@ -228,50 +227,3 @@ def seed_reductions(results: Results, seed_results: Mapping[int, Results]) -> pd
         rows.append({"seed": seed, "reduction (%)": reduction["reduction"], "lower (%)": reduction["lower"],
                      "upper (%)": reduction["upper"], "data sets": reduction["datasets"]})
     return pd.DataFrame(rows)
-
-
-def seed_verdicts(results: Results, seed_results: Mapping[int, Results], **inputs) -> pd.DataFrame:
-    """The claims whose evidence changes with the training seed, and each one's verdict per seed.
-
-    For every seed, the verdict table (:func:`regemb_utils.chapters.scorecard.claim_verdicts`, with the scorecard of
-    :func:`regemb_utils.chapters.scorecard.results_scorecard`) is computed from chapter 4's results with the
-    :data:`SEEDED_METHODS` replaced by that seed's (:func:`seeded_results`). A claim whose number ("ours") is the same
-    for every seed is left out, and so are the speed claims: a rerun times its computations again, so their numbers
-    move with the machine's load whatever the seed.
-
-    Parameters
-    ----------
-    results : mapping of (str, str) to MethodResult
-        Chapter 4's results (seed :data:`BOOK_SEED`).
-    seed_results : mapping of int to mapping of (str, str) to MethodResult
-        Per other seed, the :data:`SEEDED_METHODS` run with that seed's model.
-    **inputs
-        ``cosines`` and ``theorem_1``, as :func:`regemb_utils.chapters.scorecard.claim_verdicts` takes them.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per claim that the seed touches: ``claim``, ``seed s`` per seed (the verdict; the numbers are
-        chapter 4's, :func:`seed_errors` and :func:`seed_reductions`), ``verdict depends on the seed`` (bool).
-
-    Examples
-    --------
-    With no other seed nothing can depend on it:
-
-    >>> seed_verdicts({}, {}).empty
-    True
-    """
-    if not seed_results:
-        return pd.DataFrame(columns=["claim", "verdict depends on the seed"])
-    tables = {}
-    for seed, chosen in {BOOK_SEED: results, **seed_results}.items():
-        merged = seeded_results(results, chosen)
-        claims = claim_verdicts(merged, card=results_scorecard(merged), **inputs)
-        tables[seed] = claims[claims["where"] != SPEED_WHERE].set_index("claim")
-    claims = tables[BOOK_SEED].index
-    ours = pd.DataFrame({seed: t["ours"].reindex(claims) for seed, t in tables.items()})
-    verdict = pd.DataFrame({seed: t["verdict"].reindex(claims) for seed, t in tables.items()})
-    touched = ours.nunique(axis=1, dropna=False) > 1
-    shown = pd.DataFrame({f"seed {seed}": verdict.loc[touched, seed] for seed in tables})
-    shown["verdict depends on the seed"] = verdict.loc[touched].nunique(axis=1, dropna=False) > 1
-    return shown.rename_axis("claim").reset_index()

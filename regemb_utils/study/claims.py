@@ -120,6 +120,13 @@ class Judgement:
         return f"{shown} ({self.note})" if self.note and shown else shown or self.note
 
     @property
+    def depends_on_seed(self) -> bool:
+        """Whether the findings' results differ between training seeds."""
+        seeds = {f.seed for f in self.findings if f.seed is not None}
+        per_seed = {s: sorted((str(f.unit), f.result) for f in self.findings if f.seed == s) for s in seeds}
+        return len({tuple(v) for v in per_seed.values()}) > 1
+
+    @property
     def holds_everywhere(self) -> bool:
         return bool(self.findings) and all(f.result == HOLDS for f in self.findings)
 

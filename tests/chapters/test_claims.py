@@ -1,5 +1,9 @@
 """Each claim's rule on constructed evidence: holds, does not hold, open, split by data set, split by seed, and the
 verdict's wording for each case."""
+import json
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +13,7 @@ from regemb_utils.chapters.claims import CLAIMS, Evidence, agreement_result, jud
 from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils.study.claims import FAILS, HOLDS, OPEN, Finding, verdict
 
+ROOT = Path(__file__).resolve().parents[2]
 N = 400  # test documents per data set: enough for the exact McNemar test to decide a gap of 10 points
 
 
@@ -136,3 +141,19 @@ def test_every_claim_has_its_source_section_and_rule():
     for rule in CLAIMS:
         assert rule.claim.section and rule.claim.rule.endswith(".") and rule.claim.where
     assert paper.ERROR_REDUCTION.source in table.set_index("key").loc["reduction", "paper"]
+
+
+def _anchors(chapter: str) -> set[str]:
+    """The ids that a chapter's page will carry: its headings', its named figures' and its labels' (``(name)=``)."""
+    from docutils.nodes import make_id
+
+    cells = json.loads((ROOT / "notebooks" / f"{chapter}.ipynb").read_text())["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return ({make_id(h) for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
+            | set(re.findall(r"^:name: (\S+)$", text, flags=re.M)) | set(re.findall(r"^\(([\w-]+)\)=$", text, flags=re.M)))
+
+
+@pytest.mark.parametrize("rule", CLAIMS, ids=lambda r: r.claim.key)
+def test_every_claim_links_to_an_anchor_of_the_book(rule):
+    page, anchor = rule.claim.where.split("#")
+    assert anchor in _anchors(page.removesuffix(".html")), f"{rule.claim.where} is not an anchor of the book"

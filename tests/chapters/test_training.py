@@ -1,5 +1,5 @@
 """Variation from training (regemb_utils.chapters.training): the other seeds' models, the 32-bit soft VSMs rerun with each,
-and the verdicts that move with the seed."""
+and the verdicts that move with the seed (judged per seed by regemb_utils.chapters.claims)."""
 from __future__ import annotations
 
 import dataclasses
@@ -15,10 +15,9 @@ from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.study.params import ParameterError, chapter_parameters
 from regemb_utils.study.pipeline import records, start_chapter
 from regemb_utils.chapters.scm_vs_wmd import error_reduction
-from regemb_utils.chapters.scorecard import verdicts
-from regemb_utils.chapters.training import BOOK_SEED, SEEDED_METHODS, seed_errors, seed_reductions, seed_verdicts
-
-REDUCTION_CLAIM = "39 %"
+from regemb_utils.chapters.claims import Evidence, judge
+from regemb_utils.chapters.training import BOOK_SEED, SEEDED_METHODS, seed_errors, seed_reductions
+from regemb_utils.study.claims import FAILS
 
 
 @pytest.mark.parametrize("given, expected", [("none", ()), ([3, 2], (2, 3)), (5, (5,))])
@@ -84,26 +83,24 @@ def _all_wrong(result):
     return dataclasses.replace(result, predictions={k: np.full_like(p, -1) for k, p in result.predictions.items()})
 
 
-def test_a_seed_that_changes_nothing_moves_no_verdict_and_one_that_does_is_judged_by_the_same_rule(chapter_4):
+def test_a_seed_that_changes_nothing_splits_no_verdict_and_one_that_does_is_judged_per_seed(chapter_4):
     _, record, training = chapter_4
     results = record.values["results"]
     same = {key: r for key, r in results.items() if key[1] in SEEDED_METHODS}
-    inputs = {"cosines": training.values["cosines"]}
-    assert seed_verdicts(results, {2: same}, **inputs).empty
+    judged = judge(Evidence(results, {2: same}, cosines=training.values["cosines"]))
+    assert not any(j.depends_on_seed for j in judged)
     worse = {key: _all_wrong(r) if key[1] == "soft_vsm_ortho" else r for key, r in same.items()}
-    table = seed_verdicts(results, {2: worse}, **inputs).set_index("claim")
-    claim = next(c for c in table.index if REDUCTION_CLAIM in c)
-    expected = verdicts(reduction=error_reduction({**results, **worse})).set_index("claim").loc[claim, "verdict"]
-    assert table.loc[claim, "seed 2"] == expected
-    book = table.loc[claim, f"seed {BOOK_SEED}"]
-    assert table.loc[claim, "verdict depends on the seed"] == (book != expected)
+    reduction = next(j for j in judge(Evidence(results, {2: worse})) if j.claim.key == "reduction")
+    by_seed = {f.seed: f.result for f in reduction.findings}
+    assert by_seed[2] == FAILS  # every answer of the orthogonalized SCM wrong: no reduction
+    assert reduction.depends_on_seed == (by_seed[BOOK_SEED] != FAILS)
+    assert "with seed 2" in reduction.verdict or not reduction.depends_on_seed
 
 
-def test_a_rerun_timed_differently_moves_no_speed_claim(chapter_4):
+def test_a_rerun_timed_differently_splits_no_verdict(chapter_4):
     _, record, training = chapter_4
     results = record.values["results"]
     slower = {key: dataclasses.replace(r, runs=[dataclasses.replace(run, seconds=50 * run.seconds) for run in r.runs])
               for key, r in results.items() if key[1] in SEEDED_METHODS}
-    inputs = {"cosines": training.values["cosines"]}
-    # the same predictions, 50 times the seconds: the speed claims' numbers move, yet no claim is listed
-    assert seed_verdicts(results, {2: slower}, **inputs).empty
+    # the same predictions, 50 times the seconds: no verdict differs between the seeds
+    assert not any(j.depends_on_seed for j in judge(Evidence(results, {2: slower}, cosines=training.values["cosines"])))
