@@ -262,7 +262,39 @@ def _idf(results: Results, evidence: Evidence) -> list[Finding]:
                     _label(r["dataset"])) for _, r in ours.iterrows()]
 
 
-STRONG = {"nonzero_limit": "C", "exponent": "o", "threshold": "t", "symmetric": "Sym", "dominant": "Dom"}
+def _table_2(results: Results, evidence: Evidence) -> list[Finding]:
+    table_2 = _paper.table_2()
+    found = []
+    for dataset in evidence.chosen():
+        r = results.get((dataset, "soft_vsm_ortho"))
+        if r is None or dataset not in table_2.index or "error" not in r.validation:
+            continue
+        grid = r.validation
+        free = [c for c in table_2.columns if c in grid and grid[c].nunique() > 1]  # what our grid lets vary
+        if grid["error"].nunique() == 1:
+            found.append(Finding(OPEN, f"a complete tie: all {len(grid)} grid cells err alike", _label(dataset)))
+            continue
+        ties = int((grid["error"] == grid["error"].min()).sum())
+        equal = [c for c in free if _same(r.params.get(c), table_2.loc[dataset, c])]
+        differ = ", ".join(_PARAMETER.get(c, c) for c in free if c not in equal)
+        found.append(Finding(HOLDS if len(equal) == len(free) else FAILS,
+                             f"{len(equal)} of {len(free)} the paper's" + (f" ({differ} differ)" if differ else "")
+                             + (f"; {ties} grid cells tie for the lowest validation error" if ties > 1 else ""),
+                             _label(dataset)))
+    return found
+
+
+def _same(ours, paper) -> bool:
+    if isinstance(paper, (bool, np.bool_)):
+        return bool(ours) == bool(paper)
+    return ours is not None and float(ours) == float(paper)
+
+
+_PARAMETER = {"nonzero_limit": "C", "exponent": "o", "threshold": "t", "symmetric": "Sym", "dominant": "Dom",
+              "idf": "Idf", "slope": "s"}
+
+
+STRONG = {c: _PARAMETER[c] for c in ("nonzero_limit", "exponent", "threshold", "symmetric", "dominant")}
 
 
 def _strong(results: Results, evidence: Evidence) -> list[Finding]:
@@ -416,6 +448,16 @@ CLAIMS: tuple[Rule, ...] = (
                "SCM over the data sets: holds when it is the paper's most common value, does not hold when it is "
                "another, open when two values tie.", "Table 2", _T2, unit="parameter"),
          _strong, True),
+    Rule(Claim("table-2", "Table 2",
+               "The optimal parameter values of the soft VSM with orthogonalized word embeddings (Table 2; that they "
+               "are the 32-bit model's is our inference, chapter 4)",
+               "Per data set, the values that the validation split selects for the orthogonalized 32-bit SCM against "
+               "Table 2's, counting only the parameters that our grid lets vary (the dtb slope s cannot: the "
+               "orthogonalized SCM's grid holds one value): holds when every one is the paper's, does not hold when "
+               "one differs, open when every grid cell has the same validation error (a complete tie, decided only by "
+               "the grid's order). Where several cells tie for the lowest error, the grid's order decided; the "
+               "finding says how many tied.", "Table 2", _T2),
+         _table_2, True),
 )
 
 
@@ -442,21 +484,40 @@ def judge(evidence: Evidence) -> list[Judgement]:
     return judged
 
 
-def judgement_table(judgements: Sequence[Judgement]) -> pd.DataFrame:
-    """The judgements as the book shows them: the claim (with its section), the paper's number, ours, the verdict,
-    and the page that shows the evidence.
+def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgement] | None = None) -> pd.DataFrame:
+    """The judgements as the book shows them: the claim (with its section), the paper's number, ours, the verdict, the
+    verdict on the paper's documents (``on_paper``: :func:`judge` on :data:`regemb_utils.paper.PAPER_DOCUMENTS`;
+    "same" where it reads as on every data set), the rule, the page that shows the evidence, whether the claim rests
+    on a seeded model and whether its verdict differs between the seeds.
 
     Parameters
     ----------
     judgements : sequence of Judgement
-        :func:`judge`'s.
+        :func:`judge`'s, on every data set.
+    on_paper : sequence of Judgement, optional
+        :func:`judge`'s on the data sets whose documents are the paper's.
 
     Returns
     -------
     pandas.DataFrame
-        Columns key, claim, paper, ours, verdict, rule, where.
+        Columns key, claim, paper, ours, verdict, on the paper's documents, rule, where, seeded, depends on the seed.
+
+    Examples
+    --------
+    >>> from regemb_utils.study.claims import Claim, Finding, Judgement
+    >>> claim = Claim("x", "§1", "It works", "Holds when it works.", "stated", "p.html#a")
+    >>> everywhere = Judgement(claim, (Finding("holds", "1", "BBCSPORT"), Finding("open", "0", "REUTERS")))
+    >>> there = Judgement(claim, (Finding("holds", "1", "BBCSPORT"),))
+    >>> judgement_table([everywhere], [there]).loc[0, ["verdict", "on the paper's documents"]].tolist()
+    ['holds on 1 of 2 data sets, open on 1 (REUTERS)', 'holds on BBCSPORT']
     """
+    there = {j.claim.key: j.verdict for j in on_paper or ()}
     return pd.DataFrame([{"key": j.claim.key, "claim": f"{j.claim.words} ({j.claim.section})", "paper": j.claim.paper,
-                          "ours": j.ours, "verdict": j.verdict, "rule": j.claim.rule, "where": j.claim.where}
-                         for j in judgements],
-                        columns=["key", "claim", "paper", "ours", "verdict", "rule", "where"])
+                          "ours": j.ours, "verdict": j.verdict,
+                          "on the paper's documents": ("same" if there.get(j.claim.key, j.verdict) == j.verdict
+                                                       else there[j.claim.key]),
+                          "rule": j.claim.rule, "where": j.claim.where,
+                          "seeded": any(f.seed is not None for f in j.findings),
+                          "depends on the seed": j.depends_on_seed} for j in judgements],
+                        columns=["key", "claim", "paper", "ours", "verdict", "on the paper's documents", "rule",
+                                 "where", "seeded", "depends on the seed"])

@@ -157,3 +157,24 @@ def _anchors(chapter: str) -> set[str]:
 def test_every_claim_links_to_an_anchor_of_the_book(rule):
     page, anchor = rule.claim.where.split("#")
     assert anchor in _anchors(page.removesuffix(".html")), f"{rule.claim.where} is not an anchor of the book"
+
+
+def _grid(errors, **fixed):
+    """A validation table over C ∈ {100, 200} and Idf ∈ {true, false}, the dtb slope fixed at 0."""
+    points = [{"nonzero_limit": c, "idf": i, "slope": 0.0, "k": 1, **fixed} for c in (100, 200) for i in (True, False)]
+    return pd.DataFrame([{**p, "error": e} for p, e in zip(points, errors)])
+
+
+@pytest.mark.parametrize("errors, chosen, expected, shown", [
+    ([0.1, 0.2, 0.3, 0.4], {"nonzero_limit": 100, "idf": True}, HOLDS, "2 of 2 the paper's"),
+    ([0.3, 0.2, 0.1, 0.4], {"nonzero_limit": 200, "idf": True}, FAILS, "1 of 2 the paper's (C differ)"),
+    ([0.2, 0.2, 0.2, 0.2], {"nonzero_limit": 100, "idf": True}, OPEN, "a complete tie: all 4 grid cells err alike"),
+    ([0.1, 0.1, 0.3, 0.4], {"nonzero_limit": 100, "idf": True}, HOLDS, "2 grid cells tie for the lowest"),
+])
+def test_table_2_counts_only_what_can_vary_and_names_ties(errors, chosen, expected, shown):
+    results = nested(BASE, "bbcsport")  # Table 2 for BBCSPORT: C = 100, Idf = true
+    r = results["bbcsport", "soft_vsm_ortho"]
+    results["bbcsport", "soft_vsm_ortho"] = MethodResult(r.dataset, r.method, {**chosen, "slope": 0.0, "k": 1},
+                                                         _grid(errors), r.truth, r.predictions, r.runs)
+    finding, = by_claim(judge(Evidence(results)))["table-2"].findings
+    assert finding.result == expected and shown in finding.shown
