@@ -452,10 +452,24 @@ def test_explorer_shows_bad_input_as_a_message(explorer_url, book_cache):
 
 _FIT_PROBE = r"""
 (() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });  // every fold open, as a reader may
   const width = document.documentElement.clientWidth;
   const found = {sideways: document.documentElement.scrollWidth > width + 1 ? [document.documentElement.scrollWidth] : [],
-                 scaled: [], small: []};
+                 scaled: [], small: [], broken: []};
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  // a word, number or identifier of a table cell laid out on more than one line
+  for (const cell of article.querySelectorAll('table td, table th')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (lines.size > 1) found.broken.push(`"${m[0].slice(0, 40)}"`);
+      }
+    }
+  }
   for (const img of article.querySelectorAll('figure img')) {
     // a matplotlib figure is drawn with no text under 9 pt at its natural size (tests/book/test_plotting.py and
     // tests/chapters/test_confusion_tsne.py assert it), so it must not be shown smaller
@@ -486,6 +500,8 @@ def test_pages_fit_the_screen_and_figures_keep_their_size(built_html, width):
                 else setTimeout(check, 100); }; check(); })""", await_promise=True, timeout=90)
             found = browser.evaluate(_FIT_PROBE)
             report += [f"{page}: the page scrolls sideways ({found['sideways'][0]} px wide)"] if found["sideways"] else []
+            report += [f"{page}: {len(found['broken'])} tokens broken inside table cells, e.g. "
+                       + ", ".join(found["broken"][:5])] if found["broken"] else []
             if width == 1280:  # at 400 px a figure is scaled to the screen; the reader zooms
                 report += [f"{page}: figure shown smaller than drawn: {item}" for item in found["scaled"]]
                 report += [f"{page}: plotly text under 9 pt: {item}" for item in found["small"][:5]]

@@ -252,7 +252,9 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
       is trusted or re-run).
     * ``collapsed="Show all 216 tests"`` wraps the table (and its link) in a ``<details>`` element that starts
       closed, with that summary line (see also :func:`collapsible`).
-    * ``caption`` is shown above the table.
+    * ``caption`` is shown above the table. A column that shows the same value in every row of a table of at least
+      :data:`CONSTANT_ROWS` rows (and three columns) is said once, at the start of the caption, instead of in every
+      row (the CSV keeps it).
     * ``csv_frame``: what the CSV download holds, when it is not the frame shown (e.g. the separate interval columns
       behind a compact display).
     * ``links={"claim": hrefs}`` makes each cell of that column a link to the href of its row (a sequence as long
@@ -284,6 +286,9 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
     --------
     >>> table(pd.DataFrame({"test error (%)": [4.5678]}), {"test error (%)": ".2f"}).html
     '<table class="regemb-table table"><thead><tr><th style="text-align: right">test error (%)</th></tr></thead><tbody><tr><td style="text-align: right">4.57</td></tr></tbody></table>'
+    >>> same = table(pd.DataFrame({"data set": ["a", "b", "c"], "method": ["BoW"] * 3, "k": [1, 3, 5]}))
+    >>> "<caption>method: BoW (every row)</caption>" in same.html, "<th" in same.html and ">method<" in same.html
+    (True, False)
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"table() needs a pandas DataFrame, not {type(frame).__name__}")
@@ -298,13 +303,20 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
         if len(hrefs) != len(data):
             raise ValueError(f"links[{column!r}] has {len(hrefs)} hrefs for {len(data)} rows")
 
-    header = "".join(f'<th style="text-align: {_align(data[c])}">{html.escape(_column_name(c))}</th>'
-                     for c in data.columns)
     formatters = {c: _formatter(formats[c]) if c in formats else _default_formatter(data[c]) for c in data.columns}
+    shown_text = {c: [str(MISSING if _is_missing(v) else formatters[c](v)) for v in data[c]] for c in data.columns}
+    constant = [c for c in data.columns if c not in links and len(data) >= CONSTANT_ROWS and len(data.columns) > 2
+                and len(set(shown_text[c])) == 1]  # one value in every row: said once, in the caption
+    if constant:
+        said = "; ".join(f"{_column_name(c)}: {shown_text[c][0]}" for c in constant)
+        caption = f"{said} (every row). {caption}" if caption else f"{said} (every row)"
+    columns = [c for c in data.columns if c not in constant]
+    header = "".join(f'<th style="text-align: {_align(data[c])}">{html.escape(_column_name(c))}</th>'
+                     for c in columns)
     rows = []
-    for row, values in enumerate(data.itertuples(index=False, name=None)):
+    for row, values in enumerate(data[columns].itertuples(index=False, name=None)):
         cells = []
-        for column, value in zip(data.columns, values):
+        for column, value in zip(columns, values):
             text = html.escape(str(MISSING if _is_missing(value) else formatters[column](value)))
             href = links[column][row] if column in links else None
             if href:
@@ -325,6 +337,9 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
     if collapsed is not None:
         body = _details(body, collapsed)
     return Table(body, csv)
+
+
+CONSTANT_ROWS = 3  # a column with one value in at least this many rows goes into the caption
 
 
 def _align(column: pd.Series) -> str:
