@@ -25,8 +25,8 @@ from ..book.tables import table
 from .scm_vs_wmd import (decided_counts, error_table, optimal_parameters, paired_wmd_table, relative_error_table,
                          speed_table)
 
-__all__ = ["CORPUS_DIFFERS", "scorecard", "results_scorecard", "headline", "speed_ratio", "footnoted", "shown_bounds",
-           "section_table", "value_span"]
+__all__ = ["CORPUS_DIFFERS", "SECTION_DECIMALS", "scorecard", "results_scorecard", "agrees", "headline", "speed_ratio",
+           "footnoted", "shown_numbers", "paper_as_given", "section_table", "value_span", "wmd_coverage"]
 
 CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's first 100 MiB of the English Wikipedia"
 EXACT_RATE = "exact evaluations per second per core"
@@ -382,39 +382,42 @@ def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int, int] | No
     return ahead, behind, len(datasets) - ahead - behind
 
 
-def shown_bounds(rows: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
-    """``rows`` of :func:`scorecard` with ``lower`` and ``upper`` as text: ``decimals`` decimals, more where fewer
-    would show a bound equal to the paper's value that is not (so that "in our interval: no" never sits beside a
-    bound that reads as the paper's number).
+SECTION_DECIMALS = {"Chapter 2": 4}  # cosines need four decimals; every other section's numbers two
+
+
+def shown_numbers(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` of :func:`scorecard` with ours, the difference and the bounds as text, each with the decimals of its
+    section (:data:`SECTION_DECIMALS`, else 2), so that a number reads the same in every table of the book; whole
+    numbers and numbers from 1,000 up without decimals, yes/no for booleans.
 
     Parameters
     ----------
     rows : pandas.DataFrame
-        Rows of :func:`scorecard` (with ``paper``, ``lower``, ``upper``).
-    decimals : int
-        The bounds' decimals.
+        Rows of :func:`scorecard` (with ``section``).
 
     Returns
     -------
     pandas.DataFrame
-        ``rows`` with the bounds as text.
+        ``rows`` with those columns as text.
 
     Examples
     --------
-    >>> shown_bounds(pd.DataFrame({"paper": [2.3], "lower": [2.2951], "upper": [3.0]})).values.tolist()
-    [[2.3, '2.295', '3.00']]
+    >>> rows = pd.DataFrame({"section": ["Figure 9", "Chapter 2"], "ours": [144.1528, 0.09701], "lower": [None, None]})
+    >>> shown_numbers(rows)["ours"].tolist()
+    ['144.15', '0.0970']
     """
-    def text(bound, paper):
-        if not isinstance(bound, (int, float, np.number)) or not np.isfinite(bound):
+    def text(value, decimals):
+        if isinstance(value, (bool, np.bool_)):
+            return "yes" if value else "no"
+        if not isinstance(value, (int, float, np.number)) or not np.isfinite(value):
             return None
-        places = decimals
-        while (places < 6 and isinstance(paper, (int, float, np.number)) and bound != paper
-               and round(float(bound), places) == round(float(paper), places)):
-            places += 1
-        return f"{bound:,.{places}f}"
+        if isinstance(value, (int, np.integer)) or float(value).is_integer() or abs(value) >= 1000:
+            return f"{value:,.0f}"
+        return f"{value:,.{decimals}f}"
 
-    return rows.assign(**{column: [text(b, p) for b, p in zip(rows[column], rows["paper"])]
-                          for column in ("lower", "upper") if column in rows})
+    places = [SECTION_DECIMALS.get(section, 2) for section in rows["section"]]
+    return rows.assign(**{column: [text(v, d) for v, d in zip(rows[column], places)]
+                          for column in ("ours", "difference", "lower", "upper") if column in rows})
 
 
 def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
@@ -449,10 +452,9 @@ def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
     return rows.drop(columns="data").assign(notes=marks), notes
 
 
-def section_table(card: pd.DataFrame, section: str, decimals: int = 2, **options):
+def section_table(card: pd.DataFrame, section: str, **options):
     """One section of the scorecard as a book table: columns without a value dropped, notes as letters, the paper's
-    values with the digits the paper gives, every other real with ``decimals`` decimals (bounds with more where fewer
-    would read as the paper's value, :func:`shown_bounds`).
+    values as the paper gives them (:func:`paper_as_given`), ours with the section's decimals (:func:`shown_numbers`).
 
     Parameters
     ----------
@@ -460,8 +462,6 @@ def section_table(card: pd.DataFrame, section: str, decimals: int = 2, **options
         :func:`scorecard`.
     section : str
         The value of its ``section`` column to show (e.g. ``"Figure 8"``).
-    decimals : int
-        Decimals of the paper's value, ours, the difference and the bounds.
     **options
         Passed to :func:`regemb_utils.book.tables.table` (``download``, ``collapsed``).
 
@@ -477,17 +477,16 @@ def section_table(card: pd.DataFrame, section: str, decimals: int = 2, **options
     >>> "(a) our split" in section_table(card, "Table 1").html
     True
     """
-    rows = card[card["section"] == section].drop(columns="section").dropna(axis=1, how="all")
+    rows = card[card["section"] == section].dropna(axis=1, how="all")
     if not len(rows):
         from IPython.display import Markdown
 
         return Markdown(f"*This run has no numbers for {section}: chapter 4 did not run the methods behind them.*")
-    rows, notes = footnoted(shown_bounds(rows, decimals))
+    rows, notes = footnoted(shown_numbers(rows).drop(columns="section"))
     rows = paper_as_given(rows).drop(columns="paper within our interval", errors="ignore")
     rows = rows.rename(columns={"agrees": "agrees (both samples)", "exact match": "exact"})
     caption = "; ".join(f"({mark}) {text}" for mark, text in notes.items()) if notes else None
-    numbers = {c: f"number:{decimals}" for c in ("ours", "difference") if c in rows}
-    return table(rows, {"paper": "as given", **numbers}, caption=caption, **options)
+    return table(rows, caption=caption, **options)
 
 
 def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:

@@ -6,7 +6,7 @@ from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils import paper
 from regemb_utils.chapters.scm_vs_wmd import (error_reduction, error_table, optimal_parameters, relative_error_table,
                                               speed_table)
-from regemb_utils.chapters.scorecard import (CORPUS_DIFFERS, SEARCH_RATE, footnoted, headline, scorecard, shown_bounds,
+from regemb_utils.chapters.scorecard import (CORPUS_DIFFERS, SEARCH_RATE, footnoted, headline, scorecard,
                                              speed_ratio)
 
 
@@ -131,14 +131,21 @@ def test_data_differences_become_footnote_marks():
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# The claims beyond the headline (issue 21): each rule on constructed numbers, every row linking to an existing anchor
+# One precision per quantity; the paper's rounding
 
 
-def test_bounds_show_enough_digits_to_differ_from_the_papers_value():
-    rows = pd.DataFrame({"paper": [7.22, 21.82, 9.1], "lower": [7.2204, 15.6312, np.nan], "upper": [9.5, 21.82, 12.0]})
-    shown = shown_bounds(rows)
-    assert list(shown["lower"]) == ["7.2204", "15.63", None]  # 7.22 would read as the paper's value
-    assert list(shown["upper"]) == ["9.50", "21.82", "12.00"]  # equal to the paper's: two decimals are right
+def test_a_quantity_is_shown_with_one_precision_in_every_table(synthetic):
+    from regemb_utils.chapters.scorecard import section_table, shown_numbers
+
+    errors = error_table(synthetic)
+    card = scorecard(errors=errors, speeds=speed_table(synthetic),
+                     cosines={"1-bit": {"mean": 0.0123456, "sd": 0.081}})
+    full = shown_numbers(card)
+    for section in ("Figure 8", "Figure 9", "Chapter 2"):
+        html = section_table(card, section).html
+        for value in full.loc[full["section"] == section, "ours"]:
+            assert f">{value}<" in html, f"{section}: {value} is shown otherwise in its section's table"
+    assert "0.0123" in set(full["ours"]) and "13.64" in set(full["ours"])
 
 
 def test_speeds_measured_on_other_hardware_have_no_difference(synthetic):
