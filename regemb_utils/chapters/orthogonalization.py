@@ -19,8 +19,13 @@ from ..termsim.matrix import Neighbours, nearest_neighbours
 from ..termsim.orthogonalization import MatrixGrid, most_frequent
 from ..infra.progress import progress_bar
 
-__all__ = ["sparsity_table", "positive_definite_table", "theorem_table", "factorization_table",
+__all__ = ["sparsity_table", "positive_definite_table", "theorem_table", "THEOREM_HEADERS", "factorization_table",
            "inner_product_fidelity"]
+
+# theorem_table's keys (plain text: they name the record's values) as the book's table heads them, in mathematical type
+THEOREM_HEADERS = {"max |⟨e'_i, e'_j⟩ - s'_ij|": "max |⟨e′ᵢ, e′ⱼ⟩ − s′ᵢⱼ|",
+                   "max |⟨e'_i, e'_j⟩|, unstored": "max |⟨e′ᵢ, e′ⱼ⟩| where s′ᵢⱼ = 0",
+                   "max |s'_ij - cos(e_i, e_j)|": "max |s′ᵢⱼ − cos(eᵢ, eⱼ)|", "nnz(L)": "non-zeros of E′"}
 
 
 def _example():
