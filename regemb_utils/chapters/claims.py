@@ -187,7 +187,7 @@ def _cosine_sign(model: str, sign: int) -> Callable[[Results, Evidence], list[Fi
         lower, upper = c["mean"] - half, c["mean"] + half
         result = interval_result(lower, upper) if sign > 0 else interval_result(-upper, -lower)
         return [Finding(result, f"mean cosine {c['mean']:.4f} [{lower:.4f}, {upper:.4f}] over {int(c['n']):,} "
-                                "random word pairs", model)]
+                                "random word pairs", f"the {model} model")]
     return judged
 
 
@@ -201,7 +201,8 @@ def _theorem_1(results: Results, evidence: Evidence) -> list[Finding]:
                                                   "max |⟨e'_i, e'_j⟩|, unstored") if key in checked]
         largest = max(errors)
         result = HOLDS if largest < THEOREM_TOLERANCE else FAILS if np.isfinite(largest) else OPEN
-        found.append(Finding(result, f"largest deviation {largest:.1e} over {int(checked['words']):,} words", model))
+        found.append(Finding(result, f"largest deviation {largest:.1e} over {int(checked['words']):,} words",
+                             f"the {model} model"))
     return found
 
 
@@ -218,8 +219,9 @@ def _significance(results: Results, evidence: Evidence) -> list[Finding]:
         ours = {frozenset((labels[r.a], labels[r.b])) for r in rows.itertuples() if not r.significant}
         missing, extra = len(expected - ours), len(ours - expected)
         found.append(Finding(HOLDS if not missing and not extra else FAILS,
-                             f"{len(rows) - len(ours)} of {len(rows)} significant; of the paper's {len(expected)} "
-                             f"exceptions {len(expected) - missing} found, {extra} more", _label(dataset)))
+                             f"{len(rows) - len(ours)} of {len(rows)} significant; not significant: "
+                             f"{len(expected) - missing} of the paper's {len(expected)} exceptions and {extra} others",
+                             _label(dataset)))
     return found
 
 
@@ -276,9 +278,10 @@ def _table_2(results: Results, evidence: Evidence) -> list[Finding]:
             continue
         ties = int((grid["error"] == grid["error"].min()).sum())
         equal = [c for c in free if _same(r.params.get(c), table_2.loc[dataset, c])]
-        differ = ", ".join(_PARAMETER.get(c, c) for c in free if c not in equal)
+        differ = [_PARAMETER.get(c, c) for c in free if c not in equal]
+        differ = f"{', '.join(differ)} differ{'s' if len(differ) == 1 else ''}" if differ else ""
         found.append(Finding(HOLDS if len(equal) == len(free) else FAILS,
-                             f"{len(equal)} of {len(free)} the paper's" + (f" ({differ} differ)" if differ else "")
+                             f"{len(equal)} of {len(free)} the paper's" + (f" ({differ})" if differ else "")
                              + (f"; {ties} grid cells tie for the lowest validation error" if ties > 1 else ""),
                              _label(dataset)))
     return found

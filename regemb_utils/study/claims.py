@@ -187,7 +187,8 @@ def _counts(findings: Sequence[Finding], unit: str) -> str:
     groups = {r: units for r, units in groups.items() if units}
     if len(groups) == 1:
         (result, units), = groups.items()
-        return f"{result} on {units[0]}" if n == 1 else f"{result} on all {n} {_plural(unit, n)}"
+        return (f"{result} on {units[0]}" if n == 1 else f"{result} on both {_plural(unit, n)}" if n == 2
+                else f"{result} on all {n} {_plural(unit, n)}")
     largest = max(groups, key=lambda r: (len(groups[r]), -RESULTS.index(r)))
     ordered = [largest, *(r for r in RESULTS if r in groups and r != largest)]
     parts = []

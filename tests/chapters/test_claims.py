@@ -51,7 +51,7 @@ def test_a_verdict_is_worded_as_its_counts():
         == "open on 2 of 3 data sets, holds on 1 (OHSUMED)"
     split = [Finding(HOLDS, "", "BBCSPORT", s) for s in (1, 2, 3)] + [Finding(r, "", "TWITTER", s)
                                                                         for s, r in ((1, HOLDS), (2, OPEN), (3, HOLDS))]
-    assert verdict(split) == ("holds on all 2 data sets with seeds 1 and 3; "
+    assert verdict(split) == ("holds on both data sets with seeds 1 and 3; "
                               "holds on 1 of 2 data sets, open on 1 (TWITTER) with seed 2")
 
 
@@ -78,9 +78,9 @@ def test_a_seeded_claim_is_split_by_seed_and_an_unseeded_one_is_not():
     seed_results = {2: {k: v for k, v in other.items() if k[1] in ("soft_vsm", "soft_vsm_ortho")},
                     3: {k: results[k] for k in results if k[1] in ("soft_vsm", "soft_vsm_ortho")}}
     judged = by_claim(judge(Evidence(results, seed_results)))
-    assert judged["regularization-each"].verdict == ("holds on all 2 data sets with seeds 1 and 3; holds on 1 of 2 "
+    assert judged["regularization-each"].verdict == ("holds on both data sets with seeds 1 and 3; holds on 1 of 2 "
                                                      "data sets, open on 1 (TWITTER) with seed 2")
-    assert judged["scm-beats-wmd"].verdict == "holds on all 2 data sets"  # the 1-bit SCM and the WMD: one seed
+    assert judged["scm-beats-wmd"].verdict == "holds on both data sets"  # the 1-bit SCM and the WMD: one seed
     assert "seed 2:" in judged["regularization-each"].ours
 
 
@@ -116,8 +116,8 @@ def test_the_lowest_ratio_is_open_on_a_tie():
 def test_cosine_claims_read_chapter_2s_interval():
     cosines = {"32-bit": {"mean": 0.05, "sd": 0.1, "n": 10_000}, "1-bit": {"mean": -0.001, "sd": 0.1, "n": 10_000}}
     judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"), cosines=cosines)))
-    assert judged["positive-bias"].verdict == "holds on 32-bit"
-    assert judged["negative-cosines"].verdict == "open on 1-bit"  # -0.001 ± 0.002
+    assert judged["positive-bias"].verdict == "holds on the 32-bit model"
+    assert judged["negative-cosines"].verdict == "open on the 1-bit model"  # -0.001 ± 0.002
 
 
 def test_strong_orthogonalization_is_judged_per_parameter():
@@ -167,7 +167,7 @@ def _grid(errors, **fixed):
 
 @pytest.mark.parametrize("errors, chosen, expected, shown", [
     ([0.1, 0.2, 0.3, 0.4], {"nonzero_limit": 100, "idf": True}, HOLDS, "2 of 2 the paper's"),
-    ([0.3, 0.2, 0.1, 0.4], {"nonzero_limit": 200, "idf": True}, FAILS, "1 of 2 the paper's (C differ)"),
+    ([0.3, 0.2, 0.1, 0.4], {"nonzero_limit": 200, "idf": True}, FAILS, "1 of 2 the paper's (C differs)"),
     ([0.2, 0.2, 0.2, 0.2], {"nonzero_limit": 100, "idf": True}, OPEN, "a complete tie: all 4 grid cells err alike"),
     ([0.1, 0.1, 0.3, 0.4], {"nonzero_limit": 100, "idf": True}, HOLDS, "2 grid cells tie for the lowest"),
 ])
