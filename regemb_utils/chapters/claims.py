@@ -20,13 +20,14 @@ from scipy.stats import binomtest
 from .. import paper as _paper
 from ..classification.knn_runs import MethodResult
 from ..classification.methods import METHODS
+from ..book.tables import Table, table
 from ..classification.statistics import mcnemar_exact
 from ..study.claims import FAILS, HOLDS, OPEN, Claim, Finding, Judgement, interval_result
 from ..study.params import BOOK_SEED, SEEDED_METHODS
 from ..text.datasets import DATASETS
 from .scm_vs_wmd import error_reduction, error_table, optimal_parameters, paired_wmd_table, significance_table
 
-__all__ = ["Evidence", "CLAIMS", "judge", "judgement_table", "PAPER_SEVEN", "AGREEMENT_WIDENING"]
+__all__ = ["Evidence", "CLAIMS", "judge", "judgement_table", "verdict_tables", "PAPER_SEVEN", "AGREEMENT_WIDENING"]
 
 Results = Mapping[tuple[str, str], MethodResult]
 PAPER_SEVEN = tuple(METHODS)[:7]  # the paper's configurations (Figure 8's order): the family of its §6.1 tests
@@ -524,3 +525,25 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
                           "depends on the seed": j.depends_on_seed} for j in judgements],
                         columns=["key", "claim", "paper", "ours", "verdict", "on the paper's documents", "rule",
                                  "where", "seeded", "depends on the seed"])
+
+
+def verdict_tables(claims: pd.DataFrame) -> tuple[Table, Table]:
+    """The verdict tables of chapter 6 and of the landing page, both from one :func:`judgement_table`: chapter 6's
+    with the paper's number and ours, the landing page's with the claim and the verdicts only; each claim links to the
+    page that shows its evidence (the landing page's links start in the chapters' folder).
+
+    Parameters
+    ----------
+    claims : pandas.DataFrame
+        :func:`judgement_table`.
+
+    Returns
+    -------
+    (Table, Table)
+        Chapter 6's table and the landing page's.
+    """
+    chapter = table(claims[["claim", "paper", "ours", "verdict", "on the paper's documents"]],
+                    links={"claim": claims["where"]})
+    landing = table(claims[["claim", "verdict", "on the paper's documents"]],
+                    links={"claim": "notebooks/" + claims["where"]})
+    return chapter, landing

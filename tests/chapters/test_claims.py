@@ -178,3 +178,17 @@ def test_table_2_counts_only_what_can_vary_and_names_ties(errors, chosen, expect
                                                          _grid(errors), r.truth, r.predictions, r.runs)
     finding, = by_claim(judge(Evidence(results)))["table-2"].findings
     assert finding.result == expected and shown in finding.shown
+
+
+def test_the_landing_page_and_chapter_6_show_the_same_judgements():
+    from regemb_utils.chapters.claims import verdict_tables
+
+    results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter")}
+    before = verdict_tables(judgement_table(judge(Evidence(results))))
+    results.update(nested({**BASE, "soft_vsm_ortho": 118}, "twitter"))  # one piece of evidence changes
+    after = verdict_tables(judgement_table(judge(Evidence(results))))
+    changed = "holds on 1 of 2 data sets, open on 1 (TWITTER)"
+    for old, new in zip(before, after):  # chapter 6's table, then the landing page's
+        assert changed not in old.html and changed in new.html
+    assert 'href="notebooks/04_scm_vs_wmd.html#fig-significance"' in after[1].html
+    assert 'href="04_scm_vs_wmd.html#fig-significance"' in after[0].html
