@@ -174,9 +174,10 @@ _READABILITY_PROBE = r"""
   };
   const ignored = (el) => el.closest('.margin, .sidebar, aside, mjx-assistive-mml, .headerlink, .copybtn');
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
-  const problems = {overflow: [], missing: [], uncaptioned: [], wide_code: []};
-  // 1. horizontal overflow of the text column. Code listings (<pre>) scroll in their own box by design: a long code
-  // line is reported once per listing under "wide_code", which the test does not count as a failure.
+  const problems = {overflow: [], missing: [], uncaptioned: [], wide_code: [], wide_table: []};
+  // 1. horizontal overflow of the text column. Code listings (<pre>) and the book's tables scroll in their own box by
+  // design (a table never breaks a word to fit): each is reported once under "wide_code" or "wide_table", which the
+  // test does not count as a failure.
   const offenders = new Set(), listings = new Set();
   const extent = (el) => { const r = el.getBoundingClientRect(); return [r.left - column.left, r.right - column.left]; };
   for (const el of article.querySelectorAll('*')) {
@@ -188,6 +189,14 @@ _READABILITY_PROBE = r"""
         if (!listings.has(listing)) {
           listings.add(listing);
           problems.wide_code.push(`${describe(listing)} has a line wider than the column`);
+        }
+        continue;
+      }
+      const box = el.closest('table.regemb-table');  // a book table scrolls in its own box (display: block)
+      if (box && box !== el) {
+        if (!listings.has(box)) {
+          listings.add(box);
+          problems.wide_table.push(`${describe(box)} is wider than the column and scrolls in its own box`);
         }
         continue;
       }
@@ -251,7 +260,7 @@ def test_every_page_is_readable(built_html):
         for page in book_pages(built_html):
             problems = readability_problems(browser, f"{server.url}/{page}")
             for kind, found in problems.items():
-                if kind != "wide_code":
+                if kind not in ("wide_code", "wide_table"):
                     report += [f"{page}: {kind}: {item}" for item in found]
     assert not report, f"{len(report)} readability problems:\n" + "\n".join(report)
 

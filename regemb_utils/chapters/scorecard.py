@@ -506,14 +506,16 @@ def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> rows = pd.DataFrame({"paper": [3_434_600.0, 21.82, 80.66], "paper read off a figure": [True, False, True]})
+    >>> rows = pd.DataFrame({"paper": [3_434_600.0, 21.82, 80.66, np.nan], "paper read off a figure": [True, False, True, False]})
     >>> paper_as_given(rows)["paper"].tolist()
-    ['≈ 3,430,000', '21.82', '≈ 80.7']
+    ['≈ 3,430,000', '21.82', '≈ 80.7', None]
     """
     if "paper read off a figure" not in rows:
         return rows
 
-    def shown(value, read_off) -> str:
+    def shown(value, read_off) -> str | None:
+        if value is None or isinstance(value, (float, np.floating)) and not np.isfinite(value):
+            return None
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
             return "yes" if value is True else "no" if value is False else str(value)
         if read_off:
