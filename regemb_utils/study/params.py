@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..classification.knn import K_VALUES, is_odd_k
+from ..classification.linear import LINEAR_MODELS
 from ..classification.methods import METHODS
 from ..text.datasets import DATASETS
 from ..text.tokenization import TOKENIZERS
@@ -370,6 +371,15 @@ _MAPS = (
               _perplexity),
 )
 
+_BASELINES = (
+    _inherited_datasets("04_scm_vs_wmd"),
+    Parameter("methods", _same(tuple(LINEAR_MODELS)), f"a non-empty list drawn from {list(LINEAR_MODELS)} (the "
+              "linear models)", _subset_of(tuple(LINEAR_MODELS))),
+    Parameter("regularization", {"smoke": (0.1, 1.0, 10.0), "paper": (0.01, 0.1, 1.0, 10.0, 100.0)},
+              "a non-empty list of positive numbers (the values of C tried on the validation split)",
+              _numbers_in(0.0, 1e6, positive=True)),
+)
+
 def _record_id(value):
     if not isinstance(value, str) or not re.fullmatch(r"\d{8}T\d{6}-[0-9a-f]{6}", value):
         raise ValueError
@@ -479,6 +489,15 @@ def _perplexity_below_map_documents(values, given, lineage):
                                  f"on its map (at least 3 are needed; chapter 04_scm_vs_wmd, record {fourth.id})")
 
 
+def _regularized_scm_in_chapter_4(values, given, lineage):
+    fourth = lineage["04_scm_vs_wmd"]
+    wanted = [m for m in values["methods"] if LINEAR_MODELS[m].features == "orthogonalized"]
+    if wanted and "soft_vsm_ortho" not in fourth.parameter("methods"):
+        raise ParameterError(f"methods={list(values['methods'])} is not allowed; {', '.join(wanted)} use the S' of "
+                             f"chapter 4's regularized SCM (soft_vsm_ortho), which chapter 04_scm_vs_wmd (record "
+                             f"{fourth.id}) did not run: leave them out, or rerun chapter 4 with soft_vsm_ortho")
+
+
 @dataclass(frozen=True)
 class ChapterSpec:
     """What a chapter accepts: its parameters and the rules that relate them, as data the pipeline reads.
@@ -522,6 +541,7 @@ CHAPTERS: dict[str, ChapterSpec] = {
                                                _wmd_queries_of_classified_datasets)),
     "05_confusion_tsne": ChapterSpec((*_MAPS, _PREVIOUS_RECORD), input_checks=(_perplexity_below_map_documents,)),
     "06_scorecard": ChapterSpec((_PREVIOUS_RECORD,)),
+    "07_baselines": ChapterSpec((*_BASELINES, _PREVIOUS_RECORD), input_checks=(_regularized_scm_in_chapter_4,)),
     "07_own_data": ChapterSpec(()),
 }
 
