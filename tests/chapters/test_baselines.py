@@ -204,3 +204,21 @@ def test_the_chapter_runs_in_the_pipeline_with_a_method_subset(tmp_path):
     assert again["twitter", "tfidf_logistic"].fit_seconds == results["twitter", "tfidf_logistic"].fit_seconds
     table = comparison_table(results, chapter.results())
     assert list(table["method"]) == ["tfidf_logistic", "bow"] and table["p"].isna().all()  # no SCM kNN to test against
+
+
+@pytest.mark.book
+def test_the_chapter_notebook_runs_with_a_method_subset(smoke_cache, tmp_path):
+    """Chapter 7 rerun on the smoke chapters with TF-IDF + logistic regression only: it runs to the end, shows only
+    that linear model beside chapter 4's, and a bad value stops it at the first cell with what is allowed."""
+    import json
+
+    from conftest import run_chapters
+
+    done = run_chapters(smoke_cache, tmp_path, "--only", "07_baselines", "-y", "methods: [tfidf_logistic]")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    text = (tmp_path / "07_baselines.ipynb").read_text()
+    assert "TF-IDF + logistic regression" in text and "E′ᵀx + linear SVM" not in text
+    assert not [o for c in json.loads(text)["cells"] for o in c.get("outputs", []) if o["output_type"] == "error"]
+    refused = run_chapters(smoke_cache, tmp_path / "bad", "--only", "07_baselines", "-y", "regularization: [-1]")
+    assert refused.returncode != 0
+    assert "regularization must be a non-empty list of positive numbers" in refused.stdout + refused.stderr
