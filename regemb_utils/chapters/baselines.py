@@ -134,7 +134,8 @@ def _knn_costs(result) -> tuple[float, float]:
 
 def comparison_table(linear: Mapping, knn: Mapping, confidence: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
     """Every model (the linear ones and chapter 4's kNN methods) on every data set: test error (%) with its
-    Agresti–Coull interval, one-core fit and predict seconds, Sato et al.'s (2022) error where they report the same
+    Agresti–Coull interval, one-core seconds of preparing the features (linear models only: TF-IDF, or E′ and
+    E′ᵀx), of fitting and of predicting, Sato et al.'s (2022) error where they report the same
     method, and the paired exact McNemar test against the regularized SCM kNN on the test queries both answered, with
     BH q-values over every test of the table.
 
@@ -153,7 +154,7 @@ def comparison_table(linear: Mapping, knn: Mapping, confidence: float = 0.95, al
     -------
     pandas.DataFrame
         One row per (data set, model): dataset, method, model, kind, test documents, errors, error, lower, upper,
-        fit s, predict s, Sato et al., p, q, significant.
+        features s, fit s, predict s, Sato et al., p, q, significant.
 
     Examples
     --------
@@ -189,7 +190,8 @@ def comparison_table(linear: Mapping, knn: Mapping, confidence: float = 0.95, al
                          "model": f"{METHODS[method].label} kNN" if is_knn else LINEAR_MODELS[method].label,
                          "kind": "kNN (chapter 4)" if is_knn else "linear", "test documents": len(result.truth),
                          "errors": errors, "error": 100 * errors / len(result.truth), "lower": 100 * lower,
-                         "upper": 100 * upper, "fit s": fit, "predict s": predict,
+                         "upper": 100 * upper, "features s": np.nan if is_knn else result.prepare_seconds,
+                         "fit s": fit, "predict s": predict,
                          "Sato et al.": paper.value(paper.SATO_2022_ERRORS, (method, dataset)), "p": p})
     table = pd.DataFrame(rows)
     if table.empty:
