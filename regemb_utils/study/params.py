@@ -1,5 +1,9 @@
 """Chapter parameters: one validated structure per chapter, with a default for each profile.
 
+Each chapter is declared once, in :data:`CHAPTERS`, as a :class:`ChapterSpec`: its parameters, the rules across
+them, and the rules against the records of the chapters it builds on. A new chapter is one entry here (and its
+notebook, its module and its line in ``_toc.yml``); the pipeline has no branch for it.
+
 A chapter's papermill ``parameters`` cell sets ``profile`` and leaves every other parameter at ``None``, which means
 "the profile's default" (or, for a parameter whose default is :data:`INHERITED`, "what the chapter before used":
 :mod:`regemb_utils.study.pipeline` fills those in from that chapter's record). :func:`chapter_parameters` checks everything

@@ -9,8 +9,9 @@ Every chapter starts with ``chapter = start_chapter(name, globals())`` in its fi
 3. checks that the artifact cache can be written (:meth:`regemb_utils.infra.cache.ArtifactCache.check_writable`);
 4. finds the **record** of the previous chapter (the latest one for the profile, or the one named by the parameter
    ``previous_record``) and through it the whole lineage back to chapter 1; a missing record stops the chapter with
-   the name of the chapter to run first. Parameters whose default is "inherited" (the data sets of chapters 4 and 5)
-   take the previous chapters' values.
+   the name of the chapter to run first. Parameters whose default is "inherited" (the data sets of chapters 4, 5 and
+   7) take the values of the chapter they name, and the chapter's rules against its inputs run
+   (:class:`regemb_utils.study.params.ChapterSpec`): the pipeline itself knows no chapter by name.
 
 :meth:`Chapter.finish` writes the chapter's own record: the resolved parameters, the record it built on, the
 artifacts it read or wrote (with their keys), small results for later chapters (``values``), the package and code
