@@ -27,7 +27,7 @@ __all__ = [
     "FIGURE_1_WORDS", "ERROR_REDUCTION_ABSTRACT", "ERROR_REDUCTION", "REGULARIZED_ERROR_RATIO",
     "LOWEST_RELATIVE_ERROR", "SPEED_RATIO", "SPEED_RATIO_20NEWS", "FASTER_THAN", "SIGNIFICANCE_TESTS",
     "NOT_SIGNIFICANT", "NOT_SIGNIFICANT_PAIRS", "SPARSE_SLOWDOWN", "QUANTIZATION_SLOWDOWN", "WCD_SPEEDUP",
-    "WCD_SLOWDOWN", "WCD_SLOWDOWN_20NEWS", "DIFFERENT_DATA", "PAPER_DOCUMENTS",
+    "WCD_SLOWDOWN", "WCD_SLOWDOWN_20NEWS", "DIFFERENT_DATA", "PAPER_DOCUMENTS", "SATO_2022_ERRORS",
     "PAPER_COSINES", "PAPER_GOOD_BAD", "PAPER_GRID",
 ]
 
@@ -41,6 +41,7 @@ KINDS = (
     "paper's result files",  # the preliminary result pickles in the paper's repository (commit a072c96)
     "paper's code",  # what the paper's code runs (not stated in the paper)
     "authors' evaluation repository",  # Witiko/Word2Bits-evaluation: another corpus, a rough reference only
+    "later publication",  # another paper's result on Kusner et al.'s documents (chapter 7's reference column)
 )
 
 
@@ -336,6 +337,19 @@ QUANTIZATION_SLOWDOWN = PaperValue(1.8, "§6.3 (\"Quantization causes a 1.8× sl
 WCD_SPEEDUP = PaperValue(110, "§6.3, citing Kusner et al. (2015) (\"up to 110× speed-up\")", "paper text")
 WCD_SLOWDOWN = PaperValue(7_450, "§6.3 (the WCD's average slowdown: 819,496 / 110)", "paper text")
 WCD_SLOWDOWN_20NEWS = PaperValue(13_685, "§6.3 (the WCD's slowdown on 20NEWS: 1,505,386 / 110)", "paper text")
+
+# ---------------------------------------------------------------------------------------------------------------
+# a later paper: Sato et al. (2022) re-evaluated the kNN baselines on Kusner et al.'s documents (chapter 7)
+
+_SATO = ("Sato et al. (2022), Re-evaluating Word Mover's Distance (ICML): kNN test errors (%) after L1 normalization, "
+         "Kusner et al.'s documents and splits (the mean over the five splits where there are five); their repository "
+         "joisino/reeval-wmd, evaluate.py, prints them")
+SATO_2022_ERRORS: dict[tuple[str, str], PaperValue] = {
+    (method, dataset): PaperValue(error, _SATO, "later publication")
+    for method, errors in (("tfidf_l1", (2.8, 28.9, 37.8, 5.5, 8.0, 25.9)),
+                           ("wmd_tfidf", (3.3, 28.3, 39.7, 4.0, 6.6, 24.1)))
+    for dataset, error in zip(("bbcsport", "twitter", "ohsumed", "reuters", "amazon", "20news"), errors)
+}
 
 # ---------------------------------------------------------------------------------------------------------------
 # not numbers: where our data differ from the paper's (data/README.md)

@@ -109,7 +109,8 @@ def parse_value(text: str):
 def select(names: list[str], wanted: str) -> int:
     matches = [i for i, name in enumerate(names) if name == wanted or name.split("_", 1)[0] == wanted]
     if len(matches) != 1:
-        raise SystemExit(f"unknown chapter {wanted!r}; allowed: {', '.join(names)} (or their numbers)")
+        raise SystemExit(f"{'ambiguous' if matches else 'unknown'} chapter {wanted!r}; allowed: {', '.join(names)} "
+                         "(or their numbers, where only one chapter has it)")
     return matches[0]
 
 

@@ -94,6 +94,12 @@ def check_exercise_claims(notebooks: Path) -> int:
     assert [r["confidence"] for r in counted] == sorted(r["confidence"] for r in counted)
     assert all(a["within"] <= b["within"] <= b["compared"] for a, b in zip(counted, counted[1:]))
     checked += 2
+    # chapter 7: E'ᵀx carries the sparse SCM to rounding; the C chosen on validation errs no less than the grid's best
+    kernel = g["07_baselines"]["ex_kernel"]
+    assert kernel["largest difference"] < 1e-10 and kernel["pairs"] > 0
+    chosen = g["07_baselines"]["ex_validation_c"]
+    assert chosen["lowest"] <= chosen["chosen"] + 1e-12
+    checked += 2
     return checked
 
 

@@ -72,7 +72,7 @@ def test_chapters_ran_without_errors(book):
 def test_exercise_solutions_state_what_they_compute(book):
     from exercise_claims import check_exercise_claims
 
-    assert check_exercise_claims(book / "notebooks") == 12
+    assert check_exercise_claims(book / "notebooks") == 14
 
 
 def test_pages_load_nothing_from_the_network(book):

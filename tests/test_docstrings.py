@@ -16,6 +16,7 @@ MODULES = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts) for p in (R
 NO_EXAMPLE = {
     "regemb_utils.study.pipeline.run_classification": "needs chapters 1 and 2's records (trained embeddings)",
     "regemb_utils.study.pipeline.run_seed_classification": "needs chapters 1 and 2's records (trained embeddings)",
+    "regemb_utils.chapters.baselines.run_linear_models": "needs chapters 1 to 4's records (tests/chapters/test_baselines.py)",
 }
 
 

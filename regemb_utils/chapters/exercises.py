@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..classification.linear import LINEAR_MODELS, classifier, orthogonalized_features, tfidf_features
 from ..classification.methods import represent_pair
 from ..classification.wmd_samples import predict_wmd_time
 from ..measures.representations import nbow_matrix
@@ -30,7 +31,7 @@ from .scorecard import scorecard
 __all__ = [
     "nbow_weights", "majority_bound", "hamming_cosines", "exact_zeros", "density_over_c", "smallest_eigenvalues",
     "Disagreement", "largest_disagreement", "word_columns", "wmd_hours_on_cores", "per_class_errors", "map_trustworthiness",
-    "reduction_by_hand", "within_intervals",
+    "reduction_by_hand", "within_intervals", "kernel_check", "test_error_over_c",
 ]
 
 
@@ -610,4 +611,93 @@ def within_intervals(results, confidences: Sequence[float] = (0.80, 0.90, 0.95, 
         rows.append({"confidence": confidence, "compared": len(compared),
                      "within": int(compared["paper within our interval"].astype(bool).sum()),
                      "expected within": same * len(compared)})
+    return pd.DataFrame(rows)
+
+
+# -- chapter 7 -----------------------------------------------------------------------------------------------------
+
+def kernel_check(documents, S, point, reference: str = "train") -> dict[str, float]:
+    """Theorem 1 on documents: the inner products of the normalized E′ᵀx of the test documents with those of the
+    training documents against the sparse SCM of the same documents (chapter 4's kNN similarities).
+
+    Parameters
+    ----------
+    documents : Documents
+        One data set (chapter 4's).
+    S : scipy.sparse matrix
+        S′ over the dictionary at ``point`` (symmetric and dominant).
+    point : mapping
+        Its grid point with the dtb ``slope``.
+    reference : str
+        The split that weights the documents (chapter 4's reference set).
+
+    Returns
+    -------
+    dict
+        ``largest difference``, ``pairs`` compared and ``largest similarity``.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> from regemb_utils.text.documents import prepare_documents
+    >>> texts = ["ball goal", "goal match", "vote party", "party law"] * 5
+    >>> data = dataset_from_texts("toy", texts, ["sport", "sport", "politics", "politics"] * 5, test_size=4)
+    >>> documents = prepare_documents(data, Dictionary(t.split() for t in texts))
+    >>> from scipy import sparse
+    >>> S = sparse.csc_matrix(np.eye(6) + 0.2 * (np.eye(6, k=1) + np.eye(6, k=-1)))  # dominant, so positive definite
+    >>> check = kernel_check(documents, S, {"slope": 0.0})
+    >>> check["largest difference"] < 1e-12, check["pairs"]
+    (True, 48)
+    """
+    features, _ = orthogonalized_features(documents, S, reference, point.get("slope", 0.0))
+    products = (features["test"] @ features[reference].T).toarray()
+    Q, R = represent_pair("soft_vsm_ortho", documents, "test", reference, point.get("slope", 0.0))
+    scm = np.asarray(sparse_scm(Q, R, restricted(S, documents.terms)))
+    return {"largest difference": float(np.abs(products - scm).max()), "pairs": int(scm.size),
+            "largest similarity": float(scm.max())}
+
+
+def test_error_over_c(documents, method: str, regularization: Sequence[float], reference: str = "train") -> pd.DataFrame:
+    """A TF-IDF linear model's validation and test error (%) at every C (fitted on the training split for the
+    validation error, on ``reference`` for the test error): how much choosing C on the validation split leaves on the
+    table against the C that the test split would have chosen.
+
+    Parameters
+    ----------
+    documents : Documents
+        One data set.
+    method : {"tfidf_svm", "tfidf_logistic"}
+        The model.
+    regularization : sequence of float
+        The values of C.
+    reference : str
+        What the test-time model is fitted on.
+
+    Returns
+    -------
+    pandas.DataFrame
+        C, validation error (%), test error (%).
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> from regemb_utils.text.documents import prepare_documents
+    >>> texts = ["ball goal", "goal match", "vote party", "party law"] * 5
+    >>> data = dataset_from_texts("toy", texts, ["sport", "sport", "politics", "politics"] * 5, test_size=4)
+    >>> documents = prepare_documents(data, Dictionary(t.split() for t in texts))
+    >>> test_error_over_c(documents, "tfidf_svm", (0.1, 1.0))["test error (%)"].tolist()
+    [0.0, 0.0]
+    """
+    features = tfidf_features(documents, reference)
+    labels = {split: documents.split(split)[1] for split in dict.fromkeys(("train", "validation", "test", reference))}
+    rows = []
+    for C in regularization:
+        trained = classifier(LINEAR_MODELS[method].classifier, C).fit(features["train"], labels["train"])
+        final = classifier(LINEAR_MODELS[method].classifier, C).fit(features[reference], labels[reference])
+        rows.append({"C": C,
+                     "validation error (%)": 100 * float(np.mean(trained.predict(features["validation"])
+                                                              != labels["validation"])),
+                     "test error (%)": 100 * float(np.mean(final.predict(features["test"]) != labels["test"]))})
     return pd.DataFrame(rows)

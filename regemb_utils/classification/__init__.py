@@ -1,2 +1,2 @@
 """Classification: kNN from similarities, the methods and their settings, model selection on the validation
-split, chapter 4's kNN runs and statistics of test errors."""
+split, chapter 4's kNN runs, chapter 7's linear models and statistics of test errors."""

@@ -1,5 +1,9 @@
 """Chapter parameters: one validated structure per chapter, with a default for each profile.
 
+Each chapter is declared once, in :data:`CHAPTERS`, as a :class:`ChapterSpec`: its parameters, the rules across
+them, and the rules against the records of the chapters it builds on. A new chapter is one entry here (and its
+notebook, its module and its line in ``_toc.yml``); the pipeline has no branch for it.
+
 A chapter's papermill ``parameters`` cell sets ``profile`` and leaves every other parameter at ``None``, which means
 "the profile's default" (or, for a parameter whose default is :data:`INHERITED`, "what the chapter before used":
 :mod:`regemb_utils.study.pipeline` fills those in from that chapter's record). :func:`chapter_parameters` checks everything
@@ -19,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..classification.knn import K_VALUES, is_odd_k
+from ..classification.linear import LINEAR_MODELS
 from ..classification.methods import METHODS
 from ..text.datasets import DATASETS
 from ..text.tokenization import TOKENIZERS
@@ -65,6 +70,9 @@ class Parameter:
         What a reader may pass, in words (quoted by :class:`ParameterError`).
     check : callable
         Value → the normalized value; raises :class:`ValueError` for one that is not allowed.
+    inherited_from : str, optional
+        For a list parameter whose default is :data:`INHERITED`: the earlier chapter whose value it takes, and
+        within whose values a given one must lie.
 
     Examples
     --------
@@ -76,6 +84,7 @@ class Parameter:
     defaults: dict[str, Any]  # profile -> value
     allowed: str  # what a reader may pass, in words
     check: Callable[[Any], Any]  # returns the normalised value or raises ValueError
+    inherited_from: str | None = None  # the earlier chapter whose value an INHERITED default takes
 
 
 def _listed(value) -> tuple:
@@ -297,12 +306,13 @@ def _n_jobs(value):
 
 _METHOD_NAMES = tuple(METHODS)  # the paper's seven configurations in its plot order, then the two baselines
 
-_INHERITED_DATASETS = Parameter(
-    "datasets", _same(INHERITED), f"a non-empty list drawn from {list(DATASETS)} and from the previous chapter's",
-    _subset_of(DATASETS))
+def _inherited_datasets(source: str) -> Parameter:
+    return Parameter("datasets", _same(INHERITED), f"a non-empty list drawn from {list(DATASETS)} and from chapter "
+                     f"{source}'s", _subset_of(DATASETS), inherited_from=source)
+
 
 _CLASSIFICATION = (
-    _INHERITED_DATASETS,
+    _inherited_datasets("01_preprocessing"),
     Parameter("max_documents", {"smoke": 20, "paper": None},
               'a positive integer, at least the largest k (documents kept from the start of each split of chapter '
               '1\'s), or "all"', _limit),
@@ -356,13 +366,22 @@ def _perplexity(value):
 
 
 _MAPS = (
-    _INHERITED_DATASETS,
+    _inherited_datasets("04_scm_vs_wmd"),
     Parameter("map_documents", {"smoke": None, "paper": 1000},
               'an integer of at least 3 or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
               lambda value: None if value == "all" else _at_least(3)(value)),
     Parameter("perplexity", {"smoke": 5.0, "paper": 30.0},
               "a number in [1, 100] (t-SNE's perplexity), smaller than the number of documents on every map",
               _perplexity),
+)
+
+_BASELINES = (
+    _inherited_datasets("04_scm_vs_wmd"),
+    Parameter("methods", _same(tuple(LINEAR_MODELS)), f"a non-empty list drawn from {list(LINEAR_MODELS)} (the "
+              "linear models)", _subset_of(tuple(LINEAR_MODELS))),
+    Parameter("regularization", {"smoke": (0.1, 1.0, 10.0), "paper": (0.01, 0.1, 1.0, 10.0, 100.0)},
+              "a non-empty list of positive numbers (the values of C tried on the validation split)",
+              _numbers_in(0.0, 1e6, positive=True)),
 )
 
 def _record_id(value):
@@ -385,18 +404,149 @@ _PREVIOUS_RECORD = Parameter(
     "previous_record", _same(None), "None (the latest record of the previous chapter for this profile) or a record "
     "id such as 20261123T221500-1a2b3c, as printed by that chapter", _record_id)
 
-CHAPTERS: dict[str, tuple[Parameter, ...]] = {
-    "01_preprocessing": (_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER),
-    "02_training": (*_TRAINING, Parameter(
+# ----------------------------------------------------------------------------------------------------------------
+# rules across parameters, and against the records of the chapters a run builds on
+
+MIN_VOCABULARY = 50  # words with an embedding that chapters 2-5 need at least (benchmarks, neighbours, maps)
+
+
+def _svd_below_factor_words(values):
+    if values["svd_dimensions"] >= values["factor_words"]:
+        raise ParameterError(f"svd_dimensions={values['svd_dimensions']} is not allowed; svd_dimensions must be "
+                             f"smaller than factor_words={values['factor_words']}")
+
+
+def _tsne_words_among_factor_words(values):
+    if values["tsne_words"] > values["factor_words"]:
+        raise ParameterError(f"tsne_words={values['tsne_words']} is not allowed; Figure 1 shows words among the "
+                             f"factor_words={values['factor_words']} most frequent ones: give at most that many")
+
+
+def _documents_for_the_largest_k(values):
+    if values["max_documents"] is not None and values["max_documents"] < max(values["ks"]):
+        raise ParameterError(f"max_documents={values['max_documents']} is not allowed; max_documents must be at least "
+                             f"the largest k ({max(values['ks'])}) or \"all\"")
+
+
+def _integer_exponents_below_zero(values):
+    if min(values["thresholds"]) < 0 and any(o != int(o) for o in values["exponents"]):
+        raise ParameterError(f"exponents={list(values['exponents'])} is not allowed; with a negative threshold every "
+                             "exponent must be an integer (a negative similarity to a fractional power is complex)")
+
+
+def _vocabulary_for_min_count(values, given, lineage):
+    counts = lineage["01_preprocessing"].values.get("word_counts")
+    if counts is not None and int((counts >= values["min_count"]).sum()) < MIN_VOCABULARY:
+        raise ParameterError(
+            f"min_count={values['min_count']} is not allowed; chapter 1's corpus has "
+            f"{int((counts >= values['min_count']).sum())} words that occur that often, and the later chapters need "
+            f"{MIN_VOCABULARY}: give at most {int(counts[MIN_VOCABULARY - 1]) if len(counts) >= MIN_VOCABULARY else 1}")
+
+
+def _nonzero_limits_below_vocabulary(values, given, lineage):
+    training = lineage["02_training"]
+    vocabulary = min(training.values.get("vocabulary", {"": float("inf")}).values())
+    if max(values["nonzero_limits"]) >= vocabulary:
+        raise ParameterError(f"nonzero_limits={list(values['nonzero_limits'])} is not allowed; every C must be "
+                             f"smaller than the embeddings' vocabulary ({vocabulary:,} words, chapter 02_training, "
+                             f"record {training.id})")
+
+
+def _documents_kept_by_chapter_1(values, given, lineage):
+    """max_documents at most what chapter 1 kept (the profile's default is cut to it), and at least the largest k."""
+    first = lineage["01_preprocessing"]
+    limit, wanted = first.parameter("max_documents"), values["max_documents"]
+    if limit is not None and (wanted is None or wanted > limit):
+        if given.get("max_documents") is not None:
+            raise ParameterError(f"max_documents={given['max_documents']!r} is not allowed; chapter "
+                                 f"01_preprocessing (record {first.id}) kept {limit} documents per split: give at "
+                                 f"most {limit}, or rerun chapter 1 with more")
+        values["max_documents"] = limit  # the profile's default, cut to what chapter 1 kept
+    if values["max_documents"] is not None and values["max_documents"] < max(values["ks"]):
+        source = ("" if given.get("max_documents") is not None else
+                  f" (taken from chapter 01_preprocessing, record {first.id}, which kept that many documents per "
+                  "split)")
+        raise ParameterError(f"max_documents={values['max_documents']}{source} is not allowed; it must be at least "
+                             f"the largest k ({max(values['ks'])}): give smaller ks, or rerun chapter 1 with more "
+                             "documents")
+
+
+def _wmd_queries_of_classified_datasets(values, given, lineage):
+    for name in ("wmd_queries", "wmd_validation_queries"):
+        unused = sorted({d for d, _ in values[name]} - set(values["datasets"]))
+        if isinstance(_parsed(given.get(name)), Mapping) and unused:
+            raise ParameterError(f"{name}={given[name]!r} is not allowed; it names data sets this run does not "
+                                 f"classify ({', '.join(unused)}; datasets={list(values['datasets'])}): name only "
+                                 "those, or add them to datasets")
+
+
+def _perplexity_below_map_documents(values, given, lineage):
+    fourth = lineage["04_scm_vs_wmd"]
+    results = fourth.values["results"]
+    for dataset in values["datasets"]:
+        shown = len(results[dataset, "bow"].truth)  # every method but the WMD answers every test query
+        if values["map_documents"] is not None:
+            shown = min(shown, values["map_documents"])
+        if shown < 3 or values["perplexity"] >= shown:
+            raise ParameterError(f"perplexity={values['perplexity']} is not allowed; it must be smaller than the "
+                                 f"number of documents on every map, and {dataset} has {shown} test documents "
+                                 f"on its map (at least 3 are needed; chapter 04_scm_vs_wmd, record {fourth.id})")
+
+
+def _regularized_scm_in_chapter_4(values, given, lineage):
+    fourth = lineage["04_scm_vs_wmd"]
+    wanted = [m for m in values["methods"] if LINEAR_MODELS[m].features == "orthogonalized"]
+    if wanted and "soft_vsm_ortho" not in fourth.parameter("methods"):
+        raise ParameterError(f"methods={list(values['methods'])} is not allowed; {', '.join(wanted)} use the S' of "
+                             f"chapter 4's regularized SCM (soft_vsm_ortho), which chapter 04_scm_vs_wmd (record "
+                             f"{fourth.id}) did not run: leave them out, or rerun chapter 4 with soft_vsm_ortho")
+
+
+@dataclass(frozen=True)
+class ChapterSpec:
+    """What a chapter accepts: its parameters and the rules that relate them, as data the pipeline reads.
+
+    Parameters
+    ----------
+    parameters : tuple of Parameter
+        The chapter's parameters (``profile`` aside).
+    checks : tuple of callable
+        ``check(values)`` for rules across the chapter's own values; raises :class:`ParameterError`
+        (:func:`chapter_parameters` runs them).
+    input_checks : tuple of callable
+        ``check(values, given, lineage)`` for rules against the records of the chapters the run builds on (chapter →
+        record): may fill a default from them, raises :class:`ParameterError`
+        (:func:`regemb_utils.study.pipeline.start_chapter` runs them, after the inherited parameters are filled in).
+
+    Examples
+    --------
+    >>> [p.name for p in CHAPTERS["06_scorecard"].parameters], CHAPTERS["06_scorecard"].checks
+    (['previous_record'], ())
+    """
+    parameters: tuple[Parameter, ...]
+    checks: tuple[Callable[[dict], None], ...] = ()
+    input_checks: tuple[Callable[[dict, dict, Mapping], None], ...] = ()
+
+
+# The book's chapters in their order (each builds on the one before it: regemb_utils.study.pipeline).
+CHAPTERS: dict[str, ChapterSpec] = {
+    "01_preprocessing": ChapterSpec((_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER)),
+    "02_training": ChapterSpec((*_TRAINING, Parameter(
         "other_seeds", {"smoke": (2,), "paper": (2, 3)}, 'a list of distinct integers of at least 2 (the seeds of '
         'extra 32-bit models, trained with the same settings; the book\'s models use seed 1) or "none"', _seeds),
         Parameter("cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
-        _between(1, 100_000_000)), _PREVIOUS_RECORD),
-    "03_orthogonalization": (*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
-    "04_scm_vs_wmd": (*_CLASSIFICATION, _PREVIOUS_RECORD),
-    "05_confusion_tsne": (*_MAPS, _PREVIOUS_RECORD),
-    "06_scorecard": (_PREVIOUS_RECORD,),
-    "07_own_data": (),
+        _between(1, 100_000_000)), _PREVIOUS_RECORD), input_checks=(_vocabulary_for_min_count,)),
+    "03_orthogonalization": ChapterSpec((*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
+                                        checks=(_svd_below_factor_words, _tsne_words_among_factor_words),
+                                        input_checks=(_nonzero_limits_below_vocabulary,)),
+    "04_scm_vs_wmd": ChapterSpec((*_CLASSIFICATION, _PREVIOUS_RECORD),
+                                 checks=(_documents_for_the_largest_k, _integer_exponents_below_zero),
+                                 input_checks=(_nonzero_limits_below_vocabulary, _documents_kept_by_chapter_1,
+                                               _wmd_queries_of_classified_datasets)),
+    "05_confusion_tsne": ChapterSpec((*_MAPS, _PREVIOUS_RECORD), input_checks=(_perplexity_below_map_documents,)),
+    "06_scorecard": ChapterSpec((_PREVIOUS_RECORD,)),
+    "07_baselines": ChapterSpec((*_BASELINES, _PREVIOUS_RECORD), input_checks=(_regularized_scm_in_chapter_4,)),
+    "07_own_data": ChapterSpec(()),
 }
 
 
@@ -482,7 +632,7 @@ def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> Ch
         raise ParameterError(f"unknown chapter {chapter!r}; allowed: {', '.join(CHAPTERS)}")
     if profile not in PROFILES:
         raise ParameterError(f"unknown profile {profile!r}; allowed: {', '.join(PROFILES)}")
-    spec = {p.name: p for p in CHAPTERS[chapter]}
+    spec = {p.name: p for p in CHAPTERS[chapter].parameters}
     unknown = sorted(set(given) - set(spec))
     if unknown:
         raise ParameterError(
@@ -499,21 +649,7 @@ def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> Ch
         except (ValueError, TypeError) as error:
             reason = f" ({error})" if isinstance(error, ValueError) and str(error) else ""
             raise ParameterError(f"{name}={value!r} is not allowed{reason}; {name} must be {p.allowed}") from None
-    if chapter == "03_orthogonalization" and values["svd_dimensions"] >= values["factor_words"]:
-        raise ParameterError(f"svd_dimensions={values['svd_dimensions']} is not allowed; svd_dimensions must be "
-                             f"smaller than factor_words={values['factor_words']}")
-    if chapter == "03_orthogonalization" and values["tsne_words"] > values["factor_words"]:
-        raise ParameterError(f"tsne_words={values['tsne_words']} is not allowed; Figure 1 shows words among the "
-                             f"factor_words={values['factor_words']} most frequent ones: give at most that many")
-    if chapter == "04_scm_vs_wmd":
-        _check_classification(values)
+    for check in CHAPTERS[chapter].checks:
+        check(values)
     return ChapterParameters(values)
 
-
-def _check_classification(values: dict[str, Any]) -> None:
-    if values["max_documents"] is not None and values["max_documents"] < max(values["ks"]):
-        raise ParameterError(f"max_documents={values['max_documents']} is not allowed; max_documents must be at least "
-                             f"the largest k ({max(values['ks'])}) or \"all\"")
-    if min(values["thresholds"]) < 0 and any(o != int(o) for o in values["exponents"]):
-        raise ParameterError(f"exponents={list(values['exponents'])} is not allowed; with a negative threshold every "
-                             "exponent must be an integer (a negative similarity to a fractional power is complex)")

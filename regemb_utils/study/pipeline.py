@@ -9,8 +9,9 @@ Every chapter starts with ``chapter = start_chapter(name, globals())`` in its fi
 3. checks that the artifact cache can be written (:meth:`regemb_utils.infra.cache.ArtifactCache.check_writable`);
 4. finds the **record** of the previous chapter (the latest one for the profile, or the one named by the parameter
    ``previous_record``) and through it the whole lineage back to chapter 1; a missing record stops the chapter with
-   the name of the chapter to run first. Parameters whose default is "inherited" (the data sets of chapters 4 and 5)
-   take the previous chapters' values.
+   the name of the chapter to run first. Parameters whose default is "inherited" (the data sets of chapters 4, 5 and
+   7) take the values of the chapter they name, and the chapter's rules against its inputs run
+   (:class:`regemb_utils.study.params.ChapterSpec`): the pipeline itself knows no chapter by name.
 
 :meth:`Chapter.finish` writes the chapter's own record: the resolved parameters, the record it built on, the
 artifacts it read or wrote (with their keys), small results for later chapters (``values``), the package and code
@@ -33,7 +34,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,11 +53,9 @@ from ..text.datasets import head, load_dataset
 from ..text.documents import prepare_documents
 from ..book.tables import table
 from ..infra.cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle, write_error
-from .params import (BOOK_SEED, CHAPTERS, INHERITED, SEEDED_METHODS, ChapterParameters, ParameterError, _parsed,
-                     chapter_parameters)
+from .params import BOOK_SEED, CHAPTERS, INHERITED, SEEDED_METHODS, ChapterParameters, ParameterError, chapter_parameters
 
 ORDER = tuple(CHAPTERS)
-MIN_VOCABULARY = 50  # words with an embedding that chapters 2-5 need at least (benchmarks, neighbours, maps)
 
 
 class PipelineError(RuntimeError):
@@ -635,67 +633,23 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def _inherit_datasets(values: dict[str, Any], source: Record) -> None:
-    available = source.parameter("datasets")
-    if values["datasets"] == INHERITED:
-        values["datasets"] = tuple(available)
-    elif set(values["datasets"]) - set(available):
-        raise ParameterError(f"datasets={list(values['datasets'])} is not allowed; chapter {source.chapter} (record "
-                             f"{source.id}) ran only {list(available)}: choose among those, or rerun chapter "
-                             f"{source.chapter} with the others")
-
-
 def _inherit(name: str, values: dict[str, Any], given: dict[str, Any], lineage: dict[str, Record]) -> None:
-    """Fill the parameters that default to the previous chapters' values, and check given ones against them."""
-    if name == "02_training":
-        counts = lineage["01_preprocessing"].values.get("word_counts")
-        if counts is not None and int((counts >= values["min_count"]).sum()) < MIN_VOCABULARY:
-            raise ParameterError(
-                f"min_count={values['min_count']} is not allowed; chapter 1's corpus has "
-                f"{int((counts >= values['min_count']).sum())} words that occur that often, and the later chapters need "
-                f"{MIN_VOCABULARY}: give at most {int(counts[MIN_VOCABULARY - 1]) if len(counts) >= MIN_VOCABULARY else 1}")
-    if name in ("03_orthogonalization", "04_scm_vs_wmd"):
-        training = lineage["02_training"]
-        vocabulary = min(training.values.get("vocabulary", {"": float("inf")}).values())
-        if max(values["nonzero_limits"]) >= vocabulary:
-            raise ParameterError(f"nonzero_limits={list(values['nonzero_limits'])} is not allowed; every C must be "
-                                 f"smaller than the embeddings' vocabulary ({vocabulary:,} words, chapter 02_training, "
-                                 f"record {training.id})")
-    if name == "04_scm_vs_wmd":
-        first = lineage["01_preprocessing"]
-        _inherit_datasets(values, first)
-        limit, wanted = first.parameter("max_documents"), values["max_documents"]
-        if limit is not None and (wanted is None or wanted > limit):
-            if given.get("max_documents") is not None:
-                raise ParameterError(f"max_documents={given['max_documents']!r} is not allowed; chapter "
-                                     f"01_preprocessing (record {first.id}) kept {limit} documents per split: give at "
-                                     f"most {limit}, or rerun chapter 1 with more")
-            values["max_documents"] = limit  # the profile's default, cut to what chapter 1 kept
-        if values["max_documents"] is not None and values["max_documents"] < max(values["ks"]):
-            source = ("" if given.get("max_documents") is not None else
-                      f" (taken from chapter 01_preprocessing, record {first.id}, which kept that many documents per "
-                      "split)")
-            raise ParameterError(f"max_documents={values['max_documents']}{source} is not allowed; it must be at least "
-                                 f"the largest k ({max(values['ks'])}): give smaller ks, or rerun chapter 1 with more "
-                                 "documents")
-        for name in ("wmd_queries", "wmd_validation_queries"):
-            unused = sorted({d for d, _ in values[name]} - set(values["datasets"]))
-            if isinstance(_parsed(given.get(name)), Mapping) and unused:
-                raise ParameterError(f"{name}={given[name]!r} is not allowed; it names data sets this run does not "
-                                     f"classify ({', '.join(unused)}; datasets={list(values['datasets'])}): name only "
-                                     "those, or add them to datasets")
-    elif name == "05_confusion_tsne":
-        fourth = lineage["04_scm_vs_wmd"]
-        _inherit_datasets(values, fourth)
-        results = fourth.values["results"]
-        for dataset in values["datasets"]:
-            shown = len(results[dataset, "bow"].truth)  # every method but the WMD answers every test query
-            if values["map_documents"] is not None:
-                shown = min(shown, values["map_documents"])
-            if shown < 3 or values["perplexity"] >= shown:
-                raise ParameterError(f"perplexity={values['perplexity']} is not allowed; it must be smaller than the "
-                                     f"number of documents on every map, and {dataset} has {shown} test documents "
-                                     f"on its map (at least 3 are needed; chapter 04_scm_vs_wmd, record {fourth.id})")
+    """Fill the parameters that default to an earlier chapter's values (checking given ones against them), then run
+    the chapter's rules against the records it builds on (:class:`regemb_utils.study.params.ChapterSpec`)."""
+    spec = CHAPTERS[name]
+    for p in spec.parameters:
+        if p.inherited_from is None:
+            continue
+        source = lineage[p.inherited_from]
+        available = source.parameter(p.name)
+        if values[p.name] == INHERITED:
+            values[p.name] = tuple(available)
+        elif set(values[p.name]) - set(available):
+            raise ParameterError(f"{p.name}={list(values[p.name])} is not allowed; chapter {source.chapter} (record "
+                                 f"{source.id}) ran only {list(available)}: choose among those, or rerun chapter "
+                                 f"{source.chapter} with the others")
+    for check in spec.input_checks:
+        check(values, given, lineage)
 
 
 def start_chapter(name: str, namespace: dict[str, Any], cache: ArtifactCache | None = None) -> Chapter:

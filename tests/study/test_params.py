@@ -136,7 +136,7 @@ def test_json_strings_are_read_as_lists_and_mappings():
     assert p.ks == (1, 3) and dict(p.wmd_queries)["bbcsport"] == 5
 
 
-LIST_PARAMETERS = [(chapter, p.name) for chapter, spec in CHAPTERS.items() for p in spec if "list" in p.allowed]
+LIST_PARAMETERS = [(chapter, p.name) for chapter, spec in CHAPTERS.items() for p in spec.parameters if "list" in p.allowed]
 
 
 @pytest.mark.parametrize("chapter, name", LIST_PARAMETERS, ids=lambda v: v)
