@@ -20,7 +20,7 @@ from ..termsim.orthogonalization import MatrixGrid, most_frequent
 from ..infra.progress import progress_bar
 
 __all__ = ["sparsity_table", "positive_definite_table", "theorem_table", "THEOREM_HEADERS", "factorization_table",
-           "inner_product_fidelity"]
+           "inner_product_fidelity", "idf_orthogonality"]
 
 # theorem_table's keys (plain text: they name the record's values) as the book's table heads them, in mathematical type
 THEOREM_HEADERS = {"max |⟨e'_i, e'_j⟩ - s'_ij|": "max |⟨e′ᵢ, e′ⱼ⟩ − s′ᵢⱼ|",
@@ -222,3 +222,83 @@ def inner_product_fidelity(S, X) -> dict[str, float]:
     """
     errors = inner_product_errors(S, X)
     return {"max |⟨x_i, x_j⟩ - s'_ij|": errors["max"], "mean |⟨x_i, x_j⟩ - s'_ij|": errors["mean"]}
+
+
+ORTHOGONALITY_GROUPS = ("frequent", "rare", "numeral")
+
+
+def idf_orthogonality(grid: MatrixGrid, dictionary: Dictionary, point: dict, embedded: np.ndarray,
+                      n: int) -> dict[str, int]:
+    """§4.2's "with Idf = true, common words ... are more likely to be mutually orthogonal than rare words", counted:
+    the pairs of words that S' does not store (mutually orthogonal in E′, Theorem 1) among the ``n`` words of highest
+    document frequency (``frequent``), the ``n`` of lowest (``rare``) and the words of digits (``numeral``), in S'
+    built at ``point`` ordered by idf and not.
+
+    Only words with an embedding count: a word without one has no neighbours to store.
+
+    Parameters
+    ----------
+    grid : MatrixGrid
+        Builds S' over ``dictionary``.
+    dictionary : gensim.corpora.Dictionary
+        The rows and columns of S'; its document frequencies rank the words.
+    point : dict
+        The grid point; its ``idf`` is set to each value in turn.
+    embedded : numpy.ndarray
+        Boolean, per dictionary word: whether it has an embedding.
+    n : int
+        Words per frequency group (at most half of the words with an embedding).
+
+    Returns
+    -------
+    dict of str to int
+        ``words`` (the n used) and ``numerals``, and per group ``{group} pairs``, ``{group} orthogonal with idf``,
+        ``{group} orthogonal without idf``, ``{group} only with idf`` and ``{group} only without idf`` (pairs
+        orthogonal in one ordering and stored in the other).
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 words per group.
+
+    Examples
+    --------
+    Two common words ``a``, ``b`` (in every document) close to each other, each with a rare word nearby; each column
+    of S' holds one neighbour (C = 1). Ordered by idf, the rare words take the common words' places first, so ``a``
+    and ``b`` stay orthogonal; in the dictionary's order ``a`` takes ``b``:
+
+    >>> from gensim.corpora import Dictionary
+    >>> from ..termsim.matrix import nearest_neighbours
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["a", "b", "c", "d"], np.array([[1.0, 0.1], [1.0, 0.3], [1.0, -0.3], [1.0, 0.7]]))
+    >>> dictionary = Dictionary([["a", "b", "c"], ["a", "b", "d"], ["a", "b"]])
+    >>> grid = MatrixGrid(nearest_neighbours(kv, depth=3, progress=False), dictionary)
+    >>> point = dict(symmetric=True, dominant=False, nonzero_limit=1, threshold=-1.0, exponent=1.0)
+    >>> counted = idf_orthogonality(grid, dictionary, point, np.ones(4, dtype=bool), 2)
+    >>> [counted[f"frequent {k}"] for k in ("pairs", "orthogonal with idf", "orthogonal without idf", "only with idf")]
+    [1, 1, 0, 1]
+    """
+    ids = np.flatnonzero(embedded)
+    n = min(int(n), len(ids) // 2)
+    if n < 2:
+        raise ValueError(f"idf_orthogonality needs at least 2 words per group, got {n} (words with an embedding: "
+                         f"{len(ids)})")
+    dfs = np.array([dictionary.dfs.get(int(i), 0) for i in ids])
+    order = ids[np.argsort(-dfs, kind="stable")]
+    groups = {"frequent": order[:n], "rare": order[len(order) - n:],
+              "numeral": np.array([i for i in order if dictionary[int(i)].isdigit()], dtype=int)}
+    orthogonal = {}
+    for idf in (True, False):
+        S = sparse.csr_matrix(grid.build(**{**point, "idf": idf}))
+        for group, members in groups.items():
+            block = abs(S[members][:, members]).toarray() if len(members) else np.zeros((0, 0))
+            unstored = (block + block.T) == 0
+            orthogonal[group, idf] = unstored[np.triu_indices(len(members), 1)]
+    counted = {"words": n, "numerals": len(groups["numeral"])}
+    for group in groups:
+        with_idf, without = orthogonal[group, True], orthogonal[group, False]
+        counted.update({f"{group} pairs": int(with_idf.size), f"{group} orthogonal with idf": int(with_idf.sum()),
+                        f"{group} orthogonal without idf": int(without.sum()),
+                        f"{group} only with idf": int(np.sum(with_idf & ~without)),
+                        f"{group} only without idf": int(np.sum(without & ~with_idf))})
+    return counted

@@ -141,7 +141,8 @@ def word_benchmarks(vectors: KeyedVectors, restrict_vocab: int = 30_000) -> dict
     Returns
     -------
     dict
-        ``analogy accuracy`` (a fraction), and for WordSim353 and SimLex-999 the Spearman correlation and the share of
+        ``analogy accuracy`` (a fraction) and ``analogy questions`` (those asked: every word in the
+        ``restrict_vocab``), and for WordSim353 and SimLex-999 the Spearman correlation and the share of
         pairs left out (%).
 
     Examples
@@ -152,10 +153,11 @@ def word_benchmarks(vectors: KeyedVectors, restrict_vocab: int = 30_000) -> dict
     >>> kv = KeyedVectors(4)
     >>> kv.add_vectors(list(words), np.array(list(words.values()), dtype=float))
     >>> {name: round(value, 3) for name, value in word_benchmarks(kv).items()}  # queen - king = woman - man = girl - boy
-    {'analogy accuracy': 1.0, 'WordSim353 Spearman': 1.0, 'WordSim353 pairs left out (%)': 99.15, 'SimLex-999 Spearman': 0.657, 'SimLex-999 pairs left out (%)': 99.399}
+    {'analogy accuracy': 1.0, 'analogy questions': 6, 'WordSim353 Spearman': 1.0, 'WordSim353 pairs left out (%)': 99.15, 'SimLex-999 Spearman': 0.657, 'SimLex-999 pairs left out (%)': 99.399}
     """
-    analogy, _ = vectors.evaluate_word_analogies(datapath("questions-words.txt"), restrict_vocab=restrict_vocab)
-    result = {"analogy accuracy": float(analogy)}
+    analogy, sections = vectors.evaluate_word_analogies(datapath("questions-words.txt"), restrict_vocab=restrict_vocab)
+    total = next(s for s in sections if s["section"] == "Total accuracy")
+    result = {"analogy accuracy": float(analogy), "analogy questions": len(total["correct"]) + len(total["incorrect"])}
     for name, file in (("WordSim353", "wordsim353.tsv"), ("SimLex-999", "simlex999.txt")):
         _, spearman, oov = vectors.evaluate_word_pairs(datapath(file), restrict_vocab=len(vectors))
         result[f"{name} Spearman"] = float(spearman.statistic)
