@@ -339,12 +339,12 @@ WCD_SLOWDOWN = PaperValue(7_450, "§6.3 (the WCD's average slowdown: 819,496 / 1
 WCD_SLOWDOWN_20NEWS = PaperValue(13_685, "§6.3 (the WCD's slowdown on 20NEWS: 1,505,386 / 110)", "paper text")
 
 # What §6.1 reads off the confusion matrices (Figures 2 and 4) of the soft VSM with non-regularized embeddings.
-OHSUMED_PREDICTED = PaperValue(("C04", "C10", "C06"), "§6.1, on Figure 2 (\"we predict most documents as class C04, "
-                                                       "followed by classes C10 and C06\")", "paper text")
+OHSUMED_PREDICTED = PaperValue(("C04", "C10", "C06"), "§6.1, on Figure 2 (the classes predicted most, in order)",
+                               "paper text")
 OHSUMED_CLASS_SIZES = PaperValue((("C04", 2_835), ("C10", 1_711), ("C06", 1_246)),
                                  "§6.1 (the three most common classes of its OHSUMED and their documents)", "paper text")
-REUTERS_CONFUSED = PaperValue(("grain", "crude"), "§6.1, on Figure 4 (\"most documents from the class Grain are "
-                                                  "misclassified as the more common class Crude\")", "paper text")
+REUTERS_CONFUSED = PaperValue(("grain", "crude"), "§6.1, on Figure 4 (grain misclassified as the more common crude)",
+                              "paper text")
 
 # ---------------------------------------------------------------------------------------------------------------
 # a later paper: Sato et al. (2022) re-evaluated the kNN baselines on Kusner et al.'s documents (chapter 7)

@@ -192,3 +192,166 @@ def test_the_landing_page_and_chapter_6_show_the_same_judgements():
         assert changed not in old.html and changed in new.html
     assert 'href="notebooks/04_scm_vs_wmd.html#fig-significance"' in after[1].html
     assert 'href="04_scm_vs_wmd.html#fig-significance"' in after[0].html
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# §6.1's readings of Figures 2, 4 and 6-7, the TWITTER explanation, good/bad, §5.3's analogies, §4.2's Idf, §6.4's WMD
+
+
+def predicted(dataset, method, truth, predictions, runs=()):
+    """A method that predicts ``predictions`` for the test documents of classes ``truth``."""
+    return MethodResult(dataset, method, {"k": 1}, pd.DataFrame(), np.asarray(truth), {1: np.asarray(predictions)},
+                        list(runs))
+
+
+OHSUMED_NAMES = tuple(f"C{i:02d}" for i in range(1, 11))
+
+
+@pytest.mark.parametrize("counts, expected", [
+    ({"C04": 50, "C10": 30, "C06": 20}, HOLDS),
+    ({"C04": 50, "C06": 30, "C10": 20}, FAILS),  # the paper's three, in another order
+    ({"C01": 50, "C10": 30, "C06": 20}, FAILS),
+    ({"C04": 50, "C10": 25, "C06": 25}, OPEN),  # a tie decides the order of C10 and C06
+])
+def test_the_most_predicted_ohsumed_classes_are_read_in_order(counts, expected):
+    predictions = np.concatenate([[OHSUMED_NAMES.index(c)] * n for c, n in counts.items()])
+    truth = np.arange(len(predictions)) % 10
+    results = {("ohsumed", "soft_vsm"): predicted("ohsumed", "soft_vsm", truth, predictions)}
+    judged = by_claim(judge(Evidence(results, class_names={"ohsumed": OHSUMED_NAMES})))["ohsumed-most-predicted"]
+    assert judged.verdict == (f"{expected} on OHSUMED" if expected != OPEN else "open on OHSUMED")
+    assert judged.ours.startswith("OHSUMED predicted most: ")
+    # without chapter 1's class names there is nothing to read the labels with
+    assert by_claim(judge(Evidence(results)))["ohsumed-most-predicted"].verdict == "open (no evidence in this run)"
+
+
+def test_the_ohsumed_gain_is_the_paired_test_on_ohsumed_only():
+    results = {**nested(BASE, "bbcsport"), **nested({**BASE, "soft_vsm": 40}, "ohsumed")}
+    assert by_claim(judge(Evidence(results)))["ohsumed-orthogonalized"].verdict == "does not hold on OHSUMED"
+    results = {**nested(BASE, "bbcsport"), **nested(BASE, "ohsumed")}  # 120 against 60 errors of 400
+    assert by_claim(judge(Evidence(results)))["ohsumed-orthogonalized"].verdict == "holds on OHSUMED"
+
+
+REUTERS_NAMES = ("acq", "crude", "earn", "grain", "interest", "money-fx", "ship", "trade")
+
+
+def reuters(as_crude_before, as_crude_after, grain=100):
+    """``grain`` test documents of grain and 200 of crude; the first ``as_crude_*`` grain documents predicted crude."""
+    truth = np.array([3] * grain + [1] * 200)
+    results = {}
+    for method, n in (("soft_vsm", as_crude_before), ("soft_vsm_quantized_ortho", as_crude_after)):
+        predictions = truth.copy()
+        predictions[:n] = 1
+        results["reuters", method] = predicted("reuters", method, truth, predictions)
+    return by_claim(judge(Evidence(results, class_names={"reuters": REUTERS_NAMES})))
+
+
+@pytest.mark.parametrize("before, after, as_crude, separated", [
+    (70, 10, HOLDS, HOLDS),  # 70 % [60, 79] of grain predicted as crude; 60 fewer with regularization
+    (30, 33, FAILS, OPEN),  # 30 %; 3 more, not decided
+    (55, 80, OPEN, FAILS),  # 55 % [45, 65]; 25 more
+])
+def test_reuters_grain_as_crude_and_its_separation(before, after, as_crude, separated):
+    judged = reuters(before, after)
+    assert judged["reuters-grain-as-crude"].verdict == f"{as_crude} on REUTERS"
+    assert judged["reuters-separated"].verdict == f"{separated} on REUTERS"
+    assert f"{before} → {after} of 100" in judged["reuters-separated"].ours
+
+
+NEWS_NAMES = ("comp.graphics", "comp.os.ms-windows.misc", "rec.autos", "sci.med")
+
+
+@pytest.mark.parametrize("within_before, within_after, expected", [(100, 20, HOLDS), (20, 100, FAILS), (50, 45, OPEN)])
+def test_20news_errors_within_a_hierarchy_are_compared_on_the_same_messages(within_before, within_after, expected):
+    truth = np.zeros(400, dtype=int)  # comp.graphics
+    results = {}
+    for method, within in (("soft_vsm", within_before), ("soft_vsm_quantized_ortho", within_after)):
+        predictions = truth.copy()
+        predictions[:within] = 1  # comp.os.ms-windows.misc: the same hierarchy
+        predictions[300:330] = 3  # sci.med: errors outside it, the same for both
+        results["20news", method] = predicted("20news", method, truth, predictions)
+    judged = by_claim(judge(Evidence(results, class_names={"20news": NEWS_NAMES})))["20news-hierarchies"]
+    assert judged.verdict == f"{expected} on 20NEWS"
+    assert judged.ours.startswith(f"20NEWS misclassified within their hierarchy: {within_before / 4:.1f} % → "
+                                  f"{within_after / 4:.1f} % of 400 test messages")
+
+
+TWITTER_NAMES = ("positive", "neutral", "negative")
+
+
+@pytest.mark.parametrize("right_neutral, right_others, expected", [
+    (150, 0, HOLDS),  # always answering neutral is right on 90 more tweets
+    (240, 160, FAILS),  # the soft VSM is right on 160 tweets the baseline gets wrong
+    (230, 5, OPEN),  # 10 against 5: not decided
+])
+def test_twitter_no_help_is_the_soft_vsm_against_the_majority_class(right_neutral, right_others, expected):
+    truth = np.array([1] * 240 + [0] * 80 + [2] * 80)  # neutral is the largest class
+    predictions = np.where(truth == 1, 0, 1)  # wrong everywhere ...
+    predictions[:right_neutral] = 1  # ... except on these neutral tweets
+    predictions[240:240 + right_others] = truth[240:240 + right_others]  # ... and these others
+    results = {("twitter", "soft_vsm"): predicted("twitter", "soft_vsm", truth, predictions)}
+    majority = {"twitter": {"largest class": "neutral", "test error": 0.4}}
+    judged = by_claim(judge(Evidence(results, class_names={"twitter": TWITTER_NAMES}, majority=majority)))
+    assert judged["twitter-no-help"].verdict == f"{expected} on TWITTER"
+    assert "always neutral 40.0 % test error on 400 tweets" in judged["twitter-no-help"].ours
+
+
+def test_good_and_bad_are_judged_mutual_nearest_neighbours_per_model():
+    evidence = Evidence(nested(BASE, "bbcsport"), good_bad={"32-bit": 0.61, "1-bit": 0.45},
+                        good_bad_ranks={"32-bit": (1, 1), "1-bit": (1, 3)})
+    judged = by_claim(judge(evidence))["good-bad-neighbours"]
+    assert judged.verdict == "holds on 1 of 2 models, does not hold on 1 (1-bit)"
+    assert "32-bit bad is good's neighbour 1, good is bad's 1; cosine 0.61 (the paper's 0.58)" in judged.ours
+    assert by_claim(judge(Evidence(nested(BASE, "bbcsport"))))["good-bad-neighbours"].findings == ()
+
+
+@pytest.mark.parametrize("one_bit, expected", [
+    (0.295, HOLDS),  # 0.5 ± 0.9 points: inside ±2
+    (0.285, OPEN),  # 1.5 ± 0.9 points: reaches past 2
+    (0.20, FAILS),  # 10 points
+    (0.40, FAILS),  # −10 points
+])
+def test_matched_analogies_need_the_interval_inside_the_margin(one_bit, expected):
+    analogies = {"32-bit": {"accuracy": 0.30, "questions": 19_544}, "1-bit": {"accuracy": one_bit, "questions": 19_544}}
+    judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"), analogies=analogies)))["matched-analogies"]
+    assert judged.verdict == expected
+
+
+def idf_counts(only_with, only_without, rare_with_idf, frequent_with_idf=3000, pairs=4950):
+    return {"words": 100, "numerals": 12, "frequent pairs": pairs, "frequent orthogonal with idf": frequent_with_idf,
+            "frequent orthogonal without idf": frequent_with_idf - only_with + only_without,
+            "frequent only with idf": only_with, "frequent only without idf": only_without,
+            "rare pairs": pairs, "rare orthogonal with idf": rare_with_idf, "rare orthogonal without idf": rare_with_idf,
+            "rare only with idf": 0, "rare only without idf": 0, "numeral pairs": 66, "numeral orthogonal with idf": 60,
+            "numeral orthogonal without idf": 30, "numeral only with idf": 30, "numeral only without idf": 0}
+
+
+@pytest.mark.parametrize("counts, expected", [
+    (idf_counts(1100, 100, 2000), HOLDS),  # more frequent pairs orthogonal with Idf, and more than rare pairs
+    (idf_counts(100, 1100, 2000), FAILS),  # fewer with Idf than without
+    (idf_counts(1100, 100, 4000), FAILS),  # rare words' pairs more often orthogonal
+    (idf_counts(10, 8, 2000), OPEN),  # Idf changes too few pairs to decide
+    (idf_counts(1100, 100, 3010), OPEN),  # frequent and rare alike
+])
+def test_the_idf_claim_needs_both_comparisons(counts, expected):
+    judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"), idf_orthogonality={"32-bit": counts})))
+    assert judged["idf-common-orthogonal"].verdict == f"{expected} on 32-bit"
+    assert "the 12 numerals' 90.9 % with Idf, 45.5 % without" in judged["idf-common-orthogonal"].ours
+
+
+def test_the_wmd_grid_is_costed_from_our_seconds_per_pair():
+    from dataclasses import replace
+
+    from regemb_utils.chapters.claims import CORE_YEAR_HOURS, wmd_grid_hours
+
+    results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter"), **nested(BASE, "20news")}
+    for dataset, pairs_per_second in (("bbcsport", 200), ("twitter", 10), ("20news", 50)):
+        results[dataset, "wmd"] = replace(results[dataset, "wmd"], runs=[Run("validation", pairs=1000, seconds=0),
+                                                                          Run("test", pairs=1000,
+                                                                              seconds=2000 / pairs_per_second)])
+    judged = by_claim(judge(Evidence(results)))["wmd-intractable"]
+    # BBCSPORT 5.9 core-hours, TWITTER 2,115 (between a month and a year), 20NEWS 15,718
+    assert judged.verdict == "holds on 1 of 3 data sets, does not hold on 1 (BBCSPORT), open on 1 (TWITTER)"
+    # 20NEWS: 32 grid points × (2,259 validation + 7,528 test queries) × 9,034 training documents
+    assert wmd_grid_hours("20news", 1.0) == pytest.approx(32 * (2259 + 7528) * 9034 / 3600)
+    assert wmd_grid_hours("20news", 1 / 50) > CORE_YEAR_HOURS > wmd_grid_hours("twitter", 1 / 10)
+    assert "0.472 pairs per second" in by_claim(judge(Evidence(results)))["wmd-intractable"].claim.paper
