@@ -362,6 +362,16 @@ def discordant_result(only_first: int, only_second: int) -> tuple[str, float]:
     :data:`HOLDS` when it decides (p < :data:`ALPHA`) that the first condition has it more often, :data:`FAILS` when
     less often, :data:`OPEN` otherwise; and the two-sided p-value.
 
+    Parameters
+    ----------
+    only_first, only_second : int
+        Items with the property under one condition only.
+
+    Returns
+    -------
+    (str, float)
+        One of :data:`regemb_utils.study.claims.RESULTS`, and the p-value (1 without discordant items).
+
     Examples
     --------
     >>> discordant_result(12, 0)
