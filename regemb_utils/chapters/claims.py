@@ -800,7 +800,8 @@ CLAIMS: tuple[Rule, ...] = (
                "The non-regularized 32-bit soft VSM against always answering the training split's largest class "
                "(chapter 1's baseline) on TWITTER's test tweets, exact McNemar test (p < 0.05): holds when it decides "
                "that the baseline errs less, does not hold when it decides that the soft VSM errs less, open "
-               "otherwise.",
+               "otherwise. A soft VSM that beats the baseline may owe that to the words it matches exactly rather "
+               "than to the embeddings (Figure 8 sets it beside BoW).",
                f"stated (§6.1); the soft VSM's test error {_paper.TEST_ERRORS['soft_vsm', 'twitter'].value} % "
                f"({_paper.TEST_ERRORS['soft_vsm', 'twitter'].source})", "01_preprocessing.html#fig-class-distribution"),
          _twitter_baseline, False),
