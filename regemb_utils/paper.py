@@ -342,7 +342,7 @@ WCD_SLOWDOWN_20NEWS = PaperValue(13_685, "§6.3 (the WCD's slowdown on 20NEWS: 1
 OHSUMED_PREDICTED = PaperValue(("C04", "C10", "C06"), "§6.1, on Figure 2 (the classes predicted most, in order)",
                                "paper text")
 OHSUMED_CLASS_SIZES = PaperValue((("C04", 2_835), ("C10", 1_711), ("C06", 1_246)),
-                                 "§6.1 (the three most common classes of its OHSUMED and their documents)", "paper text")
+                                 "§6.1 (its OHSUMED's three most common classes and their documents)", "paper text")
 REUTERS_CONFUSED = PaperValue(("grain", "crude"), "§6.1, on Figure 4 (grain misclassified as the more common crude)",
                               "paper text")
 

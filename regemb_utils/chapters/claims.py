@@ -467,7 +467,8 @@ def _within_hierarchy(results: Results, evidence: Evidence) -> list[Finding]:
     names = _names(evidence, "20news")
     if names is None or any(("20news", m) not in results for m in ("soft_vsm", "soft_vsm_quantized_ortho")):
         return []
-    before, after, truth = _paired_predictions(results["20news", "soft_vsm"], results["20news", "soft_vsm_quantized_ortho"])
+    before, after, truth = _paired_predictions(results["20news", "soft_vsm"],
+                                               results["20news", "soft_vsm_quantized_ortho"])
     groups = np.array([usenet_hierarchy(name) for name in names])
     within = {k: (predicted != truth) & (groups[predicted] == groups[truth])
               for k, predicted in (("before", before), ("after", after))}
@@ -497,11 +498,16 @@ def _good_bad(results: Results, evidence: Evidence) -> list[Finding]:
     for model, (first, second) in (evidence.good_bad_ranks or {}).items():
         cosine = (evidence.good_bad or {}).get(model)
         paper = _paper.value(_paper.GOOD_BAD, (model, "paper"))
-        shown = f"bad is good's neighbour {int(first)}, good is bad's {int(second)}"
+        shown = f"ranks bad {_ordinal(first)} among good's neighbours and good {_ordinal(second)} among bad's"
         if cosine is not None:
             shown += f"; cosine {cosine:.2f} (the paper's {paper:g})"
-        found.append(Finding(HOLDS if int(first) == int(second) == 1 else FAILS, shown, model))
+        found.append(Finding(HOLDS if int(first) == int(second) == 1 else FAILS, shown, f"the {model} model"))
     return found
+
+
+def _ordinal(n) -> str:
+    n = int(n)
+    return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 ANALOGY_MARGIN = 2.0  # points of analogy accuracy within which two models count as comparable (our margin)
@@ -528,7 +534,7 @@ def _idf_orthogonal(results: Results, evidence: Evidence) -> list[Finding]:
     found = []
     for model, c in (evidence.idf_orthogonality or {}).items():
         if not c["frequent pairs"] or not c["rare pairs"]:
-            found.append(Finding(OPEN, "no word pairs counted", model))
+            found.append(Finding(OPEN, "no word pairs counted", f"the {model} model"))
             continue
         by_order, p_order = discordant_result(c["frequent only with idf"], c["frequent only without idf"])
         frequent, rare = c["frequent orthogonal with idf"], c["rare orthogonal with idf"]
@@ -537,13 +543,14 @@ def _idf_orthogonal(results: Results, evidence: Evidence) -> list[Finding]:
         share = {g: 100 * c[f"{g} orthogonal with idf"] / c[f"{g} pairs"] for g in ("frequent", "rare")}
         by_rarity = OPEN if p_rare >= ALPHA else HOLDS if share["frequent"] > share["rare"] else FAILS
         result = FAILS if FAILS in (by_order, by_rarity) else HOLDS if by_order == by_rarity == HOLDS else OPEN
-        shown = (f"the {c['words']} most frequent words' pairs orthogonal: {share['frequent']:.1f} % with Idf, "
-                 f"{100 * c['frequent orthogonal without idf'] / c['frequent pairs']:.1f} % without "
-                 f"(p = {p_order:.2g}); the {c['words']} rarest words' {share['rare']:.1f} % with Idf (p = {p_rare:.2g})")
+        without = 100 * c["frequent orthogonal without idf"] / c["frequent pairs"]
+        shown = (f"(S′ with Idf, without): the {c['words']} most frequent words' pairs orthogonal "
+                 f"{share['frequent']:.1f} % and {without:.1f} % (p = {p_order:.2g}); the {c['words']} rarest "
+                 f"words' {share['rare']:.1f} % with Idf (p = {p_rare:.2g})")
         if c.get("numeral pairs"):
-            shown += (f"; the {c['numerals']} numerals' {100 * c['numeral orthogonal with idf'] / c['numeral pairs']:.1f} % "
-                      f"with Idf, {100 * c['numeral orthogonal without idf'] / c['numeral pairs']:.1f} % without")
-        found.append(Finding(result, shown, model))
+            numerals = [100 * c[f"numeral orthogonal {how}"] / c["numeral pairs"] for how in ("with idf", "without idf")]
+            shown += f"; the {c['numerals']} numerals' {numerals[0]:.1f} % and {numerals[1]:.1f} %"
+        found.append(Finding(result, shown, f"the {model} model"))
     return found
 
 

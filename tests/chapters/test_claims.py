@@ -299,8 +299,9 @@ def test_good_and_bad_are_judged_mutual_nearest_neighbours_per_model():
     evidence = Evidence(nested(BASE, "bbcsport"), good_bad={"32-bit": 0.61, "1-bit": 0.45},
                         good_bad_ranks={"32-bit": (1, 1), "1-bit": (1, 3)})
     judged = by_claim(judge(evidence))["good-bad-neighbours"]
-    assert judged.verdict == "holds on 1 of 2 models, does not hold on 1 (1-bit)"
-    assert "32-bit bad is good's neighbour 1, good is bad's 1; cosine 0.61 (the paper's 0.58)" in judged.ours
+    assert judged.verdict == "holds on 1 of 2 models, does not hold on 1 (the 1-bit model)"
+    assert ("the 32-bit model ranks bad 1st among good's neighbours and good 1st among bad's; cosine 0.61 "
+            "(the paper's 0.58); the 1-bit model ranks bad 1st among good's neighbours and good 3rd") in judged.ours
     assert by_claim(judge(Evidence(nested(BASE, "bbcsport"))))["good-bad-neighbours"].findings == ()
 
 
@@ -320,7 +321,8 @@ def idf_counts(only_with, only_without, rare_with_idf, frequent_with_idf=3000, p
     return {"words": 100, "numerals": 12, "frequent pairs": pairs, "frequent orthogonal with idf": frequent_with_idf,
             "frequent orthogonal without idf": frequent_with_idf - only_with + only_without,
             "frequent only with idf": only_with, "frequent only without idf": only_without,
-            "rare pairs": pairs, "rare orthogonal with idf": rare_with_idf, "rare orthogonal without idf": rare_with_idf,
+            "rare pairs": pairs, "rare orthogonal with idf": rare_with_idf,
+            "rare orthogonal without idf": rare_with_idf,
             "rare only with idf": 0, "rare only without idf": 0, "numeral pairs": 66, "numeral orthogonal with idf": 60,
             "numeral orthogonal without idf": 30, "numeral only with idf": 30, "numeral only without idf": 0}
 
@@ -334,8 +336,8 @@ def idf_counts(only_with, only_without, rare_with_idf, frequent_with_idf=3000, p
 ])
 def test_the_idf_claim_needs_both_comparisons(counts, expected):
     judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"), idf_orthogonality={"32-bit": counts})))
-    assert judged["idf-common-orthogonal"].verdict == f"{expected} on 32-bit"
-    assert "the 12 numerals' 90.9 % with Idf, 45.5 % without" in judged["idf-common-orthogonal"].ours
+    assert judged["idf-common-orthogonal"].verdict == f"{expected} on the 32-bit model"
+    assert "the 12 numerals' 90.9 % and 45.5 %" in judged["idf-common-orthogonal"].ours
 
 
 def test_the_wmd_grid_is_costed_from_our_seconds_per_pair():
