@@ -457,6 +457,8 @@ def _grain_separated(results: Results, evidence: Evidence) -> list[Finding]:
     before, after, truth = _paired_predictions(results["reuters", "soft_vsm"],
                                                results["reuters", "soft_vsm_quantized_ortho"])
     rows = truth == t
+    if not rows.any():
+        return [Finding(OPEN, f"no {true} test documents", "REUTERS")]
     result, pvalue = _falls(before[rows] == p, after[rows] == p)
     return [Finding(result, f"{true} predicted as {predicted}: {int(np.sum(before[rows] == p))} → "
                             f"{int(np.sum(after[rows] == p))} of {int(rows.sum())} (exact McNemar p = {pvalue:.2g})",

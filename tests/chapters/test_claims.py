@@ -257,6 +257,12 @@ def test_reuters_grain_as_crude_and_its_separation(before, after, as_crude, sepa
     assert f"{before} → {after} of 100" in judged["reuters-separated"].ours
 
 
+def test_reuters_without_grain_test_documents_is_open():
+    judged = reuters(0, 0, grain=0)
+    assert judged["reuters-grain-as-crude"].ours == judged["reuters-separated"].ours == "REUTERS no grain test documents"
+    assert judged["reuters-separated"].verdict == "open on REUTERS"
+
+
 NEWS_NAMES = ("comp.graphics", "comp.os.ms-windows.misc", "rec.autos", "sci.med")
 
 
