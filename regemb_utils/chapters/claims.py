@@ -26,7 +26,8 @@ from ..study.claims import FAILS, HOLDS, OPEN, Claim, Finding, Judgement, interv
 from ..study.params import BOOK_SEED, SEEDED_METHODS
 from ..text.datasets import DATASETS
 from .confusion_tsne import usenet_hierarchy
-from .scm_vs_wmd import error_reduction, error_table, optimal_parameters, paired_wmd_table, significance_table
+from .scm_vs_wmd import (error_reduction, error_table, optimal_parameters, paired_predictions, paired_wmd_table,
+                         significance_table)
 
 __all__ = ["Evidence", "CLAIMS", "judge", "judgement_table", "verdict_tables", "PAPER_SEVEN", "AGREEMENT_WIDENING"]
 
@@ -111,7 +112,7 @@ def _mcnemar(results: Results) -> pd.DataFrame:
 def paired_findings(table: pd.DataFrame, better: str, worse: str, datasets: Sequence[str]) -> list[Finding]:
     """Per data set, whether ``better`` errs less than ``worse``: :data:`HOLDS` when the paired test
     (``table``: :func:`regemb_utils.chapters.scm_vs_wmd.significance_table`) decides that it does, :data:`FAILS`
-    when it decides the opposite, :data:`OPEN` when it decides nothing or the pair did not run.
+    when it decides the opposite, :data:`OPEN` when it decides nothing; no finding where the pair did not run.
 
     Examples
     --------
@@ -119,15 +120,14 @@ def paired_findings(table: pd.DataFrame, better: str, worse: str, datasets: Sequ
     ...                       "error a": [9.0, 30.0], "error b": [4.0, 31.0], "q": [0.001, 0.4],
     ...                       "significant": [True, False]})
     >>> [(f.unit, f.result) for f in paired_findings(table, "soft_vsm", "bow", ["bbcsport", "twitter", "amazon"])]
-    [('BBCSPORT', 'holds'), ('TWITTER', 'open'), ('AMAZON', 'open')]
+    [('BBCSPORT', 'holds'), ('TWITTER', 'open')]
     """
     a, b = METHODS[better].label, METHODS[worse].label
     found = []
     for dataset in datasets:
         rows = table[(table["dataset"] == dataset) & (table["a"].isin([a, b])) & (table["b"].isin([a, b]))] \
             if len(table) else table
-        if not len(rows):
-            found.append(Finding(OPEN, "not run", _label(dataset)))
+        if not len(rows):  # the pair did not run there: no evidence
             continue
         row = rows.iloc[0]
         e_better, e_worse = ((row["error a"], row["error b"]) if row["a"] == a else (row["error b"], row["error a"]))
@@ -190,8 +190,7 @@ def _scm_vs(wmd: str) -> Callable[[Results, Evidence], list[Finding]]:
         found = []
         for dataset in evidence.chosen():
             rows = table[(table["dataset"] == dataset) & (table["method"] == wmd)] if len(table) else table
-            if not len(rows):
-                found.append(Finding(OPEN, "not run", _label(dataset)))
+            if not len(rows):  # not run there: no evidence
                 continue
             row = rows.iloc[0]
             result = {"SCM better": HOLDS, "WMD better": FAILS}.get(row["verdict"], OPEN)
@@ -269,8 +268,7 @@ def _lowest(results: Results, evidence: Evidence) -> list[Finding]:
     runner = relative.drop("soft_vsm_ortho").idxmin()
     only_ortho = only_runner = 0  # discordant test queries pooled over the data sets: an exact paired test
     for dataset in wide.index:
-        a, b = results[dataset, "soft_vsm_ortho"], results[dataset, runner]
-        test = mcnemar_exact(a.predictions[a.k], b.predictions[b.k], a.truth)
+        test = mcnemar_exact(*paired_predictions(results[dataset, "soft_vsm_ortho"], results[dataset, runner]))
         only_ortho, only_runner = only_ortho + test.only_a_correct, only_runner + test.only_b_correct
     p = binomtest(only_ortho, only_ortho + only_runner).pvalue if only_ortho + only_runner else 1.0
     lowest = relative["soft_vsm_ortho"] <= relative[runner]

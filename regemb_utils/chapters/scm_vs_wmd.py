@@ -16,7 +16,8 @@ from .. import paper
 from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
                          paper_t_test)
 
-__all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "significance_table",
+__all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "paired_predictions",
+           "significance_table",
            "nonpositive_table", "paired_wmd_table", "decided_counts", "decided_datasets", "error_reduction", "left_out"]
 
 _WMDS = ("wmd", "wmd_quantized", "wmd_tfidf")
@@ -273,14 +274,11 @@ def error_reduction(results: Mapping[tuple[str, str], MethodResult], regularized
     rng = np.random.default_rng(seed)
     wrong, draws, queries = [], [], 0
     for dataset in chosen:
-        ra, rb = results[dataset, regularized], results[dataset, baseline]
-        common = np.intersect1d(ra.rows(), rb.rows())
-        if not len(common):
+        pa, pb, truth = paired_predictions(results[dataset, regularized], results[dataset, baseline])
+        if not len(truth):
             raise ValueError(f"{regularized} and {baseline} answered no common test query on {dataset}")
-        at, bt = np.searchsorted(ra.rows(), common), np.searchsorted(rb.rows(), common)
-        pair = np.stack([ra.predictions[ra.k][at] != ra.truth[at],
-                         rb.predictions[rb.k][bt] != rb.truth[bt]]).astype(np.float64)
-        queries += len(common)
+        pair = np.stack([pa != truth, pb != truth]).astype(np.float64)
+        queries += len(truth)
         wrong.append(pair.mean(axis=1))
         index = rng.integers(0, pair.shape[1], size=(resamples, pair.shape[1]))
         draws.append(np.stack([pair[0][index].mean(axis=1), pair[1][index].mean(axis=1)], axis=1))
@@ -337,6 +335,34 @@ def optimal_parameters(results: Mapping[tuple[str, str], MethodResult],
     return pd.DataFrame(rows, columns=["dataset", "source", *columns])
 
 
+def paired_predictions(a: MethodResult, b: MethodResult) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two methods' test predictions (at their chosen k) and the truth, on the test queries both answered (a WMD
+    method may answer a sample).
+
+    Parameters
+    ----------
+    a, b : MethodResult
+        The two methods' results on one data set.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray)
+        ``a``'s predictions, ``b``'s and the truth, aligned.
+
+    Examples
+    --------
+    >>> truth = np.array([0, 1, 0, 1])
+    >>> every = MethodResult("bbcsport", "bow", {"k": 1}, pd.DataFrame(), truth, {1: np.array([0, 0, 0, 1])})
+    >>> some = MethodResult("bbcsport", "wmd", {"k": 1}, pd.DataFrame(), truth[[1, 3]], {1: np.array([1, 0])},
+    ...                     test_rows=np.array([1, 3]))
+    >>> [x.tolist() for x in paired_predictions(every, some)]
+    [[0, 1], [1, 0], [1, 1]]
+    """
+    common = np.intersect1d(a.rows(), b.rows())
+    at, bt = np.searchsorted(a.rows(), common), np.searchsorted(b.rows(), common)
+    return a.predictions[a.k][at], b.predictions[b.k][bt], a.truth[at]
+
+
 def significance_table(results: Mapping[tuple[str, str], MethodResult], test: str = "mcnemar",
                        alpha: float = 0.05) -> pd.DataFrame:
     """Every pair of methods on every data set: p-value, BH q-value over all the tests, and the verdict.
@@ -390,19 +416,16 @@ def significance_table(results: Mapping[tuple[str, str], MethodResult], test: st
     for dataset in dict.fromkeys(d for d, _ in order):
         methods = [m for d, m in order if d == dataset]
         for a, b in itertools.combinations(methods, 2):
-            ra, rb = results[dataset, a], results[dataset, b]
-            common = np.intersect1d(ra.rows(), rb.rows())  # paired: the test queries both methods answered
-            at, bt = np.searchsorted(ra.rows(), common), np.searchsorted(rb.rows(), common)
-            pa, pb, truth = ra.predictions[ra.k][at], rb.predictions[rb.k][bt], ra.truth[at]
+            pa, pb, truth = paired_predictions(results[dataset, a], results[dataset, b])
             error_a, error_b = float(np.mean(pa != truth)), float(np.mean(pb != truth))
-            row = {"dataset": dataset, "a": METHODS[a].label, "b": METHODS[b].label, "queries": len(common),
+            row = {"dataset": dataset, "a": METHODS[a].label, "b": METHODS[b].label, "queries": len(truth),
                    "error a": 100 * error_a, "error b": 100 * error_b}
             if test == "mcnemar":
                 outcome = mcnemar_exact(pa, pb, truth)
                 row.update({"only a right": outcome.only_a_correct, "only b right": outcome.only_b_correct,
                             "p": outcome.pvalue})
             else:
-                n = len(common)
+                n = len(truth)
                 accuracies = sorted([1 - error_a, 1 - error_b], reverse=True)
                 row.update({"p": paper_t_test(accuracies[0], n, accuracies[1], n, alpha).pvalue})
             rows.append(row)
@@ -500,9 +523,7 @@ def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str =
         if METHODS[method].measure != "wmd" or (dataset, scm) not in results:
             continue
         rs, rw = results[dataset, scm], results[dataset, method]
-        common = np.intersect1d(rs.rows(), rw.rows())
-        at, bt = np.searchsorted(rs.rows(), common), np.searchsorted(rw.rows(), common)
-        ps, pw, truth = rs.predictions[rs.k][at], rw.predictions[rw.k][bt], rs.truth[at]
+        ps, pw, truth = paired_predictions(rs, rw)
         wrong_s, wrong_w = ps != truth, pw != truth
         _, lower, upper = agresti_coull(rw.test_errors, len(rw.truth), confidence)
         interval = paired_difference_interval(int(np.sum(wrong_w & ~wrong_s)), int(np.sum(wrong_s & ~wrong_w)),
@@ -510,9 +531,9 @@ def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str =
                                               confidence)
         test = mcnemar_exact(ps, pw, truth)
         rows.append({"dataset": dataset, "method": method, "label": METHODS[method].label,
-                     "queries": len(common), "WMD queries": len(rw.truth), "test documents": len(rs.truth),
+                     "queries": len(truth), "WMD queries": len(rw.truth), "test documents": len(rs.truth),
                      "WMD error": 100 * rw.test_error, "WMD lower": 100 * lower, "WMD upper": 100 * upper,
-                     "SCM error": 100 * float(np.mean(wrong_s)) if len(common) else np.nan,
+                     "SCM error": 100 * float(np.mean(wrong_s)) if len(truth) else np.nan,
                      "difference": 100 * interval.difference, "difference lower": 100 * interval.lower,
                      "difference upper": 100 * interval.upper, "only SCM right": test.only_a_correct,
                      "only WMD right": test.only_b_correct, "p": test.pvalue})
