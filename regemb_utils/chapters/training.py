@@ -9,6 +9,7 @@ chapter 4 reruns its whole protocol (the grid, k chosen on the validation split,
 :data:`SEEDED_METHODS`, the two 32-bit SCMs whose ratio is the paper's headline 39 % and the two 1-bit soft VSMs of
 the quantization claims, with each of them. The WMD is not rerun: the full WMD protocol takes hours per model
 (chapter 4's cost table).
+"""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
