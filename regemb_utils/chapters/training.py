@@ -28,7 +28,7 @@ from ..study.params import BOOK_SEED, SEEDED_METHODS, SEEDED_MODELS
 from .scm_vs_wmd import error_reduction, error_table
 
 __all__ = ["BOOK_SEED", "SEEDED_MODELS", "SEEDED_METHODS", "train_seeds", "seed_quality", "seeded_results",
-           "seed_errors", "seed_reductions", "trainer_check", "gap_account"]
+           "seed_errors", "seed_reductions", "trainer_check", "gap_account", "check_prose"]
 
 
 Results = Mapping[tuple[str, str], MethodResult]
@@ -254,6 +254,10 @@ def trainer_check(training: Mapping, corpus_articles: int | None, tokenizer: str
     (pandas.DataFrame or None, str or None)
         One row per model and trainer (``model``, ``trainer``, ``analogies (%)``, ``WordSim353 ρ``, ``SimLex-999 ρ``,
         ``vocabulary``, ``training words``, ``minutes``) and None; or None and the reason the tool is unavailable.
+
+    Examples
+    --------
+    Chapter 2 shows its table; :func:`gap_account` and :func:`check_prose` read it.
     """
     check = dict(training, epochs=training["check_epochs"])
     try:

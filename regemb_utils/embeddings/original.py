@@ -53,6 +53,10 @@ class ToolUnavailable(RuntimeError):
     ----------
     message : str
         Why, and what would make it available.
+
+    Examples
+    --------
+    See :func:`build_word2bits`.
     """
 
 
@@ -81,6 +85,14 @@ def build_word2bits(directory: str | os.PathLike, source: str | os.PathLike = SO
     ------
     ToolUnavailable
         When the source is missing, no ``g++`` is on the PATH, or compilation fails (with the compiler's message).
+
+    Examples
+    --------
+    >>> try:
+    ...     build_word2bits(tempfile.gettempdir(), source="missing/word2bits.cpp")
+    ... except ToolUnavailable as error:
+    ...     print(str(error)[:53])
+    the Word2Bits source missing/word2bits.cpp is missing
     """
     source = Path(source)
     if not source.is_file():
@@ -158,6 +170,11 @@ def run_word2bits(binary: str | os.PathLike, train_file: str | os.PathLike, *, s
     (gensim.models.KeyedVectors, TrainingSummary)
         The vectors, in the tool's vocabulary order, with their corpus counts; the summary's loss is empty (the tool
         prints an unnormalized sum) and its time is the tool's wall time.
+
+    Examples
+    --------
+    Compiling takes seconds; ``tests/embeddings/test_original.py`` trains the tool beside our trainer on a toy
+    corpus and on the first Wikipedia articles.
     """
     with tempfile.TemporaryDirectory() as folder:
         vectors_file = Path(folder) / "vectors.bin"
@@ -209,6 +226,10 @@ def trainer_comparison(model: str, *, size: int, corpus_articles: int | None, to
     ------
     ToolUnavailable
         When the tool cannot be built and the cache does not hold the result.
+
+    Examples
+    --------
+    Chapter 2 runs it for both models through :func:`regemb_utils.chapters.training.trainer_check`.
     """
     if model not in BITLEVELS:
         raise ValueError(f"unknown model {model!r}; allowed: {', '.join(BITLEVELS)}")
