@@ -88,3 +88,23 @@ def test_check_epochs_refuses_what_is_not_an_integer_from_1_to_10(given):
 def test_check_epochs_defaults_to_a_stated_smaller_setting_in_the_paper_profile():
     assert chapter_parameters("02_training", "paper").check_epochs == 2
     assert chapter_parameters("02_training", "smoke", check_epochs=3).check_epochs == 3
+
+
+def _check(ours_32, tool_32, ours_1, tool_1):
+    import pandas as pd
+    return pd.DataFrame({"model": ["32-bit", "32-bit", "1-bit", "1-bit"],
+                         "trainer": ["ours", "Word2Bits", "ours", "Word2Bits"],
+                         "analogies (%)": [ours_32, tool_32, ours_1, tool_1], "minutes": [1.0, 3.0, 4.0, 17.0]})
+
+
+@pytest.mark.parametrize("scores, expected", [
+    ((32.0, 31.0, 21.8, 20.5), "so it is not from our trainer"),  # the tool shows 10.5 points, ours 10.2
+    ((32.0, 25.6, 21.8, 20.5), "so it is not from our trainer"),  # 5.1 of 10.2: exactly half still rules it out
+    ((32.0, 25.0, 21.8, 20.5), "our trainer accounts for 5.7 points"),  # 4.5 of 10.2: less than half
+    ((0.5, 0.4, 0.1, 0.2), "cannot say where"),  # no gap to explain
+])
+def test_the_account_blames_our_trainer_only_when_the_tool_shows_less_than_half_our_gap(scores, expected):
+    text = check_prose(_check(*scores), None, 10.8, 10, 2)
+    assert expected in text
+    assert "answer 10.8 points fewer analogies" in text  # the chapter's own gap is carried in every case
+    assert ("at the chapter's 10 epochs only our trainer ran" in text) == expected.startswith("so it is")
