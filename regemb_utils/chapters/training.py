@@ -351,7 +351,8 @@ def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epoc
     ours, tool = TRAINERS
     run = (f"With {check_epochs} epoch{'s' if check_epochs > 1 else ''} for both trainers"
            + (f" (the chapter's models: {epochs}; the tool's two runs took {minutes[tool]:.1f} minutes, ours "
-              f"{minutes[ours]:.1f})" if check_epochs != epochs else "")
+              f"{minutes[ours]:.1f}, so the chapter's epochs would take the tool about "
+              f"{minutes[tool] * epochs / check_epochs:.0f} minutes)" if check_epochs != epochs else "")
            + f", the original tool's 1-bit model answers {score['1-bit', tool]:.1f} % of the analogies and ours "
            f"{score['1-bit', ours]:.1f} %, its 32-bit model {score['32-bit', tool]:.1f} % and ours "
            f"{score['32-bit', ours]:.1f} %. Its 32-bit model answers {account[f'gap {tool}']:.1f} points more than its "
