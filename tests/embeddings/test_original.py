@@ -69,7 +69,7 @@ def test_the_tool_is_trained_with_our_trainers_learning_rate():
 
 
 def test_without_a_compiler_the_check_says_why_and_the_chapter_goes_on(monkeypatch, tmp_path):
-    monkeypatch.setattr(original.shutil, "which", lambda name: None)
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # no g++ on it (patching the code would change keys)
     with pytest.raises(ToolUnavailable, match="no C\\+\\+ compiler: g\\+\\+ is not on the PATH"):
         build_word2bits(tmp_path)
     training = chapter_parameters("02_training", "smoke")
@@ -108,3 +108,18 @@ def test_the_account_blames_our_trainer_only_when_the_tool_shows_less_than_half_
     assert expected in text
     assert "answer 10.8 points fewer analogies" in text  # the chapter's own gap is carried in every case
     assert ("at the chapter's 10 epochs only our trainer ran" in text) == expected.startswith("so it is")
+
+
+@needs_compiler
+def test_the_comparison_is_cached_and_read_back_without_a_compiler(monkeypatch, tmp_path):
+    settings = dict(size=8, corpus_articles=20, tokenizer="paper", epochs=1, window=5, negative=2, sample=1e-4,
+                    min_count=5, workers=1)
+    cache = ArtifactCache(tmp_path)
+    first = original.trainer_comparison("1-bit", cache=cache, **settings)
+    assert set(first) == set(original.TRAINERS)
+    ours, theirs = (first[trainer] for trainer in original.TRAINERS)
+    assert ours["vocabulary"] == theirs["vocabulary"] and ours["training words"] == theirs["training words"]
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # no g++ any more: the stored result needs none
+    np.testing.assert_equal(original.trainer_comparison("1-bit", cache=cache, **settings), first)  # NaN == NaN
+    with pytest.raises(ToolUnavailable, match="no C\\+\\+ compiler"):  # another setting is not stored
+        original.trainer_comparison("1-bit", cache=cache, **dict(settings, epochs=2))
