@@ -30,8 +30,9 @@ from ..text.tokenization import TOKENIZERS
 
 # The seed study (chapters 2, 4 and 6): the book's seed, and the model and methods that other seeds rerun.
 BOOK_SEED = 1  # the seed of the book's models (trained_embeddings' default)
-SEEDED_MODEL = "32-bit"
-SEEDED_METHODS = ("soft_vsm", "soft_vsm_ortho")  # the two SCMs of the 39 % claim, both on the 32-bit model
+SEEDED_MODELS = ("32-bit", "1-bit")
+# the two SCMs of the 39 % claim (32-bit) and the two 1-bit soft VSMs of the quantization claims; not the WMD (hours)
+SEEDED_METHODS = ("soft_vsm", "soft_vsm_ortho", "soft_vsm_quantized", "soft_vsm_quantized_ortho")
 
 
 PROFILES = ("smoke", "paper")
@@ -533,7 +534,9 @@ CHAPTERS: dict[str, ChapterSpec] = {
     "01_preprocessing": ChapterSpec((_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER)),
     "02_training": ChapterSpec((*_TRAINING, Parameter(
         "other_seeds", {"smoke": (2,), "paper": (2, 3)}, 'a list of distinct integers of at least 2 (the seeds of '
-        'extra 32-bit models, trained with the same settings; the book\'s models use seed 1) or "none"', _seeds),
+        'extra 32-bit and 1-bit models, trained with the same settings; the book\'s models use seed 1) or "none"', _seeds),
+        Parameter("check_epochs", {"smoke": 1, "paper": 2}, "an integer in [1, 10] (epochs of the check against the "
+                  "original Word2Bits tool, both trainers)", _between(1, 10)),
         Parameter("cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
         _between(1, 100_000_000)), _PREVIOUS_RECORD), input_checks=(_vocabulary_for_min_count,)),
     "03_orthogonalization": ChapterSpec((*_ORTHOGONALIZATION, _PREVIOUS_RECORD),

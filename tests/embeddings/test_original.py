@@ -1,0 +1,125 @@
+"""The original Word2Bits tool beside the book's trainer (regemb_utils.embeddings.original): same vocabulary, same
+quantization, the same structure learned; a clear refusal without a compiler and for bad chapter parameters."""
+from __future__ import annotations
+
+import inspect
+import shutil
+
+import numpy as np
+import pytest
+
+from regemb_utils.chapters.training import check_prose, trainer_check
+from regemb_utils.embeddings import original
+from regemb_utils.embeddings.original import ToolUnavailable, build_word2bits, run_word2bits, write_token_stream
+from regemb_utils.embeddings.word2bits import ONE_THIRD, build_vocabulary, train_word2bits
+from regemb_utils.infra.cache import ArtifactCache
+from regemb_utils.study.params import ParameterError, chapter_parameters
+from regemb_utils.text.corpus import WikipediaCorpus
+
+needs_compiler = pytest.mark.skipif(shutil.which(original.COMPILER) is None, reason="no C++ compiler")
+
+
+@pytest.fixture(scope="module")
+def tool(tmp_path_factory):
+    return build_word2bits(tmp_path_factory.mktemp("tools"))
+
+
+def _purity(vectors, topn=5):
+    """The share of each word's ``topn`` nearest neighbours from its own group (the first letter)."""
+    return float(np.mean([word[0] == other[0] for word in vectors.index_to_key
+                          for other, _ in vectors.most_similar(word, topn=topn)]))
+
+
+@needs_compiler
+def test_both_trainers_learn_the_same_structure_with_two_valued_1_bit_vectors(tool, tmp_path):
+    # two groups of ten words that never share an article: every word's neighbours should be its own group's
+    rng = np.random.default_rng(0)
+    groups = [[f"a{i}" for i in range(10)], [f"b{i}" for i in range(10)]]
+    corpus = [list(rng.choice(groups[j % 2], 100)) for j in range(200)]
+    write_token_stream(corpus, tmp_path / "toy.txt")
+    settings = dict(size=20, bitlevel=1, window=3, negative=5, sample=0.0, epochs=5, min_count=1)
+    theirs, summary = run_word2bits(tool, tmp_path / "toy.txt", threads=1, **settings)
+    ours = train_word2bits(corpus, workers=1, progress=False, **settings).vectors
+    assert dict(zip(theirs.index_to_key, theirs.expandos["count"])) == dict(zip(ours.index_to_key,
+                                                                               ours.expandos["count"]))
+    assert summary.training_words == sum(map(len, corpus))
+    for vectors in (theirs, ours):  # every coordinate is +1/3 or -1/3: two values per dimension
+        assert set(np.unique(vectors.vectors)) == {-ONE_THIRD, ONE_THIRD}
+    # a random model's purity is 9/19 ≈ 0.47; both trainers find the groups, within 0.05 of each other
+    assert _purity(ours) >= 0.95 and _purity(theirs) >= 0.95
+    assert abs(_purity(ours) - _purity(theirs)) <= 0.05
+
+
+@needs_compiler
+def test_the_tool_reads_our_token_stream_into_our_vocabulary(tool, tmp_path):
+    corpus = list(WikipediaCorpus(20, "paper"))
+    write_token_stream(corpus, tmp_path / "wiki.txt")
+    theirs, _ = run_word2bits(tool, tmp_path / "wiki.txt", size=8, bitlevel=0, window=5, negative=2, sample=1e-4,
+                              epochs=1, min_count=5, threads=1)
+    vocabulary = build_vocabulary(corpus, 5)
+    assert "</s>" not in theirs.key_to_index  # the tool's line break is left out
+    assert dict(zip(theirs.index_to_key, theirs.expandos["count"].tolist())) == dict(
+        zip(vocabulary.words, vocabulary.counts.tolist()))
+    assert theirs.vectors.dtype == np.float32 and len(np.unique(theirs.vectors)) > 2  # 32-bit: not quantized
+
+
+def test_the_tool_is_trained_with_our_trainers_learning_rate():
+    ours = inspect.signature(train_word2bits).parameters["alpha"].default
+    assert inspect.signature(run_word2bits).parameters["alpha"].default == ours
+
+
+def test_without_a_compiler_the_check_says_why_and_the_chapter_goes_on(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # no g++ on it (patching the code would change keys)
+    with pytest.raises(ToolUnavailable, match="no C\\+\\+ compiler: g\\+\\+ is not on the PATH"):
+        build_word2bits(tmp_path)
+    training = chapter_parameters("02_training", "smoke")
+    check, reason = trainer_check(training, 200, "paper", ArtifactCache(tmp_path))
+    assert check is None and "no C++ compiler" in reason
+    assert not any(p.name.startswith("word2bits-") for p in tmp_path.iterdir())  # nothing trained before the refusal
+    assert "did not run here: no C++ compiler" in check_prose(check, reason, 10.8, 10, 2)
+
+
+@pytest.mark.parametrize("given", [0, 11, 1.5, True, "2"])
+def test_check_epochs_refuses_what_is_not_an_integer_from_1_to_10(given):
+    with pytest.raises(ParameterError, match=r"check_epochs must be an integer in \[1, 10\]"):
+        chapter_parameters("02_training", "smoke", check_epochs=given)
+
+
+def test_check_epochs_defaults_to_a_stated_smaller_setting_in_the_paper_profile():
+    assert chapter_parameters("02_training", "paper").check_epochs == 2
+    assert chapter_parameters("02_training", "smoke", check_epochs=3).check_epochs == 3
+
+
+def _check(ours_32, tool_32, ours_1, tool_1):
+    import pandas as pd
+    return pd.DataFrame({"model": ["32-bit", "32-bit", "1-bit", "1-bit"],
+                         "trainer": ["ours", "Word2Bits", "ours", "Word2Bits"],
+                         "analogies (%)": [ours_32, tool_32, ours_1, tool_1], "minutes": [1.0, 3.0, 4.0, 17.0]})
+
+
+@pytest.mark.parametrize("scores, expected", [
+    ((32.0, 31.0, 21.8, 20.5), "so it is not from our trainer"),  # the tool shows 10.5 points, ours 10.2
+    ((32.0, 25.6, 21.8, 20.5), "so it is not from our trainer"),  # 5.1 of 10.2: exactly half still rules it out
+    ((32.0, 25.0, 21.8, 20.5), "our trainer accounts for 5.7 points"),  # 4.5 of 10.2: less than half
+    ((0.5, 0.4, 0.1, 0.2), "cannot say where"),  # no gap to explain
+])
+def test_the_account_blames_our_trainer_only_when_the_tool_shows_less_than_half_our_gap(scores, expected):
+    text = check_prose(_check(*scores), None, 10.8, 10, 2)
+    assert expected in text
+    assert "answer 10.8 points fewer analogies" in text  # the chapter's own gap is carried in every case
+    assert ("at the chapter's 10 epochs only our trainer ran" in text) == expected.startswith("so it is")
+
+
+@needs_compiler
+def test_the_comparison_is_cached_and_read_back_without_a_compiler(monkeypatch, tmp_path):
+    settings = dict(size=8, corpus_articles=20, tokenizer="paper", epochs=1, window=5, negative=2, sample=1e-4,
+                    min_count=5, workers=1)
+    cache = ArtifactCache(tmp_path)
+    first = original.trainer_comparison("1-bit", cache=cache, **settings)
+    assert set(first) == set(original.TRAINERS)
+    ours, theirs = (first[trainer] for trainer in original.TRAINERS)
+    assert ours["vocabulary"] == theirs["vocabulary"] and ours["training words"] == theirs["training words"]
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # no g++ any more: the stored result needs none
+    np.testing.assert_equal(original.trainer_comparison("1-bit", cache=cache, **settings), first)  # NaN == NaN
+    with pytest.raises(ToolUnavailable, match="no C\\+\\+ compiler"):  # another setting is not stored
+        original.trainer_comparison("1-bit", cache=cache, **dict(settings, epochs=2))
