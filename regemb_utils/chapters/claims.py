@@ -26,6 +26,7 @@ from ..study.claims import FAILS, HOLDS, OPEN, Claim, Finding, Judgement, interv
 from ..study.params import BOOK_SEED, SEEDED_METHODS
 from ..text.datasets import DATASETS
 from .confusion_tsne import usenet_hierarchy
+from .training import gap_account
 from .scm_vs_wmd import (error_reduction, error_table, optimal_parameters, paired_predictions, paired_wmd_table,
                          significance_table)
 
@@ -47,7 +48,7 @@ class Evidence:
     results : mapping
         Chapter 4's results, ``(data set, method)`` → MethodResult (the book's seed).
     seed_results : mapping of int to mapping, optional
-        Per other training seed, chapter 4's :data:`SEEDED_METHODS` run on that seed's 32-bit model.
+        Per other training seed, chapter 4's :data:`SEEDED_METHODS` run on that seed's models.
     cosines : mapping, optional
         Chapter 2: per model, the mean, sd and number ``n`` of random word pairs' cosines.
     theorem_1 : mapping, optional
@@ -69,6 +70,9 @@ class Evidence:
     idf_orthogonality : mapping, optional
         Chapter 3's ``idf_orthogonality``: per model
         :func:`regemb_utils.chapters.orthogonalization.idf_orthogonality`'s counts.
+    trainer_check : mapping, optional
+        Chapter 2's ``trainer_check``: the side-by-side with the original Word2Bits tool (``epochs``, ``unavailable``,
+        ``table``).
     """
 
     results: Results
@@ -82,11 +86,34 @@ class Evidence:
     good_bad_ranks: Mapping[str, Sequence[int]] | None = None
     analogies: Mapping[str, Mapping[str, float]] | None = None
     idf_orthogonality: Mapping[str, Mapping[str, int]] | None = None
+    trainer_check: Mapping | None = None
 
     def chosen(self) -> list[str]:
         """The data sets judged, in the book's order."""
         ran = {d for d, _ in self.results}
         return [d for d in DATASETS if d in ran and (self.datasets is None or d in self.datasets)]
+
+    @classmethod
+    def recorded(cls, chapter) -> Evidence:
+        """The evidence that chapters 1–4 recorded in ``chapter``'s lineage (a value an older record lacks: None).
+
+        Parameters
+        ----------
+        chapter : regemb_utils.study.pipeline.Chapter
+            The chapter that judges (chapter 6).
+
+        Returns
+        -------
+        Evidence
+            On every data set chapter 4 ran.
+        """
+        first, second, third, fourth = (chapter.record(name).values for name in (
+            "01_preprocessing", "02_training", "03_orthogonalization", "04_scm_vs_wmd"))
+        return cls(chapter.results(), fourth.get("seed_results", {}), cosines=second.get("cosines"),
+                   theorem_1=third.get("theorem_1"), class_names=first.get("class_names"),
+                   majority=first.get("majority"), good_bad=second.get("good_bad"),
+                   good_bad_ranks=second.get("good_bad_ranks"), analogies=second.get("analogies"),
+                   idf_orthogonality=third.get("idf_orthogonality"), trainer_check=second.get("trainer_check"))
 
     def by_seed(self) -> dict[int | None, Results]:
         """Chapter 4's results per training seed, the other seeds' runs in place of the book seed's (None: one seed)."""
@@ -621,11 +648,51 @@ _PAIRED += "(every pair of the paper's seven configurations on every data set). 
 
 @dataclass(frozen=True)
 class Rule:
-    """A claim and the function that judges it; ``seeded``: it reads a method that chapter 4 reran per seed."""
+    """A claim and the function that judges it; ``seeded``: it reads a method that chapter 4 reran per seed;
+    ``models``: it compares a 1-bit with a 32-bit configuration, so its verdict carries chapter 2's analogy gap
+    (:func:`model_gap`)."""
 
     claim: Claim
     judged: Callable[[Results, Evidence], list[Finding]]
     seeded: bool
+    models: bool = False
+
+
+def model_gap(evidence: Evidence) -> str:
+    """What a comparison of a 1-bit with a 32-bit configuration must be read with: how far apart the two models are
+    on word analogies (chapter 2), where the paper chose its dimensions to make them comparable (§5.3), and what the
+    original Word2Bits tool shows on the same token stream (chapter 2's check); empty without chapter 2's numbers.
+
+    Parameters
+    ----------
+    evidence : Evidence
+        With ``analogies`` and, where chapter 2 ran the check, ``trainer_check``.
+
+    Returns
+    -------
+    str
+        The sentence, or "".
+
+    Examples
+    --------
+    >>> analogies = {"32-bit": {"accuracy": 0.518, "questions": 19544}, "1-bit": {"accuracy": 0.410, "questions": 19544}}
+    >>> model_gap(Evidence({}, analogies=analogies))[:60]
+    'our 1-bit embeddings answer 10.8 points fewer word analogies'
+    """
+    if not evidence.analogies or not {"32-bit", "1-bit"} <= set(evidence.analogies):
+        return ""
+    gap = 100 * (evidence.analogies["32-bit"]["accuracy"] - evidence.analogies["1-bit"]["accuracy"])
+    text = (f"our 1-bit embeddings answer {gap:.1f} points fewer word analogies than our 32-bit ones (chapter 2), "
+            "where the paper chose 1,000 and 200 dimensions to make them comparable")
+    check = evidence.trainer_check or {}
+    if check.get("table"):
+        account = gap_account(pd.DataFrame(check["table"]))
+        text += (f"; the original Word2Bits tool, trained on the same token stream with the same flags for "
+                 f"{check['epochs']} epochs, shows a {account['gap Word2Bits']:.1f}-point gap (our trainer "
+                 f"{account['gap ours']:.1f})")
+    elif check.get("unavailable"):
+        text += f" (the original tool could not be run here: {check['unavailable']})"
+    return text + ": a difference between a 1-bit and a 32-bit method measures quantization together with that gap"
 
 
 CLAIMS: tuple[Rule, ...] = (
@@ -652,7 +719,7 @@ CLAIMS: tuple[Rule, ...] = (
                _PAIRED + "Per data set, orthogonalization alone (32-bit) against quantization alone (1-bit): holds "
                "when the test decides for orthogonalization, does not hold when it decides for quantization, open "
                "otherwise.", "stated (§7); Figures 8 and 10", _SIG),
-         _pair("soft_vsm_ortho", "soft_vsm_quantized"), True),
+         _pair("soft_vsm_ortho", "soft_vsm_quantized"), True, models=True),
     Rule(Claim("quantization-scm", "§6.2",
                "The soft VSM benefits from quantization (\"Unlike the soft VSM, the WMD does not benefit from word "
                "embedding quantization\")",
@@ -660,26 +727,26 @@ CLAIMS: tuple[Rule, ...] = (
                "1-bit one, does not hold when it decides against it, open otherwise. Our two models are not matched "
                "on word analogies as the paper's were (chapter 2), so this compares more than the quantization.",
                "stated (§6.2); Figures 8 and 10", _SIG),
-         _pair("soft_vsm_quantized", "soft_vsm"), True),
+         _pair("soft_vsm_quantized", "soft_vsm"), True, models=True),
     Rule(Claim("quantization-wmd", "§6.2",
                "\"the WMD does not benefit from word embedding quantization\": \"the reduced precision of quantized "
                "word embeddings increases kNN test error\"",
                _PAIRED + "Per data set, the 32-bit WMD against the 1-bit one: holds when the test decides that the "
                "1-bit WMD errs more, does not hold when it decides that it errs less, open otherwise. The models are "
                "not matched on word analogies (chapter 2).", "stated (§6.2); Figures 8 and 10", _SIG),
-         _pair("wmd", "wmd_quantized"), False),
+         _pair("wmd", "wmd_quantized"), False, models=True),
     Rule(Claim("scm-beats-wmd", "abstract; §1 (contribution 2); §7",
                "\"the SCM with regularized word embeddings significantly outperforms the WMD on text classification\"",
                "Chapter 4's paired table: the 1-bit orthogonalized SCM against the 32-bit WMD on the test queries "
                "both answered, exact McNemar with BH q < 0.05 over the table. Per data set: holds when the test "
                "decides for the SCM, does not hold when it decides for the WMD, open otherwise.",
                "significant on every data set, by its t-test (§6.1)", "04_scm_vs_wmd.html#fig-paired-wmd"),
-         _scm_vs("wmd"), False),
+         _scm_vs("wmd"), True, models=True),
     Rule(Claim("scm-beats-wmd-quantized", "abstract, applied to Figure 8's 1-bit WMD",
                "The regularized SCM significantly outperforms the WMD with quantized embeddings too",
                "As for the 32-bit WMD, against the 1-bit WMD.",
                "significant on every data set, by its t-test (§6.1)", "04_scm_vs_wmd.html#fig-paired-wmd"),
-         _scm_vs("wmd_quantized"), False),
+         _scm_vs("wmd_quantized"), True),
     Rule(Claim("positive-bias", "§6.2 (Figure 11)",
                "\"With non-quantized word embeddings, embeddings of unrelated words have positive cosine similarity\"",
                "The 32-bit model's mean cosine over random word pairs (chapter 2), 95 % normal interval: holds when it "
@@ -873,7 +940,7 @@ def judge(evidence: Evidence) -> list[Judgement]:
         findings = []
         for seed, results in (seeds.items() if rule.seeded else [(None, evidence.results)]):
             findings += [Finding(f.result, f.shown, f.unit, seed) for f in rule.judged(results, evidence)]
-        judged.append(Judgement(rule.claim, tuple(findings)))
+        judged.append(Judgement(rule.claim, tuple(findings), model_gap(evidence) if rule.models else ""))
     return judged
 
 
@@ -893,7 +960,8 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
     Returns
     -------
     pandas.DataFrame
-        Columns key, claim, paper, ours, verdict, on the paper's documents, rule, where, seeded, depends on the seed.
+        Columns key, claim, paper, ours, verdict, on the paper's documents, rule, where, seeded, depends on the seed,
+        holds everywhere.
 
     Examples
     --------
@@ -911,9 +979,10 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
                                                        else there[j.claim.key]),
                           "rule": j.claim.rule, "where": j.claim.where,
                           "seeded": any(f.seed is not None for f in j.findings),
-                          "depends on the seed": j.depends_on_seed} for j in judgements],
+                          "depends on the seed": j.depends_on_seed, "holds everywhere": j.holds_everywhere}
+                         for j in judgements],
                         columns=["key", "claim", "paper", "ours", "verdict", "on the paper's documents", "rule",
-                                 "where", "seeded", "depends on the seed"])
+                                 "where", "seeded", "depends on the seed", "holds everywhere"])
 
 
 def verdict_tables(claims: pd.DataFrame) -> tuple[Table, Table]:
