@@ -16,6 +16,9 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 MATHJAX_VERSION := 3.2.2
+# plotly.js as the plotly pip package ships it (`make setup` checks that they agree), bundled by esbuild
+PLOTLY_JS_VERSION := 3.7.0
+ESBUILD_VERSION := 0.25.10
 # The environment is pinned: `make setup` installs requirements.lock (every package of pyproject.toml with the `book`
 # and `test` extras, resolved for CPython 3.11 on x86-64 Linux against PyPI), then the project itself without deps.
 LOCK := requirements.lock
@@ -75,10 +78,19 @@ explore: setup
 	REGEMB_PROFILE=$(PROFILE) JUPYTER_PATH=$(CURDIR) $(BIN)/voila notebooks/explorer.ipynb --template=regemb $(EXPLORE_ARGS)
 
 # The book renders offline: plotly.js is served from its own static files (assets/), never from a CDN; the formulas
-# are SVG in the pages.
-assets/plotly.min.js: $(VENV)/.installed
+# are SVG in the pages. plotly.js is a partial bundle of the trace types the book draws (_ext/plotly_bundle.js: 1.7 MB
+# where the full one is 4.9 MB), built from the npm package plotly.js, the version the plotly pip package ships (its
+# map traces' style sheet, which the bundle never uses, is left out).
+assets/plotly.min.js: $(VENV)/.installed _ext/plotly_bundle.js Makefile
+	test "$$($(BIN)/python -c 'from plotly.offline import get_plotlyjs_version; print(get_plotlyjs_version())')" = \
+		"$(PLOTLY_JS_VERSION)" || { echo "PLOTLY_JS_VERSION must be the plotly pip package's plotly.js"; exit 1; }
+	npm install --silent --no-audit --no-fund --prefix .build/plotly plotly.js@$(PLOTLY_JS_VERSION) \
+		esbuild@$(ESBUILD_VERSION)
 	mkdir -p assets
-	cp "$$($(BIN)/python -c 'import plotly, pathlib; print(pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js")')" $@
+	cp _ext/plotly_bundle.js .build/plotly/entry.js
+	.build/plotly/node_modules/.bin/esbuild .build/plotly/entry.js --bundle --minify --format=iife \
+		--global-name=Plotly --target=es2016 --define:global=window --define:define.amd=false \
+		--alias:stream=stream-browserify --loader:.css=empty --log-level=warning --outfile=$@
 
 # The book's formulas are typeset once, at build time, by MathJax 3 under node (_ext/static_math.py); no page loads
 # MathJax. Of its 24 MB es5/ folder only what that needs: the node entry point, the TeX input with the extensions it

@@ -9,12 +9,13 @@ For each load it measures, in the page's own clock (milliseconds from the start 
   ``.plotly-graph-div`` has its SVG layers, and each 3-D scene its WebGL canvas);
 * **ready**: the later of the two, when a reader has the whole page;
 
-and the bytes the server sent for the page until it was ready and the network had been quiet for half a second.
-By default every page of the book is measured (``--page`` picks one), each with its figure count, and whether it is
-text only (no figure: the budget is :data:`TEXT_ONLY_BYTES`); a last line gives the largest load time and the
-heaviest text-only page against the budgets (:data:`LOAD_SECONDS`). The reference page (default: the introduction,
-which has a formula and no figure) is measured in the same run, and the RATIO line divides each page's median ready
-time by the reference's.
+and the bytes the server sent for the page until it was ready and the network had been quiet for half a second, by
+kind (``tests/browser.py``'s ``page_weight``): the page's HTML, the shared assets (style sheets, scripts, fonts),
+plotly.js (and how many times it was fetched), the figures' data and the images. By default every page of the book
+is measured (``--page`` picks one), each with its figure count; the last lines give the largest load time against
+:data:`LOAD_SECONDS`, and the heaviest HTML and shared assets against the budgets of ``tests/test_book.py``
+(``HTML_BYTES``, ``SHARED_BYTES``). The reference page (default: the introduction, which has a formula and no
+figure) is measured in the same run, and the RATIO line divides each page's median ready time by the reference's.
 
 Run:  .venv/bin/python benchmarks/bench_page_load.py [--page notebooks/05_confusion_tsne.html] [--repeat 3]
       (build the book first: ``jupyter-book build .``; ``--book`` points elsewhere)
@@ -30,9 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser import Chromium, serve  # noqa: E402
+from browser import Chromium, page_weight, serve  # noqa: E402
+from test_book import HTML_BYTES, SHARED_BYTES, book_pages  # noqa: E402
 
-TEXT_ONLY_BYTES = 1.5e6  # a page without figures should ship at most this much
 LOAD_SECONDS = 1.0  # every page's load event, cold cache
 
 # Installed before the page's own scripts: polls every 10 ms and records when all plotly figures have drawn.
@@ -89,7 +90,7 @@ def measure(server, page: str, timeout: float) -> dict:
         server.bytes_sent, server.requests = 0, []
         browser.navigate(f"{server.url}/{page}", timeout=timeout)
         result = browser.evaluate(_RESULT % int(1000 * timeout), await_promise=True, timeout=timeout)
-        # let late requests (fonts, MathJax components) finish: wait until nothing was served for 0.5 s
+        # let late requests (fonts, the figures' data) finish: wait until nothing was served for 0.5 s
         last = (-1, time.monotonic())
         while time.monotonic() - last[1] < 0.5:
             time.sleep(0.1)
@@ -98,14 +99,8 @@ def measure(server, page: str, timeout: float) -> dict:
     result["ready"] = max(result["load"], result["figures"])
     result["bytes"] = server.bytes_sent
     result["requests"] = len(server.requests)
+    result.update(page_weight(page, server.requests))
     return result
-
-
-def book_pages(html: Path) -> list[str]:
-    """The reader's pages of a built book (not the search page, the index or the redirect)."""
-    skip = {"search.html", "genindex.html", "index.html"}
-    return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html")
-                  if p.name not in skip and "_static" not in p.parts and "_sources" not in p.parts)
 
 
 def main() -> None:
@@ -128,24 +123,25 @@ def main() -> None:
             for run in runs:
                 if run["webglMissing"]:
                     sys.exit(f"{page}: Chromium reports that WebGL is not supported; the 3-D figures cannot draw")
-            median = {key: statistics.median(run[key] for run in runs) for key in ("load", "figures", "ready", "bytes")}
-            text_only = "<img" not in (args.book / page).read_text() and runs[0]["count"] == 0
-            medians[page] = dict(median, text_only=text_only)
-            print(f"{page}: {runs[0]['count']} plotly figures{', text only' if text_only else ''}; load event "
-                  f"{median['load'] / 1000:.2f} s, figures drawn {median['figures'] / 1000:.2f} s, ready "
-                  f"{median['ready'] / 1000:.2f} s (median of {args.repeat}: "
+            kinds = ("load", "figures", "ready", "bytes", "html", "shared", "plotly", "figure_data", "images")
+            median = {key: statistics.median(run[key] for run in runs) for key in kinds}
+            medians[page] = median
+            print(f"{page}: {runs[0]['count']} plotly figures; load event {median['load'] / 1000:.2f} s, figures drawn "
+                  f"{median['figures'] / 1000:.2f} s, ready {median['ready'] / 1000:.2f} s (median of {args.repeat}: "
                   f"{', '.join(format(r['ready'] / 1000, '.2f') for r in runs)} s); "
-                  f"{median['bytes'] / 1e6:.2f} MB in {runs[0]['requests']} requests")
+                  f"{median['bytes'] / 1e6:.2f} MB in {runs[0]['requests']} requests: "
+                  f"HTML {median['html'] / 1e3:.0f} KB, shared {median['shared'] / 1e3:.0f} KB, "
+                  f"plotly.js {median['plotly'] / 1e3:.0f} KB "
+                  f"({runs[0]['plotly_loads']} loads), figures' data {median['figure_data'] / 1e3:.0f} KB, images "
+                  f"{median['images'] / 1e3:.0f} KB")
     for page in pages:
         ratio = medians[page]["ready"] / medians[args.reference]["ready"]
         print(f"RATIO ready time {page} / {args.reference}: {ratio:.1f}x")
     slowest = max(pages, key=lambda p: medians[p]["load"])
     print(f"SLOWEST load event: {slowest} {medians[slowest]['load'] / 1000:.2f} s (budget {LOAD_SECONDS:.1f} s)")
-    text = [p for p in medians if medians[p]["text_only"]]
-    if text:
-        heaviest = max(text, key=lambda p: medians[p]["bytes"])
-        print(f"HEAVIEST text-only page: {heaviest} {medians[heaviest]['bytes'] / 1e6:.2f} MB "
-              f"(budget {TEXT_ONLY_BYTES / 1e6:.1f} MB)")
+    for kind, budget in (("html", HTML_BYTES), ("shared", SHARED_BYTES)):
+        heaviest = max(medians, key=lambda p: medians[p][kind])
+        print(f"HEAVIEST {kind}: {heaviest} {medians[heaviest][kind] / 1e3:.0f} KB (budget {budget / 1e3:.0f} KB)")
 
 
 if __name__ == "__main__":

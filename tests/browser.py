@@ -24,7 +24,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["CHROMIUM_FLAGS", "chromium_path", "serve", "Chromium", "DevToolsError"]
+__all__ = ["CHROMIUM_FLAGS", "chromium_path", "serve", "Chromium", "DevToolsError", "page_weight"]
 
 # The flags every run uses (tests and benchmark alike). SwiftShader is Chromium's software WebGL: this Chromium no
 # longer falls back to it on its own, so it is asked for explicitly.
@@ -118,6 +118,43 @@ def serve(directory: str | os.PathLike) -> Iterator[http.server.ThreadingHTTPSer
     finally:
         server.shutdown()
         server.server_close()
+
+
+def page_weight(page: str, requests: list[tuple[str, int]]) -> dict[str, int]:
+    """The bytes that loading ``page`` transferred, by kind, from the ``requests`` (path, bytes) the server answered:
+    ``html`` (the page itself), ``plotly`` (plotly.js), ``figure_data`` (the figures' data, ``_figures/``), ``images``
+    (``_images/``), ``search_index`` (``searchindex.js``, which the search page loads) and ``shared`` (everything else:
+    the style sheets, scripts and fonts that every page loads), and ``plotly_loads``, how many times plotly.js was
+    requested.
+
+    Parameters
+    ----------
+    page : str
+        The page's path relative to the book's root (``notebooks/05_confusion_tsne.html``).
+    requests : list of (str, int)
+        Each request's path (as the server saw it, with its query) and the bytes of its body.
+
+    Returns
+    -------
+    dict
+        Bytes per kind, and ``plotly_loads``.
+
+    Examples
+    --------
+    >>> page_weight("notebooks/a.html", [("/notebooks/a.html", 900), ("/_static/basic.css?v=1", 40),
+    ...                                  ("/_static/plotly.min.js", 7000), ("/_figures/notebooks/a.js", 300),
+    ...                                  ("/_images/x.png", 50)])
+    {'html': 900, 'shared': 40, 'plotly': 7000, 'figure_data': 300, 'images': 50, 'search_index': 0, 'plotly_loads': 1}
+    """
+    weight = dict.fromkeys(("html", "shared", "plotly", "figure_data", "images", "search_index", "plotly_loads"), 0)
+    for path, size in requests:
+        path = path.split("?", 1)[0].split("#", 1)[0].lstrip("/")
+        kind = ("html" if path == page else "plotly" if path == "_static/plotly.min.js" else
+                "figure_data" if path.startswith("_figures/") else "images" if path.startswith("_images/") else
+                "search_index" if path == "searchindex.js" else "shared")
+        weight[kind] += size
+        weight["plotly_loads"] += kind == "plotly"
+    return weight
 
 
 class DevToolsError(RuntimeError):

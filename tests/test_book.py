@@ -3,8 +3,9 @@ notebooks are never touched), the book built from them with warnings as errors, 
 headless Chromium: plotly figures and formulas render from the book's own files, with no network, and every page is
 readable (nothing wider than the text column, no nan/None in tables, every figure captioned and numbered).
 
-``REGEMB_BOOK_HTML=_build/html pytest -m book -k readable`` runs the readability check on an already built book
-(e.g. the one built from the committed notebooks) without executing any chapter."""
+``REGEMB_BOOK_HTML=_build/html pytest -m book -k "readable or fit or formula or plotly or clean_console"`` runs the
+checks of the built pages on an already built book (e.g. the one built from the committed notebooks) without
+executing any chapter."""
 from __future__ import annotations
 
 import functools
@@ -75,8 +76,8 @@ def test_exercise_solutions_state_what_they_compute(book):
     assert check_exercise_claims(book / "notebooks") == 14
 
 
-def test_pages_load_nothing_from_the_network(book):
-    pages = list((book / "_build" / "html").rglob("*.html"))
+def test_pages_load_nothing_from_the_network(built_html):
+    pages = list(built_html.rglob("*.html"))
     assert pages
     for page in pages:
         external = re.findall(r'<script[^>]+src="(https?://[^"]+)"', page.read_text())
@@ -84,8 +85,8 @@ def test_pages_load_nothing_from_the_network(book):
 
 
 @pytest.fixture(scope="module")
-def served(book):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(book / "_build" / "html"))
+def served(built_html):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_html))
     handler.log_message = lambda *args: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -126,8 +127,8 @@ def test_3d_document_map_renders(served, tmp_path):
     assert "WebGL is not supported" not in dom
 
 
-def test_plotly_js_only_where_needed(book):
-    html = book / "_build" / "html"
+def test_plotly_js_only_where_needed(built_html):
+    html = built_html
     for page in html.rglob("*.html"):
         text = page.read_text()
         loads = "plotly.min.js" in text
@@ -517,25 +518,30 @@ def test_pages_fit_the_screen_and_figures_keep_their_size(built_html, width):
     assert not report, "\n".join(report)
 
 
-def test_plotly_figures_wait_for_the_load_event(book):
-    """plotly.js (4.9 MB) is fetched after the load event, and the figures' scripts run after it."""
-    page = (book / "_build" / "html" / "notebooks" / "05_confusion_tsne.html").read_text()
+def test_plotly_figures_wait_for_the_load_event(built_html):
+    """plotly.js is fetched after the load event, then the page's figures (their scripts are not in the HTML)."""
+    html = built_html
+    page = (html / "notebooks" / "05_confusion_tsne.html").read_text()
     assert 'src="../_static/plotly.min.js' not in page, "plotly.js is loaded before the load event"
-    deferred = '<script type="text/x-regemb-plotly">'
-    assert "addEventListener('load'" in page and deferred in page
-    assert "Plotly.newPlot" in page.split(deferred, 1)[1].split("</script>", 1)[0]
+    assert "addEventListener('load'" in page and "Plotly.newPlot" not in page
+    loader = page[page.index("addEventListener('load'"):]
+    assert loader.index('"../_static/plotly.min.js"') < loader.index('"../_figures/notebooks/05_confusion_tsne.js"')
+    figures = (html / "_figures" / "notebooks" / "05_confusion_tsne.js").read_text()
+    assert figures.count("Plotly.newPlot(") == page.count('class="plotly-graph-div"') > 0
 
 
-def test_theme_fontawesome_script_is_not_shipped(book):
-    html = book / "_build" / "html"
+def test_theme_fontawesome_script_is_not_shipped(built_html):
+    html = built_html
     assert not (html / "_static" / "scripts" / "fontawesome.js").exists()
     assert not any("fontawesome.js" in page.read_text() for page in html.rglob("*.html"))
     css = (html / "_static" / "styles" / "pydata-sphinx-theme.css").read_text()
-    assert "fa-solid-900.woff2" in css, "the theme's icons need Font Awesome's web fonts"
+    fonts = re.findall(r"url\((\.\./vendor/fontawesome/webfonts/fa-solid-900\.woff)\)", css)
+    assert fonts, "the theme's icons need Font Awesome's web fonts"
+    assert (html / "_static" / "styles" / fonts[0]).is_file()
 
 
-def test_formulas_are_typeset_at_build_time(book):
-    html = book / "_build" / "html"
+def test_formulas_are_typeset_at_build_time(built_html):
+    html = built_html
     assert not (html / "_static" / "mathjax").exists(), "MathJax's files were shipped"
     for page in html.rglob("*.html"):
         text = page.read_text()
@@ -549,3 +555,86 @@ def test_formulas_are_typeset_at_build_time(book):
         unnamed = [f for f in formulas if 'aria-label="' not in f]
         assert not unnamed, f"{page.name}: {len(unnamed)} of {len(formulas)} formulas have no accessible name"
         assert text.count('class="regemb-math-text"') == len(formulas), f"{page.name}: a formula without its text"
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Weight (issue 30, point 5): what each page transfers, measured in the browser with its cache off
+
+SHARED_BYTES = 500_000  # the style sheets, scripts and fonts that a page loads whatever its length
+HTML_BYTES = 600_000  # a page's own HTML
+BOOK_BYTES = 10_000_000  # the whole built book (_build/html)
+
+
+def weigh_pages(browser, server, pages: list[str]) -> dict[str, dict]:
+    """For each page: the bytes it transferred by kind (:func:`browser.page_weight`) once every plotly figure had drawn
+    and nothing more was requested for half a second, the paths it requested, and the trace types of its figures and
+    of its plotly.js."""
+    import time
+
+    from browser import page_weight
+
+    browser.call("Network.enable")
+    browser.call("Network.setCacheDisabled", cacheDisabled=True)
+    weights = {}
+    for page in pages:
+        server.requests = []
+        browser.navigate(f"{server.url}/{page}")
+        browser.evaluate("""new Promise(resolve => { const t0 = Date.now(); const check = () => {
+            const figures = [...document.querySelectorAll('.plotly-graph-div')];
+            if (figures.every(f => f.querySelector('.main-svg')) || Date.now() - t0 > 60000) resolve(true);
+            else setTimeout(check, 100); }; check(); })""", await_promise=True, timeout=90)
+        seen, quiet = -1, time.monotonic()
+        while time.monotonic() - quiet < 0.5:
+            time.sleep(0.1)
+            if len(server.requests) != seen:
+                seen, quiet = len(server.requests), time.monotonic()
+        paths = [path.split("?", 1)[0].lstrip("/") for path, _ in server.requests]
+        weights[page] = dict(page_weight(page, server.requests), paths=paths, **browser.evaluate("""({
+            used: [...document.querySelectorAll('.plotly-graph-div')]
+                .flatMap(f => (f.data || []).map(t => t.type || 'scatter')),
+            bundled: window.Plotly ? Object.keys(Plotly.PlotSchema.get().traces) : []})"""))
+    return weights
+
+
+def test_pages_fit_the_weight_budgets(built_html):
+    """Every page (and the search page) loads at most SHARED_BYTES of shared assets (only the style rules and icons
+    the book uses; the search index, counted apart, on the search page only), its HTML is at most HTML_BYTES, a page
+    with figures fetches plotly.js once (after its load event, with the figures' data), and plotly.js holds exactly
+    the trace types the book's figures use."""
+    from browser import Chromium, serve
+
+    pages = [*book_pages(built_html), "search.html"]
+    with serve(built_html) as server, Chromium() as browser:
+        weights = weigh_pages(browser, server, pages)
+    report = []
+    for page, weight in weights.items():
+        if weight["shared"] > SHARED_BYTES:
+            report.append(f"{page}: {weight['shared'] / 1e3:.0f} KB of shared assets (budget {SHARED_BYTES / 1e3:.0f})")
+        if weight["html"] > HTML_BYTES:
+            report.append(f"{page}: {weight['html'] / 1e3:.0f} KB of HTML (budget {HTML_BYTES / 1e3:.0f})")
+        figures = 'class="plotly-graph-div"' in (built_html / page).read_text()
+        if weight["plotly_loads"] != figures:
+            with_figures = "with" if figures else "without"
+            report.append(f"{page}: plotly.js loaded {weight['plotly_loads']} times, {with_figures} figures")
+    used = {kind for weight in weights.values() for kind in weight["used"]}
+    bundled = {kind for weight in weights.values() for kind in weight["bundled"]}
+    assert used, "no page drew a plotly figure"
+    if used != bundled:
+        report.append(f"plotly.js bundles the trace types {sorted(bundled)}; the book's figures use {sorted(used)}")
+    searching = [page for page, weight in weights.items() if "searchindex.js" in weight["paths"]]
+    if searching != ["search.html"]:
+        report.append(f"the search index is loaded by {searching}, not by the search page alone")
+    assert not report, "\n".join(report)
+
+
+def test_book_fits_its_size_budget_and_formulas_share_their_glyphs(built_html):
+    """The built book is at most BOOK_BYTES; a formula's glyph paths are written once per page, not per formula."""
+    size = sum(path.stat().st_size for path in built_html.rglob("*") if path.is_file())
+    assert size <= BOOK_BYTES, f"_build/html is {size / 1e6:.1f} MB (budget {BOOK_BYTES / 1e6:.0f} MB)"
+    for page in book_pages(built_html):
+        text = (built_html / page).read_text()
+        glyphs = re.findall(r'<path id="(MJX-[^"]+)"', text)
+        assert len(glyphs) == len(set(glyphs)), f"{page}: a glyph's path is written more than once"
+        uses = set(re.findall(r'<use[^>]*xlink:href="#([^"]+)"', text))
+        missing = sorted(uses - set(glyphs))
+        assert not missing, f"{page}: formulas use glyphs the page does not hold: {missing[:5]}"
