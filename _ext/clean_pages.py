@@ -5,6 +5,10 @@
   style sheet and a script; the book runs no live code (``launch_buttons: thebe: false``). When the HTML build
   finishes, this removes those tags from every page and the two files from ``_static``; a build in which no page
   carried them fails, so that a Jupyter Book upgrade that changes them is noticed.
+* **Whole tokens in tables.** A browser may break a line after a hyphen, which splits "TF-IDF" or "non-regularized"
+  across two lines of a table cell; every token of a cell's text that holds a hyphen is wrapped in
+  ``<span class="regemb-token">`` (``white-space: nowrap``, ``assets/regemb.css``), so a table wraps only between
+  tokens (a wider table scrolls in its own box).
 * **A valid colour mode.** The theme reads the reader's saved mode or else ``default_mode``, which Jupyter Book leaves
   empty ("Got invalid theme mode"); it is set to ``auto`` (the system's setting).
 
@@ -23,6 +27,26 @@ _TAGS = (
     re.compile(r'\s*<script[^>]*src="[^"]*_static/sphinx-thebe\.js[^"]*"[^>]*></script>'),
     re.compile(r'\s*<script type="text/x-thebe-config">.*?</script>', re.S),
 )
+
+
+_CELL = re.compile(r"(<t[dh]\b[^>]*>)(.*?)(</t[dh]>)", re.S)
+_TAG = re.compile(r"(<[^>]+>)")
+_HYPHENATED = re.compile(r"[^\s<>]*\w-\w[^\s<>]*")
+
+
+def whole_tokens(page: str) -> str:
+    """``page`` with every hyphenated token of a table cell's text kept on one line.
+
+    >>> whole_tokens('<td class="x">TF-IDF <b>non-zero</b> s-t</td><p>a-b</p>')
+    '<td class="x"><span class="regemb-token">TF-IDF</span> <b><span class="regemb-token">non-zero</span></b> <span class="regemb-token">s-t</span></td><p>a-b</p>'
+    """
+    def cell(match):
+        parts = _TAG.split(match.group(2))  # text, tag, text, ...: only the text is touched
+        text = "".join(part if i % 2 else _HYPHENATED.sub(lambda m: f'<span class="regemb-token">{m.group(0)}</span>',
+                                                             part) for i, part in enumerate(parts))
+        return match.group(1) + text + match.group(3)
+
+    return _CELL.sub(cell, page)
 
 
 def default_mode(app, config):
@@ -49,7 +73,18 @@ def drop_thebe(app, exception):
         path.unlink()
 
 
+def keep_tokens_whole(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        kept = whole_tokens(text)
+        if kept != text:
+            page.write_text(kept, encoding="utf-8")
+
+
 def setup(app):
     app.connect("config-inited", default_mode)
     app.connect("build-finished", drop_thebe)
+    app.connect("build-finished", keep_tokens_whole)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
