@@ -5,8 +5,8 @@
   style sheet and a script; the book runs no live code (``launch_buttons: thebe: false``). When the HTML build
   finishes, this removes those tags from every page and the two files from ``_static``; a build in which no page
   carried them fails, so that a Jupyter Book upgrade that changes them is noticed.
-* **Whole tokens in tables.** A browser may break a line after a hyphen, which splits "TF-IDF" or "non-regularized"
-  across two lines of a table cell; every token of a cell's text that holds a hyphen is wrapped in
+* **Whole tokens in tables.** A browser may break a line after a hyphen, a slash or a vertical bar, which splits
+  "TF-IDF" or "non-regularized" across two lines of a table cell; every such token of a cell's text is wrapped in
   ``<span class="regemb-token">`` (``white-space: nowrap``, ``assets/regemb.css``), so a table wraps only between
   tokens (a wider table scrolls in its own box).
 * **A valid colour mode.** The theme reads the reader's saved mode or else ``default_mode``, which Jupyter Book leaves
@@ -31,22 +31,28 @@ _TAGS = (
 
 _CELL = re.compile(r"(<t[dh]\b[^>]*>)(.*?)(</t[dh]>)", re.S)
 _TAG = re.compile(r"(<[^>]+>)")
-_HYPHENATED = re.compile(r"[^\s<>]*\w-\w[^\s<>]*")
+_TOKEN = re.compile(r"[^\s<>]+")
+_BREAKS_AFTER = re.compile(r"[-|/\u2010\u2013](?=[^\s<>])")  # a browser may break a line after these
 
 
 def whole_tokens(page: str) -> str:
-    """``page`` with every hyphenated token of a table cell's text kept on one line.
+    """``page`` with every token of a table cell's text that a browser could break inside (after a hyphen, a slash or
+    a vertical bar) kept on one line.
 
-    >>> whole_tokens('<td class="x">TF-IDF <b>non-zero</b> s-t</td><p>a-b</p>')
-    '<td class="x"><span class="regemb-token">TF-IDF</span> <b><span class="regemb-token">non-zero</span></b> <span class="regemb-token">s-t</span></td><p>a-b</p>'
+    >>> whole_tokens('<td class="x">TF-IDF <b>non-zero</b> |⟨e′ᵢ, 3 - 2</td><p>a-b</p>')
+    '<td class="x"><span class="regemb-token">TF-IDF</span> <b><span class="regemb-token">non-zero</span></b> <span class="regemb-token">|⟨e′ᵢ,</span> 3 - 2</td><p>a-b</p>'
     """
     def cell(match):
         parts = _TAG.split(match.group(2))  # text, tag, text, ...: only the text is touched
-        text = "".join(part if i % 2 else _HYPHENATED.sub(lambda m: f'<span class="regemb-token">{m.group(0)}</span>',
-                                                             part) for i, part in enumerate(parts))
+        text = "".join(part if i % 2 else _TOKEN.sub(_kept, part) for i, part in enumerate(parts))
         return match.group(1) + text + match.group(3)
 
     return _CELL.sub(cell, page)
+
+
+def _kept(token: re.Match) -> str:
+    text = token.group(0)
+    return f'<span class="regemb-token">{text}</span>' if _BREAKS_AFTER.search(text) else text
 
 
 def default_mode(app, config):
