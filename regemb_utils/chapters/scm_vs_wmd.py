@@ -12,12 +12,15 @@ from ..text.datasets import DATASETS
 from ..classification.knn_runs import MethodResult
 from ..classification.wmd_store import default_folder
 from ..classification.methods import METHODS
+from ..classification.speed import COLUMNS as _SPEED_COLUMNS, measure_speed
+from ..termsim.sources import restricted
 from .. import paper
 from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
                          paper_t_test)
 
 __all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "significance_table",
-           "nonpositive_table", "paired_wmd_table", "decided_counts", "decided_datasets", "error_reduction", "left_out"]
+           "nonpositive_table", "paired_wmd_table", "decided_counts", "decided_datasets", "error_reduction", "left_out",
+           "speed_sample"]
 
 _WMDS = ("wmd", "wmd_quantized", "wmd_tfidf")
 # What each comparison needs among chapter 4's methods: (in words, every one of, at least one of)
@@ -644,3 +647,50 @@ def search_benchmark(path=None) -> pd.DataFrame | None:
     rows["before / after"] = rows["before (s / query)"] / rows["after (s / query)"]
     rows["brute force / after"] = rows["brute force (s / query)"] / rows["after (s / query)"]
     return rows
+
+
+def speed_sample(chapter, results: Mapping[tuple[str, str], MethodResult], queries: int) -> pd.DataFrame:
+    """Chapter 4's speed with the paper's measure (:mod:`regemb_utils.classification.speed`): every method of the
+    paper's Figure 9 that this run ran, on every data set, at the parameters that model selection chose (its S'
+    built first, not timed), with the run's reference set, the largest k and the WMD's solver; a WMD by brute force on
+    ``queries`` test queries. Each (data set, method) is an artifact (kind ``"speed"``) of ``chapter.cache``.
+
+    Parameters
+    ----------
+    chapter : regemb_utils.study.pipeline.Chapter
+        Chapter 4's run (its parameters, the records of chapters 1–3 and the cache).
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results: the
+        chosen parameters).
+    queries : int
+        A WMD's test queries per data set (at least 2).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`regemb_utils.classification.speed.measure_speed`'s rows of every data set and method, concatenated
+        (empty, with its columns, when the run has none of Figure 9's methods).
+    """
+    params = chapter.params
+    methods = [m for m in params.methods if METHODS[m].source == "paper"]
+    dictionary, documents = chapter.documents(params.datasets, params.max_documents)
+    models = chapter.embeddings(models=tuple(dict.fromkeys(METHODS[m].model for m in methods if METHODS[m].model)))
+    frames = []
+    for method in methods:
+        embeddings, matrices = chapter.method_inputs(method, params, dictionary, documents, models)
+        built = {}  # S' of each chosen grid point, built once for the data sets that chose it
+        for name, d in documents.items():
+            point = {key: value for key, value in results[name, method].params.items() if key != "k"}
+            S = None
+            if matrices is not None:
+                point_key = tuple(sorted((key, value) for key, value in point.items() if key != "slope"))
+                if point_key not in built:
+                    built[point_key] = matrices.build(point)
+                S = restricted(built[point_key], d.terms)
+            frames.append(measure_speed(method, d, reference=params.reference, slope=point.get("slope", 0.0),
+                                        embeddings=None if embeddings is None else embeddings[name],
+                                        term_similarity=S, queries=queries, k=max(params.ks),
+                                        solver=params.wmd_solver, cache=chapter.cache))
+    if not frames:
+        return pd.DataFrame(columns=[*_SPEED_COLUMNS, "neighbours"])
+    return pd.concat(frames, ignore_index=True)

@@ -393,7 +393,10 @@ CHAPTERS: dict[str, tuple[Parameter, ...]] = {
         Parameter("cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
         _between(1, 100_000_000)), _PREVIOUS_RECORD),
     "03_orthogonalization": (*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
-    "04_scm_vs_wmd": (*_CLASSIFICATION, _PREVIOUS_RECORD),
+    "04_scm_vs_wmd": (*_CLASSIFICATION, Parameter(
+        "speed_queries", {"smoke": 3, "paper": 25}, "an integer of at least 2 (test queries per data set on which "
+        "each WMD is timed by brute force, every pair solved, for the paper's speed measure)", _at_least(2)),
+        _PREVIOUS_RECORD),
     "05_confusion_tsne": (*_MAPS, _PREVIOUS_RECORD),
     "06_scorecard": (_PREVIOUS_RECORD,),
     "07_own_data": (),
