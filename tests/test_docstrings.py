@@ -16,6 +16,8 @@ MODULES = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts) for p in (R
 NO_EXAMPLE = {
     "regemb_utils.study.pipeline.run_classification": "needs chapters 1 and 2's records (trained embeddings)",
     "regemb_utils.study.pipeline.run_seed_classification": "needs chapters 1 and 2's records (trained embeddings)",
+    "regemb_utils.chapters.scm_vs_wmd.speed_sample": "needs chapters 1-3's records (trained embeddings) and chapter "
+                                                     "4's results",
 }
 
 
