@@ -97,3 +97,26 @@ def test_measured_speed_pools_all_data_sets_and_the_papers_documents_apart():
     assert values["own_datasets"] == "BBCSPORT" and values["measured_datasets"] == 2
     assert found["table"]["WMD s / query"].tolist() == [1.0, 3.0] and found["note"] is None
     assert "needs the WMD and the regularized SCM" in measured_speed(pd.concat(rows), ["bow", "wmd"])["note"]
+
+
+@pytest.mark.parametrize("methods", [["bow"], ["bow", "wmd"], ["bow", "tfidf_l1"],
+                                     ["bow", "soft_vsm", "soft_vsm_quantized_ortho", "wmd"]], ids="+".join)
+def test_the_speed_section_is_built_or_said_to_be_left_out(methods):
+    from regemb_utils.book.figures import speed_ratio_figure
+    from regemb_utils.book.tables import table
+    from regemb_utils.chapters.scm_vs_wmd import measured_speed, speed_ranking
+    from regemb_utils.classification.methods import METHODS
+
+    timed = [m for m in methods if METHODS[m].source == "paper"]  # what speed_sample times
+    rows = [_speed_rows(d, m, [1.0, 2.0] if m == "wmd" else [0.01, 0.02], 100 if m == "wmd" else 1000, m != "wmd")
+            for d in ("bbcsport", "twitter") for m in timed]
+    found = measured_speed(pd.concat(rows), methods)
+    complete = {"wmd", "soft_vsm_quantized_ortho"} <= set(methods)
+    assert (found["note"] is None) == complete and (len(found["ratios"]) == 3) == complete
+    speed_ratio_figure(found["ratios"])
+    if complete:
+        table(found["table"])
+    ranking, values = speed_ranking(pd.concat(rows), pd.DataFrame(columns=["method", "pairs per second per core"]))
+    assert set(ranking["method"]) == set(timed) and ranking["rank"].tolist() == list(range(1, len(timed) + 1))
+    assert "wmd" not in timed or ranking["method"].iloc[-1] == "wmd"  # 50 pairs per second, the others 66,667
+    assert np.isnan(values["rate_dense_over_bow"]) == ("soft_vsm" not in methods)
