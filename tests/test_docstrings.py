@@ -17,6 +17,8 @@ NO_EXAMPLE = {
     "regemb_utils.study.pipeline.run_classification": "needs chapters 1 and 2's records (trained embeddings)",
     "regemb_utils.study.pipeline.run_seed_classification": "needs chapters 1 and 2's records (trained embeddings)",
     "regemb_utils.chapters.baselines.run_linear_models": "needs chapters 1 to 4's records (tests/chapters/test_baselines.py)",
+    "regemb_utils.chapters.scm_vs_wmd.speed_sample": "needs chapters 1-3's records (trained embeddings) and chapter "
+                                                     "4's results",
 }
 
 

@@ -5,7 +5,7 @@
 * Chapter 4: the test errors beside the paper's (its Figure 8, :func:`figure_8`), the average relative to BoW
   (Figure 10, :func:`relative_figure`), the speeds (Figure 9, :func:`speed_figure`), the significance of every
   pairwise difference (:func:`significance_figure`) and the paired WMD-versus-SCM differences
-  (:func:`paired_figure`).
+  (:func:`paired_figure`), and the speed ratio measured with the paper's measure (:func:`speed_ratio_figure`).
 * Chapter 6: the paper's test errors against ours (:func:`paper_vs_ours_figure`).
 """
 from __future__ import annotations
@@ -25,7 +25,8 @@ from .style import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
 from .plotting import place_labels
 
 __all__ = ["SPARSITY_PANELS", "sparsity_figure", "figure_1_tsne", "figure_1_matrices", "figure_8",
-           "significance_figure", "paired_figure", "relative_figure", "speed_figure", "paper_vs_ours_figure"]
+           "significance_figure", "paired_figure", "relative_figure", "speed_figure", "paper_vs_ours_figure",
+           "speed_ratio_figure"]
 
 SPARSITY_PANELS = {(True, True): "Sym, Dom", (True, False): "Sym only", (False, True): "Dom only",
                    (False, False): "neither"}
@@ -418,5 +419,48 @@ def paired_figure(paired: pd.DataFrame):
     for verdict, colour in colours.items():
         ax.scatter([], [], c=colour, label=verdict)
     fig.legend(fontsize=9, loc="outside lower center", ncol=3, frameon=False)
+    plt.close(fig)
+    return fig
+
+
+def speed_ratio_figure(ratios: pd.DataFrame, claims: Sequence[tuple[float, str]] = ()):
+    """The rate ratio of two methods with its interval, per data set and pooled (log scale), with vertical lines at
+    the values that the paper states.
+
+    Parameters
+    ----------
+    ratios : pandas.DataFrame
+        :func:`regemb_utils.classification.speed.speed_ratios` (without a row: a placeholder that says there is no
+        ratio).
+    claims : sequence of (float, str)
+        The paper's values and their labels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (closed: it is shown where it is glued).
+
+    Examples
+    --------
+    >>> ratios = pd.DataFrame({"dataset": ["bbcsport", "pooled"], "ratio": [2e4, 3e4], "lower": [1e4, 2e4],
+    ...                        "upper": [3e4, 5e4], "slow timings": [25, 25]})
+    >>> [t.get_text() for t in speed_ratio_figure(ratios, [(1e4, "abstract")]).axes[0].get_yticklabels()]
+    ['BBCSPORT (n = 25)', 'pooled (n = 25)']
+    """
+    if not len(ratios):
+        figure = absent_figure("", "this run has no speed ratio to show")
+        plt.close(figure)
+        return figure
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.32 * len(ratios) + 1.8), dpi=FIGURE_DPI, layout="constrained")
+    y = np.arange(len(ratios))
+    ax.errorbar(ratios["ratio"], y, xerr=[ratios["ratio"] - ratios["lower"], ratios["upper"] - ratios["ratio"]],
+                fmt="o", color="tab:orange", ecolor="0.4", capsize=2, label="ours, with its 95 % interval")
+    for (value, label), style in zip(claims, ("--", ":", "-.")):
+        ax.axvline(value, color="k", lw=0.9, ls=style, label=label)
+    ax.set(xscale="log", yticks=y, xlabel="pairs per second: regularized SCM / WMD",
+           yticklabels=[f"{d if d == 'pooled' else d.upper()} (n = {n:,d})"
+                        for d, n in zip(ratios["dataset"], ratios["slow timings"])])
+    ax.invert_yaxis()
+    fig.legend(fontsize=MIN_FONT_PT, loc="outside lower center", ncol=2, frameon=False)
     plt.close(fig)
     return fig

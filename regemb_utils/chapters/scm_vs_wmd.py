@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -12,13 +13,15 @@ from ..text.datasets import DATASETS
 from ..classification.knn_runs import MethodResult
 from ..classification.wmd_store import default_folder
 from ..classification.methods import METHODS
+from ..classification.speed import COLUMNS as _SPEED_COLUMNS, measure_speed, speed_rates, speed_ratios
+from ..termsim.sources import restricted
 from .. import paper
 from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
                          paper_t_test)
 
 __all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "paired_predictions",
-           "significance_table",
-           "nonpositive_table", "paired_wmd_table", "decided_counts", "decided_datasets", "error_reduction", "left_out"]
+           "significance_table", "nonpositive_table", "paired_wmd_table", "decided_counts", "decided_datasets",
+           "error_reduction", "left_out", "speed_sample", "measured_speed", "speed_ranking"]
 
 _WMDS = ("wmd", "wmd_quantized", "wmd_tfidf")
 # What each comparison needs among chapter 4's methods: (in words, every one of, at least one of)
@@ -665,3 +668,156 @@ def search_benchmark(path=None) -> pd.DataFrame | None:
     rows["before / after"] = rows["before (s / query)"] / rows["after (s / query)"]
     rows["brute force / after"] = rows["brute force (s / query)"] / rows["after (s / query)"]
     return rows
+
+
+def speed_sample(chapter, results: Mapping[tuple[str, str], MethodResult], queries: int) -> pd.DataFrame:
+    """Chapter 4's speed with the paper's measure (:mod:`regemb_utils.classification.speed`): every method of the
+    paper's Figure 9 that this run ran, on every data set, at the parameters that model selection chose (its S'
+    built first, not timed), with the run's reference set, the largest k and the WMD's solver; a WMD by brute force on
+    ``queries`` test queries. Each (data set, method) is an artifact (kind ``"speed"``) of ``chapter.cache``.
+
+    Parameters
+    ----------
+    chapter : regemb_utils.study.pipeline.Chapter
+        Chapter 4's run (its parameters, the records of chapters 1–3 and the cache).
+    results : mapping
+        ``(data set, method)`` → :class:`regemb_utils.classification.knn_runs.MethodResult` (chapter 4's results: the
+        chosen parameters).
+    queries : int
+        A WMD's test queries per data set (at least 2).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`regemb_utils.classification.speed.measure_speed`'s rows of every data set and method, concatenated
+        (empty, with its columns, when the run has none of Figure 9's methods).
+    """
+    params = chapter.params
+    methods = [m for m in params.methods if METHODS[m].source == "paper"]
+    dictionary, documents = chapter.documents(params.datasets, params.max_documents)
+    models = chapter.embeddings(models=tuple(dict.fromkeys(METHODS[m].model for m in methods if METHODS[m].model)))
+    frames = []
+    for method in methods:
+        embeddings, matrices = chapter.method_inputs(method, params, dictionary, documents, models)
+        built = {}  # S' of each chosen grid point, built once for the data sets that chose it
+        for name, d in documents.items():
+            point = {key: value for key, value in results[name, method].params.items() if key != "k"}
+            S = None
+            if matrices is not None:
+                point_key = tuple(sorted((key, value) for key, value in point.items() if key != "slope"))
+                if point_key not in built:
+                    built[point_key] = matrices.build(point)
+                S = restricted(built[point_key], d.terms)
+            frames.append(measure_speed(method, d, reference=params.reference, slope=point.get("slope", 0.0),
+                                        embeddings=None if embeddings is None else embeddings[name],
+                                        term_similarity=S, queries=queries, k=max(params.ks),
+                                        solver=params.wmd_solver, cache=chapter.cache))
+    if not frames:
+        return pd.DataFrame(columns=[*_SPEED_COLUMNS, "neighbours"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def measured_speed(timings: pd.DataFrame, methods: Sequence[str], fast: str = "soft_vsm_quantized_ortho",
+                   slow: str = "wmd") -> dict[str, Any]:
+    """The speed ratio of :func:`speed_sample`'s timings (:func:`regemb_utils.classification.speed.speed_ratios`),
+    over every data set and over those whose documents are the paper's
+    (:data:`regemb_utils.paper.PAPER_DOCUMENTS`), and the values that chapter 4's prose glues.
+
+    Parameters
+    ----------
+    timings : pandas.DataFrame
+        :func:`speed_sample`'s rows.
+    methods : sequence of str
+        The methods chapter 4 ran (without ``fast`` and ``slow`` there is no ratio).
+    fast, slow : str
+        The two methods compared.
+
+    Returns
+    -------
+    dict
+        ``ratios`` and ``ratios_own`` (the two tables, empty without a ratio), ``table`` (per data set, for display:
+        the WMD's seconds per query beside the rates and the ratio), ``note`` (None, or the sentence that says why
+        there is no ratio) and ``values`` (name → number or text, for the prose).
+
+    Examples
+    --------
+    >>> fast = pd.DataFrame({"dataset": "twitter", "method": "soft_vsm_quantized_ortho",
+    ...                      "query": pd.array([pd.NA] * 2, "Int64"), "test queries": 10, "pairs": 1000,
+    ...                      "seconds": [0.001, 0.001]})
+    >>> slow = pd.DataFrame({"dataset": "twitter", "method": "wmd", "query": pd.array([0, 1], "Int64"),
+    ...                      "test queries": 10, "pairs": 100, "seconds": [1.0, 3.0]})
+    >>> found = measured_speed(pd.concat([fast, slow]), ["soft_vsm_quantized_ortho", "wmd"])
+    >>> found["values"]["measured_ratio"], found["values"]["own_datasets"], found["table"]["WMD s / query"].tolist()
+    (20000.0, 'TWITTER', [2.0])
+    >>> measured_speed(pd.concat([fast, slow]), ["bow"])["note"][:30]
+    'This run leaves this out: it n'
+    """
+    note = left_out("speed ratio", methods) if (fast, slow) == ("soft_vsm_quantized_ortho", "wmd") else None
+    own = [d for d in paper.PAPER_DOCUMENTS if d in set(timings["dataset"])]
+    ratios = speed_ratios(timings, fast, slow) if note is None else pd.DataFrame()
+    ratios_own = speed_ratios(timings, fast, slow, datasets=own) if note is None and own else pd.DataFrame()
+    values: dict[str, Any] = {"measured_datasets": len(ratios) - 1 if len(ratios) else 0,
+                              "own_datasets": ", ".join(d.upper() for d in own) or "none in this run"}
+    for name, frame in (("measured", ratios), ("measured_own", ratios_own)):
+        pooled = frame.set_index("dataset").loc["pooled"] if len(frame) else pd.Series(dtype=float)
+        values.update({f"{name}_{key}": float(pooled.get(key, np.nan)) for key in ("ratio", "lower", "upper")})
+    table = ratios[ratios["dataset"] != "pooled"].copy() if len(ratios) else pd.DataFrame()
+    if len(table):
+        per_query = timings[timings["method"] == slow].groupby("dataset")["seconds"].mean()
+        table.insert(1, "WMD s / query", [float(per_query[d]) for d in table["dataset"]])
+    return {"ratios": ratios, "ratios_own": ratios_own, "table": table, "note": note, "values": values}
+
+
+def speed_ranking(timings: pd.DataFrame, speeds: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Every method of :func:`speed_sample`'s timings ranked by its pooled rate, beside the paper's Figure 9, and
+    the ratios that chapter 4's prose uses to explain the ranking.
+
+    Parameters
+    ----------
+    timings : pandas.DataFrame
+        :func:`speed_sample`'s rows.
+    speeds : pandas.DataFrame
+        :func:`speed_table` (chapter 4's runs: the WMD's pruned-search rate).
+
+    Returns
+    -------
+    (pandas.DataFrame, dict)
+        One row per method, fastest first: ``label``, ``pooled`` (pairs per second), ``rank``, ``paper`` and
+        ``paper's rank``; and name → number or text for the prose (ratios of rates; NaN where a method is missing).
+
+    Examples
+    --------
+    >>> timings = pd.DataFrame({"dataset": "bbcsport", "method": ["bow", "bow", "soft_vsm", "soft_vsm"],
+    ...                         "query": pd.array([pd.NA] * 4, "Int64"), "test queries": 10, "pairs": 1000,
+    ...                         "seconds": [0.002, 0.002, 0.001, 0.001]})
+    >>> ranking, values = speed_ranking(timings, pd.DataFrame(columns=["method", "pairs per second per core"]))
+    >>> ranking[["label", "rank", "paper's rank"]].values.tolist(), values["rate_dense_over_bow"]
+    ([['Soft VSM', 1, 2], ['BoW', 2, 1]], 2.0)
+    """
+    rates = speed_rates(timings)
+    by = rates.set_index("method")["pooled"]
+    ranking = rates[["method", "label", "pooled"]].assign(paper=[paper.value(paper.SPEEDS, m) for m in rates["method"]])
+    ranking = ranking.sort_values("pooled", ascending=False, ignore_index=True)
+    ranking.insert(3, "rank", range(1, len(ranking) + 1))
+    ranking["paper's rank"] = ranking["paper"].rank(ascending=False, method="min").astype("Int64")
+
+    def times(a, b):  # how many times as many pairs per second a evaluates as b
+        return float(by[a] / by[b]) if a in by and b in by else np.nan
+
+    values: dict[str, Any] = {f"rate_{key}": times(a, b) for key, (a, b) in {
+        "dense_over_bow": ("soft_vsm", "bow"), "dense_over_sparse": ("soft_vsm", "soft_vsm_ortho"),
+        "dense_over_quantized": ("soft_vsm", "soft_vsm_quantized"),
+        "ortho_over_quantized_ortho": ("soft_vsm_ortho", "soft_vsm_quantized_ortho"),
+        "wmd_quantized_over_wmd": ("wmd_quantized", "wmd")}.items()}
+    values["paper_bow_over_dense"] = paper.SPEEDS["bow"].value / paper.SPEEDS["soft_vsm"].value
+    values["paper_wmd_quantized_over_wmd"] = paper.SPEEDS["wmd_quantized"].value / paper.SPEEDS["wmd"].value
+    values["ranking_ours"] = ", ".join(ranking["label"])
+    values["ranking_paper"] = ", ".join(ranking.dropna(subset=["paper"]).sort_values("paper's rank")["label"])
+    search = speeds.set_index("method")["pairs per second per core"] if len(speeds) else pd.Series(dtype=float)
+    values["search_over_brute"] = float(search["wmd"] / by["wmd"]) if "wmd" in by and "wmd" in search else np.nan
+    brute = timings[timings["method"] == "wmd"].groupby("dataset")["seconds"].mean()
+    values.update({"brute_low": float(brute.min()) if len(brute) else np.nan,
+                   "brute_high": float(brute.max()) if len(brute) else np.nan,
+                   "brute_low_dataset": brute.idxmin().upper() if len(brute) else "—",
+                   "brute_high_dataset": brute.idxmax().upper() if len(brute) else "—"})
+    return ranking, values

@@ -542,7 +542,10 @@ CHAPTERS: dict[str, ChapterSpec] = {
     "03_orthogonalization": ChapterSpec((*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
                                         checks=(_svd_below_factor_words, _tsne_words_among_factor_words),
                                         input_checks=(_nonzero_limits_below_vocabulary,)),
-    "04_scm_vs_wmd": ChapterSpec((*_CLASSIFICATION, _PREVIOUS_RECORD),
+    "04_scm_vs_wmd": ChapterSpec((*_CLASSIFICATION, Parameter(
+        "speed_queries", {"smoke": 3, "paper": 25}, "an integer of at least 2 (test queries per data set on which "
+        "each WMD is timed by brute force, every pair solved, for the paper's speed measure)", _at_least(2)),
+        _PREVIOUS_RECORD),
                                  checks=(_documents_for_the_largest_k, _integer_exponents_below_zero),
                                  input_checks=(_nonzero_limits_below_vocabulary, _documents_kept_by_chapter_1,
                                                _wmd_queries_of_classified_datasets)),

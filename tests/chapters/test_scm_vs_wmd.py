@@ -75,3 +75,48 @@ def test_optimal_parameters_put_the_papers_table_2_beside():
     table = optimal_parameters({("bbcsport", "soft_vsm_ortho"): result})
     assert list(table["source"]) == ["Soft VSM (ortho.)", "paper: Soft VSM (ortho.)"]
     assert table.iloc[0]["nonzero_limit"] == 200 and table.iloc[1]["nonzero_limit"] == 100
+
+
+def _speed_rows(dataset, method, seconds, pairs, whole):
+    query = pd.array([pd.NA] * len(seconds) if whole else range(len(seconds)), dtype="Int64")
+    return pd.DataFrame({"dataset": dataset, "method": method, "query": query, "test queries": 10, "pairs": pairs,
+                         "seconds": seconds})
+
+
+def test_measured_speed_pools_all_data_sets_and_the_papers_documents_apart():
+    from regemb_utils.chapters.scm_vs_wmd import measured_speed
+
+    rows = [_speed_rows("bbcsport", "soft_vsm_quantized_ortho", [0.01, 0.01], 1000, True),
+            _speed_rows("bbcsport", "wmd", [1.0, 1.0], 100, False),  # 1,000 pairs in 10 s: ratio 1,000
+            _speed_rows("amazon", "soft_vsm_quantized_ortho", [0.01, 0.01], 1000, True),
+            _speed_rows("amazon", "wmd", [3.0, 3.0], 100, False)]  # 1,000 pairs in 30 s: ratio 3,000
+    found = measured_speed(pd.concat(rows), ["soft_vsm_quantized_ortho", "wmd"])
+    values = found["values"]
+    assert values["measured_ratio"] == pytest.approx(2000.0)  # 2,000 pairs in 40 s against 2,000 in 0.02 s
+    assert values["measured_own_ratio"] == pytest.approx(1000.0)  # BBCSPORT alone: AMAZON's documents differ
+    assert values["own_datasets"] == "BBCSPORT" and values["measured_datasets"] == 2
+    assert found["table"]["WMD s / query"].tolist() == [1.0, 3.0] and found["note"] is None
+    assert "needs the WMD and the regularized SCM" in measured_speed(pd.concat(rows), ["bow", "wmd"])["note"]
+
+
+@pytest.mark.parametrize("methods", [["bow"], ["bow", "wmd"], ["bow", "tfidf_l1"],
+                                     ["bow", "soft_vsm", "soft_vsm_quantized_ortho", "wmd"]], ids="+".join)
+def test_the_speed_section_is_built_or_said_to_be_left_out(methods):
+    from regemb_utils.book.figures import speed_ratio_figure
+    from regemb_utils.book.tables import table
+    from regemb_utils.chapters.scm_vs_wmd import measured_speed, speed_ranking
+    from regemb_utils.classification.methods import METHODS
+
+    timed = [m for m in methods if METHODS[m].source == "paper"]  # what speed_sample times
+    rows = [_speed_rows(d, m, [1.0, 2.0] if m == "wmd" else [0.01, 0.02], 100 if m == "wmd" else 1000, m != "wmd")
+            for d in ("bbcsport", "twitter") for m in timed]
+    found = measured_speed(pd.concat(rows), methods)
+    complete = {"wmd", "soft_vsm_quantized_ortho"} <= set(methods)
+    assert (found["note"] is None) == complete and (len(found["ratios"]) == 3) == complete
+    speed_ratio_figure(found["ratios"])
+    if complete:
+        table(found["table"])
+    ranking, values = speed_ranking(pd.concat(rows), pd.DataFrame(columns=["method", "pairs per second per core"]))
+    assert set(ranking["method"]) == set(timed) and ranking["rank"].tolist() == list(range(1, len(timed) + 1))
+    assert "wmd" not in timed or ranking["method"].iloc[-1] == "wmd"  # 50 pairs per second, the others 66,667
+    assert np.isnan(values["rate_dense_over_bow"]) == ("soft_vsm" not in methods)
