@@ -21,6 +21,7 @@ from .. import paper as _paper
 from ..classification.knn_runs import MethodResult
 from ..classification.methods import METHODS
 from ..book.tables import Table, table
+from ..classification.speed import speed_ratios
 from ..classification.statistics import mcnemar_exact, wilson_interval
 from ..study.claims import FAILS, HOLDS, OPEN, Claim, Finding, Judgement, interval_result
 from ..study.params import BOOK_SEED, SEEDED_METHODS
@@ -73,6 +74,8 @@ class Evidence:
     trainer_check : mapping, optional
         Chapter 2's ``trainer_check``: the side-by-side with the original Word2Bits tool (``epochs``, ``unavailable``,
         ``table``).
+    speed : pandas.DataFrame, optional
+        Chapter 4's ``speed_timings`` (:func:`regemb_utils.classification.speed.measure_speed`'s rows).
     """
 
     results: Results
@@ -87,6 +90,7 @@ class Evidence:
     analogies: Mapping[str, Mapping[str, float]] | None = None
     idf_orthogonality: Mapping[str, Mapping[str, int]] | None = None
     trainer_check: Mapping | None = None
+    speed: pd.DataFrame | None = None
 
     def chosen(self) -> list[str]:
         """The data sets judged, in the book's order."""
@@ -113,7 +117,8 @@ class Evidence:
                    theorem_1=third.get("theorem_1"), class_names=first.get("class_names"),
                    majority=first.get("majority"), good_bad=second.get("good_bad"),
                    good_bad_ranks=second.get("good_bad_ranks"), analogies=second.get("analogies"),
-                   idf_orthogonality=third.get("idf_orthogonality"), trainer_check=second.get("trainer_check"))
+                   idf_orthogonality=third.get("idf_orthogonality"), trainer_check=second.get("trainer_check"),
+                   speed=fourth.get("speed_timings"))
 
     def by_seed(self) -> dict[int | None, Results]:
         """Chapter 4's results per training seed, the other seeds' runs in place of the book seed's (None: one seed)."""
@@ -639,6 +644,54 @@ def _paper_wmd_years() -> float:
     return sum(wmd_grid_hours(d, 1 / _paper.SPEEDS["wmd"].value) for d in DATASETS) / CORE_YEAR_HOURS
 
 
+
+def _speed(fast: str, slow: str, threshold: float, divide: float = 1.0) -> Callable[[Results, Evidence], list[Finding]]:
+    """Per data set, whether ``fast`` evaluates more than ``threshold`` times as many document pairs per second as
+    ``slow`` (chapter 4's timings with the paper's measure, :func:`regemb_utils.classification.speed.speed_ratios`;
+    the ratio divided by ``divide`` first)."""
+    def judged(results: Results, evidence: Evidence) -> list[Finding]:
+        ratios = _ratios(evidence, fast, slow)
+        return [Finding(interval_result(r.lower / divide, r.upper / divide, threshold),
+                        f"{_times(r.ratio / divide)} [{_times(r.lower / divide)}, {_times(r.upper / divide)}]",
+                        _label(r.dataset)) for r in ratios.itertuples() if r.dataset != "pooled"]
+    return judged
+
+
+def _ratios(evidence: Evidence, fast: str, slow: str, datasets: Sequence[str] | None = None) -> pd.DataFrame:
+    timings = evidence.speed
+    if timings is None or not {fast, slow} <= set(timings["method"]):
+        return pd.DataFrame(columns=["dataset", "ratio", "lower", "upper"])
+    chosen = [d for d in (datasets or evidence.chosen()) if d in set(timings["dataset"])]
+    return speed_ratios(timings, fast, slow, datasets=chosen) if chosen else pd.DataFrame(
+        columns=["dataset", "ratio", "lower", "upper"])
+
+
+def _times(value: float) -> str:
+    """A speed ratio: whole numbers from 100 up, else three significant digits."""
+    return f"{value:,.0f}×" if value >= 100 else f"{value:.3g}×"
+
+
+def _larger_on_20news(results: Results, evidence: Evidence) -> list[Finding]:
+    others = [d for d in evidence.chosen() if d != "20news"]
+    if "20news" not in evidence.chosen() or not others:
+        return []
+    there = _ratios(evidence, _SCM, "wmd", ["20news"])
+    elsewhere = _ratios(evidence, _SCM, "wmd", others)
+    if not len(there) or not len(elsewhere):
+        return []
+    a, b = there.iloc[0], elsewhere[elsewhere["dataset"] == "pooled"].iloc[0]
+    result = HOLDS if a["lower"] > b["upper"] else FAILS if a["upper"] < b["lower"] else OPEN
+    return [Finding(result, f"20NEWS {_times(a['ratio'])} [{_times(a['lower'])}, {_times(a['upper'])}]; the other "
+                            f"data sets pooled {_times(b['ratio'])} [{_times(b['lower'])}, {_times(b['upper'])}]")]
+
+
+_SCM = "soft_vsm_quantized_ortho"  # the regularized SCM
+_SPEED_WHERE = "04_scm_vs_wmd.html#fig-speed-measured"
+_SPEED_RULE = ("Chapter 4's timings with the paper's measure: document pairs evaluated per second per core, every "
+               "method timed as the paper's code timed it (weighting included), the WMD by brute force (every pair "
+               "solved) on a seeded sample of test queries; a percentile bootstrap interval over the sampled queries "
+               "and the repeated timings. ")
+
 _F8 = "04_scm_vs_wmd.html#fig-relative-error"
 _SIG = "04_scm_vs_wmd.html#fig-significance"
 _T2 = "04_scm_vs_wmd.html#table-2-the-selected-parameters"
@@ -747,6 +800,49 @@ CLAIMS: tuple[Rule, ...] = (
                "As for the 32-bit WMD, against the 1-bit WMD.",
                "significant on every data set, by its t-test (§6.1)", "04_scm_vs_wmd.html#fig-paired-wmd"),
          _scm_vs("wmd_quantized"), True),
+    Rule(Claim("faster", "abstract",
+               f"The SCM with regularized word embeddings \"is over {_paper.FASTER_THAN.value:,}× faster\" than the WMD",
+               _SPEED_RULE + f"Per data set: holds when the interval of the regularized SCM's rate over the 32-bit "
+               f"WMD's lies above {_paper.FASTER_THAN.value:,}, does not hold when it lies below, open otherwise.",
+               f"over {_paper.FASTER_THAN.value:,}× (abstract); {_paper.SPEED_RATIO.value:,}× on average "
+               f"({_paper.SPEED_RATIO.source})", _SPEED_WHERE),
+         _speed(_SCM, "wmd", _paper.FASTER_THAN.value), False),
+    Rule(Claim("orders-of-magnitude", "§7",
+               "With orthogonalization the soft VSM is \"several orders of magnitude faster\" than the WMD",
+               _SPEED_RULE + "Per data set: holds when the interval of the regularized SCM's rate over the 32-bit "
+               "WMD's lies above 1,000 (three orders of magnitude), does not hold below, open otherwise.",
+               "stated (§7)", _SPEED_WHERE),
+         _speed(_SCM, "wmd", 1_000), False),
+    Rule(Claim("sparse-slowdown", "§6.3",
+               "\"performing sparse instead of dense matrix operations causes a 2.73× slowdown\" of the soft VSM",
+               _SPEED_RULE + "Per data set, the dense 32-bit soft VSM's rate over the orthogonalized (sparse) one's: "
+               "holds when its interval lies above 1 (sparse is slower), does not hold below, open otherwise. The "
+               "factor depends on the hardware and the implementation; only the direction is judged.",
+               f"{_paper.SPARSE_SLOWDOWN.value}× ({_paper.SPARSE_SLOWDOWN.source})", _SPEED_WHERE),
+         _speed("soft_vsm", "soft_vsm_ortho", 1.0), False),
+    Rule(Claim("quantization-slowdown", "§6.3",
+               "\"Quantization causes a 1.8× slowdown\" of the soft VSM, by its 5× as many dimensions",
+               _SPEED_RULE + "Per data set, the 32-bit soft VSM's rate over the 1-bit one's: holds when its interval "
+               "lies above 1, does not hold below, open otherwise (the direction only).",
+               f"{_paper.QUANTIZATION_SLOWDOWN.value}× ({_paper.QUANTIZATION_SLOWDOWN.source})", _SPEED_WHERE),
+         _speed("soft_vsm", "soft_vsm_quantized", 1.0), False),
+    Rule(Claim("slowdown-20news", "§6.3",
+               "The WMD's slowdown is larger on 20NEWS, \"which has a large average number of unique words in a "
+               "document\"",
+               _SPEED_RULE + "The regularized SCM's rate over the WMD's on 20NEWS against the same ratio pooled over "
+               "the other data sets: holds when the first interval lies above the second, does not hold when below, "
+               "open when they overlap.",
+               f"{_paper.SPEED_RATIO_20NEWS.value:,}× on 20NEWS against {_paper.SPEED_RATIO.value:,}× on average "
+               "(§6.3)", _SPEED_WHERE, unit=""),
+         _larger_on_20news, False),
+    Rule(Claim("wcd", "§6.3",
+               f"Even the WCD, \"up to {_paper.WCD_SPEEDUP.value}× speed-up\" over the WMD (Kusner et al.), stays "
+               "slower than the regularized SCM",
+               _SPEED_RULE + f"Neither the paper nor the book runs the WCD; as the paper did, the WMD's ratio is "
+               f"divided by {_paper.WCD_SPEEDUP.value}. Per data set: holds when that interval lies above 1, does not "
+               "hold below, open otherwise.",
+               f"{_paper.WCD_SLOWDOWN.value:,}× on average ({_paper.WCD_SLOWDOWN.source})", _SPEED_WHERE),
+         _speed(_SCM, "wmd", 1.0, divide=_paper.WCD_SPEEDUP.value), False),
     Rule(Claim("positive-bias", "§6.2 (Figure 11)",
                "\"With non-quantized word embeddings, embeddings of unrelated words have positive cosine similarity\"",
                "The 32-bit model's mean cosine over random word pairs (chapter 2), 95 % normal interval: holds when it "

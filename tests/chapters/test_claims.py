@@ -364,3 +364,35 @@ def test_the_wmd_grid_is_costed_from_our_seconds_per_pair():
     assert wmd_grid_hours("20news", 1.0) == pytest.approx(32 * (2259 + 7528) * 9034 / 3600)
     assert wmd_grid_hours("20news", 1 / 50) > CORE_YEAR_HOURS > wmd_grid_hours("twitter", 1 / 10)
     assert "0.472 pairs per second" in by_claim(judge(Evidence(results)))["wmd-intractable"].claim.paper
+
+
+def _timings(ratios: dict[str, float]) -> pd.DataFrame:
+    """Per data set, the regularized SCM 10⁶ pairs per second (three calls) and the WMD slower by the given factor
+    (eight sampled queries whose times spread by ±20 %)."""
+    frames = []
+    for dataset, ratio in ratios.items():
+        frames.append(pd.DataFrame({"dataset": dataset, "method": "soft_vsm_quantized_ortho",
+                                    "query": pd.array([pd.NA] * 3, "Int64"), "test queries": 100, "pairs": 10_000,
+                                    "seconds": [0.0099, 0.01, 0.0101]}))
+        per_query = 100 / 1e6 * ratio  # 100 pairs per query
+        frames.append(pd.DataFrame({"dataset": dataset, "method": "wmd", "query": pd.array(range(8), "Int64"),
+                                    "test queries": 100, "pairs": 100,
+                                    "seconds": per_query * np.linspace(0.8, 1.2, 8)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_the_speed_claim_is_judged_per_data_set_on_the_papers_measure():
+    results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter"), **nested(BASE, "20news")}
+    speed = _timings({"bbcsport": 50_000, "twitter": 10_500, "20news": 2_000})
+    judged = by_claim(judge(Evidence(results, speed=speed)))
+    assert judged["faster"].verdict == "holds on 1 of 3 data sets, does not hold on 1 (20NEWS), open on 1 (TWITTER)"
+    assert judged["orders-of-magnitude"].verdict == "holds on all 3 data sets"
+    assert judged["wcd"].verdict == "holds on all 3 data sets"  # 2,000 / 110 > 1
+    assert judged["slowdown-20news"].verdict == FAILS  # 20NEWS's ratio is the smallest here
+    assert "20,000×" not in judged["faster"].ours and "50,000×" in judged["faster"].ours
+    assert judged["sparse-slowdown"].verdict.startswith("open (no evidence")  # the dense soft VSM was not timed
+
+
+def test_a_speed_claim_without_timings_is_open():
+    judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"))))
+    assert judged["faster"].verdict == "open (no evidence in this run)"
