@@ -22,18 +22,16 @@ from __future__ import annotations
 import logging
 import tempfile
 from contextlib import nullcontext
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
 from gensim.corpora import Dictionary
+from scipy import sparse
 
-from ..measures.similarity import embedding_matrix
 from ..infra.cache import ArtifactCache
-from ..termsim.sources import InMemoryMatrices
 from ..text.datasets import Dataset
 from ..text.documents import prepare_documents
 from ..text.tokenization import tokenize
-from .estimators import MissingEmbeddingsWarning, as_keyed_vectors
+from .engine import Measure, MissingEmbeddings, as_keyed_vectors
 from .knn_runs import MethodResult, classify
 from .methods import METHODS, Settings
 from .wmd_samples import query_limit
@@ -155,16 +153,17 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
     if strays:
         raise ValueError(f"settings.wmd_queries names {sorted(strays)}, which are not among the data sets "
                          f"{sorted(datasets)}")
-    sparse_methods = [m for m in methods if METHODS[m].measure == "sparse_scm"]
+    measures = {method: Measure.of(method) for method in methods}
+    sparse_methods = [m for m in methods if measures[m].needs_matrices]
     if sparse_methods and not settings.sparse_grid:
         raise ValueError(f"{sparse_methods} need settings.sparse_grid (the S′ grid)")
-    for method in (m for m in methods if METHODS[m].measure == "wmd"):
+    for method in methods:
         for name, d in datasets.items():
             try:
                 limit = query_limit(settings, method, name, "test", len(d.test))
             except ValueError as error:
                 raise ValueError(f"settings.wmd_queries for {name!r}: {error}") from None
-            if limit is None:
+            if limit is None and not measures[method].has_similarities:
                 log.info("%s answers all %d test and %d validation queries of %s (settings.wmd_queries limits them)",
                          method, len(d.test), len(d.validation), name)
     dictionary = dictionary if dictionary is not None else training_dictionary(datasets.values(), tokenizer)
@@ -174,29 +173,26 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
         raise ValueError(f"data set(s) {small} have fewer reference documents than the largest k ({max(settings.ks)})")
     for model, kv in vectors.items():
         if model in {METHODS[m].model for m in methods}:
-            _report_missing(model, kv, dictionary, documents)
+            counts = sparse.vstack([_over_dictionary(d, split, len(dictionary)) for d in documents.values()
+                                    for split in ("train", "validation", "test")])
+            MissingEmbeddings.of(kv, dictionary, counts).warn(f"the documents (the {model} embeddings)")
     with tempfile.TemporaryDirectory(prefix="regemb-") if cache is None else nullcontext(cache.root) as root:
         cache = ArtifactCache(root) if cache is None else cache
         results: dict[tuple[str, str], MethodResult] = {}
-        for method in methods:
-            m = METHODS[method]
-            embeddings = matrices = None
-            if m.measure in ("dense_scm", "wmd"):
-                embeddings = {name: embedding_matrix(vectors[m.model], dictionary, terms=d.terms)
-                              for name, d in documents.items()}
-            if m.measure == "sparse_scm":
-                depth = settings.neighbour_depth
-                matrices = InMemoryMatrices(vectors[m.model], dictionary, depth, settings.fill_rule, settings.progress)
+        for method, measure in measures.items():
+            kv = vectors.get(measure.model)
+            embeddings = {name: measure.embeddings(kv, dictionary, d.terms) for name, d in documents.items()} \
+                if measure.needs_embeddings else None
+            matrices = measure.matrices(kv, dictionary, depth=settings.neighbour_depth, fill_rule=settings.fill_rule,
+                                        progress=settings.progress)
             for name, result in classify(method, documents, settings, embeddings=embeddings, matrices=matrices,
                                          cache=cache).items():
                 results[name, method] = result
     return results
 
 
-def _report_missing(model: str, kv, dictionary: Dictionary, documents) -> None:
-    words = {dictionary[int(t)] for d in documents.values() for t in d.terms}
-    missing = sorted(w for w in words if w not in kv.key_to_index)
-    if missing:
-        message = (f"{len(missing)} of the {len(words)} words of the documents ({100 * len(missing) / len(words):.1f} %) "
-                   f"have no {model} embedding, e.g. {missing[:5]}; they add nothing to the SCM and the WMD")
-        warnings.warn(message, MissingEmbeddingsWarning, stacklevel=3)
+def _over_dictionary(documents, split: str, n_terms: int) -> sparse.csr_matrix:
+    """The term counts of one split with the dictionary's ids as columns."""
+    counts = documents.split(split)[0]
+    return sparse.csr_matrix((counts.data, documents.terms[counts.indices], counts.indptr),
+                             shape=(counts.shape[0], n_terms))
