@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..text.datasets import DATASETS
+from ..classification.engine import Measure
 from ..classification.knn_runs import MethodResult
 from ..classification.wmd_store import default_folder
 from ..classification.methods import METHODS
@@ -443,7 +444,7 @@ def nonpositive_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.Dat
     """
     rows = []
     for dataset, method in _ordered(results):
-        if METHODS[method].measure != "sparse_scm":
+        if not Measure.of(method).needs_matrices:
             continue
         runs = results[dataset, method].runs
         rows.append({"dataset": dataset, "method": METHODS[method].label, "runs": len(runs),
@@ -497,7 +498,7 @@ def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str =
     """
     rows = []
     for dataset, method in _ordered(results):
-        if METHODS[method].measure != "wmd" or (dataset, scm) not in results:
+        if not Measure.of(method).transport or (dataset, scm) not in results:
             continue
         rs, rw = results[dataset, scm], results[dataset, method]
         common = np.intersect1d(rs.rows(), rw.rows())

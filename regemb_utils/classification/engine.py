@@ -35,7 +35,6 @@ import numpy as np
 from gensim.models import KeyedVectors
 from scipy import sparse
 
-from ..infra.keys import fingerprint
 from ..measures.representations import represent
 from ..measures.similarity import embedding_matrix, similarity_matrix
 from ..measures.wmd import wmd_distances
@@ -232,7 +231,8 @@ def shared_matrices(vectors: KeyedVectors, dictionary, depth: int, fill_rule: st
     neighbours = _SHARED["neighbours"] = _grown(vectors, before, words, depth)
     if before is not None and neighbours.depth != before.depth:
         _SHARED["grids"].clear()
-    key = (fingerprint(sorted(dictionary.token2id.items()), sorted(dictionary.dfs.items()), dictionary.num_docs),
+    # by content (not a fingerprint: hashing the pairs one by one costs more than the preparation it saves)
+    key = (tuple(sorted(dictionary.token2id.items())), tuple(sorted(dictionary.dfs.items())), dictionary.num_docs,
            fill_rule)
     grids = _SHARED["grids"]
     if key not in grids:
@@ -287,9 +287,11 @@ class Measure:
     """
 
     method: str
-    needs_embeddings: ClassVar[bool] = False
-    needs_matrices: ClassVar[bool] = False
-    has_similarities: ClassVar[bool] = True  # a similarity matrix (else only distances: the WMD)
+    needs_embeddings: ClassVar[bool] = False  # embedding rows (dense SCM, WMD)
+    needs_matrices: ClassVar[bool] = False  # a source of S′ (sparse SCM)
+    soft: ClassVar[bool] = False  # a soft cosine measure (dtb weights, a term similarity matrix)
+    transport: ClassVar[bool] = False  # a transport distance (the WMD): no similarity matrix; exact EMDs whose cost
+    # is recorded per query, and samples of the queries (regemb_utils.classification.wmd_samples)
 
     @staticmethod
     def of(method: str) -> "Measure":
@@ -344,6 +346,13 @@ class Measure:
         :class:`regemb_utils.termsim.sources.InMemoryMatrices`), else None."""
         return None
 
+    def check(self, embeddings=None, matrices=None) -> None:
+        """A ``ValueError`` naming what the measure needs and lacks (``embeddings``, ``matrices``)."""
+        if self.needs_embeddings and embeddings is None:
+            raise ValueError(f"method {self.method!r} needs embeddings")
+        if self.needs_matrices and matrices is None:
+            raise ValueError(f"method {self.method!r} needs matrices")
+
     def _require(self, vectors, dictionary) -> None:
         if vectors is None or dictionary is None:
             raise ValueError(f"method {self.method!r} needs embeddings: give vectors and a dictionary")
@@ -397,6 +406,7 @@ class _L1(Measure):
 
 class _Embedded(Measure):
     needs_embeddings = True
+    soft = True
 
     def embeddings(self, vectors, dictionary, terms=None):
         self._require(vectors, dictionary)
@@ -405,6 +415,7 @@ class _Embedded(Measure):
 
 class _SparseScm(Measure):
     needs_matrices = True
+    soft = True
 
     def matrices(self, vectors, dictionary, *, depth, fill_rule="paper", progress=False, shared=False):
         self._require(vectors, dictionary)
@@ -418,7 +429,8 @@ class _SparseScm(Measure):
 
 
 class _Wmd(_Embedded):
-    has_similarities = False
+    soft = False
+    transport = True
 
     def similarities(self, Q, R, inputs, term_similarity=None):
         raise ValueError(f"method {self.method!r} has distances, not similarities: use distances() or neighbours()")

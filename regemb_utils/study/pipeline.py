@@ -41,8 +41,8 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from ..classification.knn_runs import classify
 from ..classification.engine import Measure
+from ..classification.experiment import classify
 from ..infra.processes import connect_scheduler, parallel_context
 from ..classification.methods import METHODS, Settings
 from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddings

@@ -12,8 +12,7 @@ from classification_fixtures import separable_dataset
 
 from regemb_utils.infra.keys import same_result_as
 from regemb_utils.classification.estimators import MissingEmbeddingsWarning, SoftCosineClassifier
-from regemb_utils.classification.experiment import run_methods
-from regemb_utils.classification.knn_runs import classify
+from regemb_utils.classification.experiment import classify, run_methods
 from regemb_utils.classification.methods import METHODS, Settings
 from regemb_utils.embeddings.word2bits import train_word2bits
 from regemb_utils.measures.similarity import embedding_matrix
