@@ -32,12 +32,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 from gensim.models import KeyedVectors
 from scipy import sparse
 
 from ..measures.representations import represent
-from ..measures.similarity import embedding_matrix, similarity_matrix
-from ..measures.wmd import wmd_distances
+from ..measures.similarity import ScmContributions, embedding_matrix, scm_contributions, similarity_matrix
+from ..measures.wmd import WmdFlows, wmd_distances, wmd_flows
 from ..termsim.matrix import Neighbours, nearest_neighbours
 from ..termsim.orthogonalization import SPARSE_KEYS, MatrixGrid
 from ..termsim.sources import InMemoryMatrices, restricted
@@ -45,7 +46,7 @@ from .knn_runs import nearest
 from .methods import METHODS
 
 __all__ = ["MissingEmbeddingsWarning", "MissingEmbeddings", "as_keyed_vectors", "Inputs", "Measure",
-           "shared_matrices"]
+           "shared_matrices", "PairExplanation", "explain_pair"]
 
 
 class MissingEmbeddingsWarning(UserWarning):
@@ -443,3 +444,101 @@ class _Wmd(_Embedded):
 
 _KINDS: dict[str, type[Measure]] = {"cosine": Measure, "l1": _L1, "dense_scm": _Embedded, "sparse_scm": _SparseScm,
                                     "wmd": _Wmd}
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# one document pair explained: the SCM's word-pair contributions and the WMD's flows
+
+
+@dataclass(frozen=True)
+class PairExplanation:
+    """Why two documents are similar under the SCM and close under the WMD.
+
+    Parameters
+    ----------
+    contributions : ScmContributions
+        The SCM's word pairs; their sum is the SCM (:func:`regemb_utils.measures.similarity.scm_contributions`).
+    flows : WmdFlows
+        The WMD's transport plan; its cost is the WMD (:func:`regemb_utils.measures.wmd.wmd_flows`).
+
+    Examples
+    --------
+    See :func:`explain_pair`.
+    """
+
+    contributions: ScmContributions
+    flows: WmdFlows
+
+    @property
+    def scm(self) -> float:
+        return self.contributions.total
+
+    @property
+    def wmd(self) -> float:
+        return self.flows.total
+
+    def contribution_table(self, words=None) -> pd.DataFrame:
+        """(query word, reference word, contribution to the SCM) of the non-zero pairs, largest \\|contribution\\|
+        first; ``words`` maps column indices to words (default: the indices)."""
+        part = self.contributions
+        i, j = np.nonzero(part.contributions)
+        table = pd.DataFrame({"query word": _named(part.x_terms[i], words), "reference word": _named(part.y_terms[j], words),
+                              "contribution to the SCM": part.contributions[i, j]})
+        order = table["contribution to the SCM"].abs().sort_values(ascending=False, kind="stable").index
+        return table.loc[order].reset_index(drop=True)
+
+    def flow_table(self, words=None) -> pd.DataFrame:
+        """(query word, reference word, mass, distance, cost) of the flows, largest cost first."""
+        plan = self.flows
+        i, j = np.nonzero(plan.flows)
+        table = pd.DataFrame({"query word": _named(plan.x_terms[i], words),
+                              "reference word": _named(plan.y_terms[j], words),
+                              "mass": plan.flows[i, j], "distance": plan.distances[i, j]})
+        table["cost"] = table["mass"] * table["distance"]
+        return table.sort_values("cost", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _named(columns, words):
+    return columns if words is None else words(columns)
+
+
+def explain_pair(scm_x, scm_y, term_similarity, wmd_x, wmd_y, embeddings) -> PairExplanation:
+    """One document pair explained: the SCM of the weighted rows ``scm_x``, ``scm_y`` under ``term_similarity`` as
+    word-pair contributions, and the WMD of ``wmd_x``, ``wmd_y`` (their own weights) over ``embeddings`` as flows.
+
+    Parameters
+    ----------
+    scm_x, scm_y : scipy.sparse matrix
+        One row each: the SCM's weights.
+    term_similarity : scipy.sparse matrix or numpy.ndarray
+        S or S′ over the columns.
+    wmd_x, wmd_y : scipy.sparse matrix
+        One row each: the WMD's weights.
+    embeddings : numpy.ndarray
+        One row per column.
+
+    Returns
+    -------
+    PairExplanation
+
+    Raises
+    ------
+    ValueError
+        Saying which measure is undefined for the pair (a document without any weighted word).
+
+    Examples
+    --------
+    >>> x, y = sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0]])
+    >>> pair = explain_pair(x, y, np.array([[1.0, 0.6], [0.6, 1.0]]), x, y, np.array([[0.0, 0.0], [3.0, 4.0]]))
+    >>> round(pair.scm, 3), pair.wmd, pair.flow_table().values.tolist()
+    (0.6, 5.0, [[0, 1, 1.0, 5.0, 5.0]])
+    """
+    try:
+        contributions = scm_contributions(scm_x, scm_y, term_similarity)
+    except ValueError as error:
+        raise ValueError(f"the SCM of these documents is undefined: {error}") from None
+    try:
+        flows = wmd_flows(wmd_x, wmd_y, embeddings)
+    except ValueError as error:
+        raise ValueError(f"the WMD of these documents is undefined: {error}") from None
+    return PairExplanation(contributions, flows)

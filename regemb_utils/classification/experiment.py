@@ -2,8 +2,9 @@
 results (the package used as a library, on the same route as the book).
 
 To classify new texts, or to search a grid with scikit-learn, use the estimators of :mod:`regemb_utils.classification.estimators`;
-:func:`run_methods` is a thin wrapper over chapter 4's own run (:func:`classify`: the same
-weighting, similarities, S′ and WMD search as the estimators), for a study whose tables
+:func:`run_methods` is a thin wrapper over chapter 4's own run (:func:`classify`, the cached computation of
+:mod:`regemb_utils.classification.knn_runs`; the estimators run the same measure objects,
+:mod:`regemb_utils.classification.engine`), for a study whose tables
 (:mod:`regemb_utils.chapters.scm_vs_wmd`) are the book's: the paper's selection rule, every k at once, query samples for the WMD,
 timings, paired predictions for the significance tests.
 

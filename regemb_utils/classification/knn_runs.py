@@ -476,7 +476,7 @@ class MethodResult:
 
     Examples
     --------
-    See :func:`classify`.
+    See :func:`regemb_utils.classification.experiment.classify`.
     """
 
     dataset: str
