@@ -530,8 +530,8 @@ def explain_pair(scm_x, scm_y, term_similarity, wmd_x, wmd_y, embeddings) -> Pai
     --------
     >>> x, y = sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0]])
     >>> pair = explain_pair(x, y, np.array([[1.0, 0.6], [0.6, 1.0]]), x, y, np.array([[0.0, 0.0], [3.0, 4.0]]))
-    >>> round(pair.scm, 3), pair.wmd, pair.flow_table().values.tolist()
-    (0.6, 5.0, [[0, 1, 1.0, 5.0, 5.0]])
+    >>> round(pair.scm, 3), pair.wmd, pair.flow_table(lambda columns: [["a", "b"][c] for c in columns]).values.tolist()
+    (0.6, 5.0, [['a', 'b', 1.0, 5.0, 5.0]])
     """
     try:
         contributions = scm_contributions(scm_x, scm_y, term_similarity)
