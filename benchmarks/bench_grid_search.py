@@ -12,6 +12,7 @@ fitted model's missing-word report is printed.
 
 Run:  .venv/bin/python benchmarks/bench_grid_search.py            (defaults: 1,500 abstracts, 3 folds, 12 grid points)
       .venv/bin/python benchmarks/bench_grid_search.py --quick    (600 abstracts, 2 folds, 4 grid points)
+      .venv/bin/python benchmarks/bench_grid_search.py --quick --vocabulary 100000   (a pre-trained model's vocabulary)
 """
 from __future__ import annotations
 
@@ -93,6 +94,9 @@ def main():
     parser.add_argument("--exponents", type=float, nargs="+", default=[1.0, 2.0])
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--min-count", type=int, default=5, help="word2vec: words rarer than this get no embedding")
+    parser.add_argument("--vocabulary", type=int, default=None,
+                        help="pad the embeddings with random vectors of other words up to this many words (a "
+                             "pre-trained model's vocabulary, among which S′'s neighbours are searched)")
     parser.add_argument("--baseline-ref", default="dfbe8a2", help="git ref of the estimators before the shared engine")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--quick", action="store_true", help="600 abstracts, 2 folds, C in {100, 200}, one exponent")
@@ -111,6 +115,12 @@ def main():
     model = Word2Vec([tokenize(text) for text in texts], vector_size=200, window=10, min_count=args.min_count,
                      seed=args.seed, workers=1, epochs=5)
     kv = model.wv
+    if args.vocabulary and args.vocabulary > len(kv):
+        rng = np.random.default_rng(args.seed)
+        extra = args.vocabulary - len(kv)
+        scale = float(np.std(kv.vectors))
+        kv.add_vectors([f"other{i}" for i in range(extra)],
+                       (scale * rng.standard_normal((extra, kv.vector_size))).astype(np.float32))
     grid = {"C": args.C, "threshold": args.thresholds, "exponent": args.exponents}
     points = int(np.prod([len(v) for v in grid.values()]))
     print(f"OHSUMED C11–C23: {len(texts):,} abstracts, {len(set(labels))} categories; word2vec {len(kv):,} words "
