@@ -92,7 +92,7 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
     from regemb_utils.embeddings.trained import embedding_settings, trained_embeddings
     from regemb_utils.study.params import chapter_parameters
     from regemb_utils.text.corpus import corpus_dictionary
-    from regemb_utils.measures.similarity import embedding_matrix
+    from regemb_utils.classification.engine import Measure
 
     cache = ArtifactCache(cache_dir)
     if paper_embeddings:
@@ -110,7 +110,7 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
     reference, _, _ = documents.split("train+validation")
     queries, labels, _ = documents.split("test")
     queries = queries[stratified_order(labels)]
-    embeddings = embedding_matrix(vectors, dictionary, terms=documents.terms).astype(np.float64)
+    embeddings = Measure.of("wmd").embeddings(vectors, dictionary, documents.terms).astype(np.float64)
     return queries, reference, embeddings, len(dictionary), summary
 
 

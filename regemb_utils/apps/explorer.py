@@ -21,9 +21,10 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from ..classification.engine import Measure, explain_pair
 from ..classification.methods import represent_pair
-from ..measures.similarity import embedding_matrix, scm_contributions, sparse_scm
-from ..measures.wmd import wmd_flows, wmd_knn
+from ..measures.similarity import sparse_scm
+from ..measures.wmd import wmd_knn
 from ..termsim.orthogonalization import MatrixGrid
 from ..termsim.sources import restricted
 from ..text.datasets import DATASETS
@@ -302,30 +303,16 @@ class Explorer:
         wmd_q, wmd_r = represent_pair(wmd_method, documents, "test", "train")
         S_terms = restricted(S, documents.terms)
         rows = self._cached(("rows", s.profile, s.dataset, s.model),
-                            lambda: embedding_matrix(models[s.model][0], dictionary, terms=documents.terms))
+                            lambda: Measure.of(wmd_method).embeddings(models[s.model][0], dictionary,
+                                                                      documents.terms))
         words = lambda ids: [dictionary[int(documents.terms[i])] for i in ids]  # noqa: E731
         q, r = s.query, s.reference
 
         try:
-            parts = scm_contributions(scm_q[q], scm_r[r], S_terms)
-            i, j = np.nonzero(parts.contributions)
-            contributions = pd.DataFrame({"query word": words(parts.x_terms[i]),
-                                          "reference word": words(parts.y_terms[j]),
-                                          "contribution to the SCM": parts.contributions[i, j]})
-            contributions = contributions.loc[contributions["contribution to the SCM"].abs()
-                                              .sort_values(ascending=False, kind="stable").index].reset_index(drop=True)
-            scm = parts.total
+            pair = explain_pair(scm_q[q], scm_r[r], S_terms, wmd_q[q], wmd_r[r], rows)
         except ValueError as error:  # a document without any weighted word
-            raise ExplorerError(f"the SCM of these documents is undefined: {error}") from None
-        try:
-            plan = wmd_flows(wmd_q[q], wmd_r[r], rows)
-        except ValueError as error:
-            raise ExplorerError(f"the WMD of these documents is undefined: {error}") from None
-        i, j = np.nonzero(plan.flows)
-        flows = pd.DataFrame({"query word": words(plan.x_terms[i]), "reference word": words(plan.y_terms[j]),
-                              "mass": plan.flows[i, j], "distance": plan.distances[i, j]})
-        flows["cost"] = flows["mass"] * flows["distance"]
-        flows = flows.sort_values("cost", ascending=False, kind="stable").reset_index(drop=True)
+            raise ExplorerError(str(error)) from None
+        contributions, flows, scm = pair.contribution_table(words), pair.flow_table(words), pair.scm
 
         texts, labels, names = dataset.train.texts, dataset.train.labels, dataset.class_names
         similarities = sparse_scm(scm_q[q], scm_r[:n_ref], S_terms)[0]

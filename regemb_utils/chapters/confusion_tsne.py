@@ -38,10 +38,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..classification.engine import Inputs, Measure
 from ..classification.methods import METHODS, represent_pair
-from ..measures.similarity import similarity_matrix
-from ..termsim.orthogonalization import SPARSE_KEYS
-from ..termsim.sources import restricted
 from ..text.documents import query_rows
 from ..book.style import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
 from ..book.tables import table
@@ -256,19 +254,15 @@ def test_similarities(method: str, result, documents, *, embeddings=None, matric
     >>> S.shape, bool(np.allclose(S, similarity_matrix("cosine", Q, Q)))
     ((3, 3), True)
     """
-    measure = METHODS[method].measure
-    if measure not in ("dense_scm", "sparse_scm"):
-        raise ValueError(f"maps are drawn for the soft VSMs; {method!r} is measured by {measure}")
+    measure = Measure.of(method)
+    if not measure.soft:
+        raise ValueError(f"maps are drawn for the soft VSMs; {method!r} is measured by {METHODS[method].measure}")
     Q, _ = represent_pair(method, documents, "test", "train", result.params.get("slope", 0.0))
     if rows is not None:
         Q = Q[rows]
-    if measure == "dense_scm" and embeddings is None:
-        raise ValueError(f"method {method!r} needs embeddings")
-    if measure == "sparse_scm" and matrices is None:
-        raise ValueError(f"method {method!r} needs matrices")
-    S = None if measure == "dense_scm" else restricted(
-        matrices.build({key: result.params[key] for key in SPARSE_KEYS}), documents.terms)
-    return similarity_matrix(measure, Q, Q, embeddings=embeddings, term_similarity=S)
+    measure.check(embeddings, matrices)
+    inputs = Inputs(embeddings, matrices)
+    return measure.similarities(Q, Q, inputs, measure.term_similarity(inputs, result.params, documents.terms))
 
 
 def scm_dissimilarities(similarities: np.ndarray) -> np.ndarray:

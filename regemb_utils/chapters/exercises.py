@@ -16,12 +16,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..classification.engine import explain_pair
 from ..classification.linear import LINEAR_MODELS, classifier, orthogonalized_features, tfidf_features
 from ..classification.methods import represent_pair
 from ..classification.wmd_samples import predict_wmd_time
 from ..measures.representations import nbow_matrix
-from ..measures.similarity import scm_contributions, sparse_scm
-from ..measures.wmd import wmd_distances, wmd_flows
+from ..measures.similarity import sparse_scm
+from ..measures.wmd import wmd_distances
 from ..termsim.cholesky import orthogonalized_embeddings
 from ..termsim.sources import restricted
 from ..text.tokenization import tokenize
@@ -394,20 +395,9 @@ def largest_disagreement(documents, scm_method: str, term_similarity, wmd_method
     usable = np.isfinite(wmd) & (np.asarray(scm_q.getnnz(axis=1))[:, None] > 0) & (scm_r.getnnz(axis=1)[None, :] > 0)
     gap[~usable] = -1
     q, r = np.unravel_index(np.argmax(gap), gap.shape)
-    parts = scm_contributions(scm_q[q], scm_r[r], S)
-    i, j = np.nonzero(parts.contributions)
-    contributions = pd.DataFrame({"query word": parts.x_terms[i], "reference word": parts.y_terms[j],
-                                  "contribution to the SCM": parts.contributions[i, j]})
-    plan = wmd_flows(wmd_q[q], wmd_r[r], embeddings)
-    i, j = np.nonzero(plan.flows)
-    flows = pd.DataFrame({"query word": plan.x_terms[i], "reference word": plan.y_terms[j],
-                          "mass": plan.flows[i, j], "distance": plan.distances[i, j]})
-    flows["cost"] = flows["mass"] * flows["distance"]
-    order = contributions["contribution to the SCM"].abs().sort_values(ascending=False, kind="stable").index
-    contributions = contributions.loc[order].reset_index(drop=True)
-    flows = flows.sort_values("cost", ascending=False, kind="stable").reset_index(drop=True)
+    pair = explain_pair(scm_q[q], scm_r[r], S, wmd_q[q], wmd_r[r], embeddings)
     return Disagreement(int(q), int(r), int(scm_rank[q, r]), int(wmd_rank[q, r]), float(scm[q, r]),
-                        float(wmd[q, r]), contributions, flows)
+                        float(wmd[q, r]), pair.contribution_table(), pair.flow_table())
 
 
 def word_columns(frame: pd.DataFrame, documents, dictionary) -> pd.DataFrame:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..text.datasets import DATASETS
+from ..classification.engine import Measure
 from ..classification.knn_runs import MethodResult
 from ..classification.wmd_store import default_folder
 from ..classification.methods import METHODS
@@ -469,7 +470,7 @@ def nonpositive_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.Dat
     """
     rows = []
     for dataset, method in _ordered(results):
-        if METHODS[method].measure != "sparse_scm":
+        if not Measure.of(method).needs_matrices:
             continue
         runs = results[dataset, method].runs
         rows.append({"dataset": dataset, "method": METHODS[method].label, "runs": len(runs),
@@ -523,7 +524,7 @@ def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str =
     """
     rows = []
     for dataset, method in _ordered(results):
-        if METHODS[method].measure != "wmd" or (dataset, scm) not in results:
+        if not Measure.of(method).transport or (dataset, scm) not in results:
             continue
         rs, rw = results[dataset, scm], results[dataset, method]
         ps, pw, truth = paired_predictions(rs, rw)

@@ -25,13 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from ..classification.engine import explain_pair
 from ..measures.representations import nbow_matrix
 from ..text.documents import bow_matrix
 from ..measures.similarity import (
-    ScmContributions, cosine_similarity, cosine_term_similarity, dense_scm, embedding_matrix, scm_contributions,
-    sparse_scm,
+    ScmContributions, cosine_similarity, cosine_term_similarity, dense_scm, embedding_matrix, sparse_scm,
 )
-from ..measures.wmd import WmdFlows, wmd, wmd_flows
+from ..measures.wmd import WmdFlows, wmd
 from ..termsim.orthogonalization import SPARSE_KEYS, MatrixGrid
 from ..text.tokenization import tokenize
 from ..paper import table_2
@@ -233,13 +233,13 @@ def compare_sentences(first: str, second: str, dictionary, vectors, orthogonaliz
     S = cosine_term_similarity(E)
     S_local = sparse.csr_matrix(S_prime)[terms][:, terms]
     scm = {"S": float(dense_scm(x, y, E, dtype=np.float64)[0, 0]), "S'": float(sparse_scm(x, y, S_local)[0, 0])}
-    contributions = {"S": scm_contributions(x, y, S), "S'": scm_contributions(x, y, S_local)}
     nbow = nbow_matrix(content, dictionary)[:, terms]
+    pairs = {name: explain_pair(x, y, matrix, nbow[0], nbow[1], E) for name, matrix in (("S", S), ("S'", S_local))}
     return SentencePair(
         sentences=(first, second), stop_words=removed, not_in_dictionary=missing, words=words,
         without_embedding=tuple(w for w in words if w not in vectors.key_to_index), bow_cosine=bow,
-        bow_cosine_with_stop_words=bow_all, scm=scm, contributions=contributions,
-        wmd=wmd(nbow[0], nbow[1], E), flows=wmd_flows(nbow[0], nbow[1], E))
+        bow_cosine_with_stop_words=bow_all, scm=scm, contributions={name: p.contributions for name, p in pairs.items()},
+        wmd=wmd(nbow[0], nbow[1], E), flows=pairs["S'"].flows)
 
 
 def table_2_matrix(neighbours, dictionary, dataset: str = "bbcsport", fill_rule: str = "paper"):

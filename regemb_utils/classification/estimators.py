@@ -1,12 +1,12 @@
 """scikit-learn estimators for the paper's measures: kNN classifiers on raw texts (or term counts) and the weighted
 bag of words they compare.
 
-The estimators are thin: tokenization (:func:`regemb_utils.text.tokenization.tokenize`), the gensim ``Dictionary`` and the term
-counts (:func:`regemb_utils.text.documents.bow_matrix`), the weightings
-(:func:`regemb_utils.measures.representations.represent`), the similarities (:mod:`regemb_utils.measures.similarity`), S′
-(:func:`regemb_utils.termsim.matrix.nearest_neighbours` and :class:`regemb_utils.termsim.orthogonalization.MatrixGrid`), the exact
-WMD search with its pruning (:func:`regemb_utils.measures.wmd.wmd_knn`) and the neighbour ranking and vote
-(:func:`regemb_utils.classification.knn.top_k`, :func:`regemb_utils.classification.knn.knn_votes`) are the ones chapter 4 runs.
+The estimators are thin: tokenization (:func:`regemb_utils.text.tokenization.tokenize`), the gensim ``Dictionary`` and
+the term counts (:func:`regemb_utils.text.documents.bow_matrix`); everything else is chapter 4's engine, the measure
+object of the estimator's method (:class:`regemb_utils.classification.engine.Measure`): its weighting, its inputs
+(embedding rows; S′ from :func:`regemb_utils.classification.engine.shared_matrices`, whose neighbour search and
+per-dictionary preparation the fits of a grid search share), its similarities, and its neighbours by chapter 4's own
+:func:`regemb_utils.classification.knn_runs.nearest`; the vote is :func:`regemb_utils.classification.knn.knn_votes`.
 
 =============================  ============================  ==================================================
 estimator                      chapter 4's methods           measure
@@ -41,7 +41,6 @@ Examples
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -53,81 +52,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, column_or_1d, validate_data
 
 from ..measures.representations import WEIGHTINGS, represent
+from ..measures.wmd import SOLVERS
+from ..termsim.matrix import FILL_RULES
 from ..text.documents import bow_matrix
-from ..measures.similarity import cosine_similarity, dense_scm, embedding_matrix, l1_distance, sparse_scm
-from ..measures.wmd import SOLVERS, wmd_knn
-from ..termsim.matrix import FILL_RULES, nearest_neighbours
-from ..termsim.orthogonalization import MatrixGrid
 from ..text.tokenization import TOKENIZERS, tokenize
-from .knn import ODD_K, is_odd_k, knn_votes, top_k
+from .engine import Measure, MissingEmbeddings, MissingEmbeddingsWarning, as_keyed_vectors
+from .knn import ODD_K, is_odd_k, knn_votes
 
 __all__ = ["MissingEmbeddingsWarning", "as_keyed_vectors", "WeightedBagOfWords", "CosineClassifier",
            "TfidfL1Classifier", "SoftCosineClassifier", "WMDClassifier"]
-
-
-class MissingEmbeddingsWarning(UserWarning):
-    """Words of the training documents have no embedding: they get a zero vector, which the SCM with S ignores, with
-    S' makes similar only to itself (its diagonal 1), and the WMD places at the origin, where it takes part in the
-    transport (the paper's code did the same).
-
-    Parameters
-    ----------
-    message : str
-        How many words, some of them, and where to find all (``missing_words_``, ``missing_share_``).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> vectors = {"cat": [1.0, 0.1], "dog": [0.9, 0.2], "car": [0.0, 1.0], "bus": [0.1, 0.9]}
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     model = SoftCosineClassifier(vectors, k=1).fit(["cat", "dog", "car bus tram"], ["pets", "pets", "cars"])
-    >>> [w.category.__name__ for w in caught], model.missing_words_
-    (['MissingEmbeddingsWarning'], ['tram'])
-    """
-
-
-def as_keyed_vectors(vectors, name: str = "vectors") -> KeyedVectors:
-    """``vectors`` as a gensim ``KeyedVectors``: a ``KeyedVectors`` itself, the ``.wv`` of a trained gensim
-    ``Word2Vec``/``FastText``, or a mapping word → vector (one length, finite numbers).
-
-    Parameters
-    ----------
-    vectors : KeyedVectors, gensim model with ``.wv`` or Mapping[str, array-like]
-    name : the parameter's name, for the error messages
-
-    Returns
-    -------
-    KeyedVectors
-
-    Examples
-    --------
-    >>> as_keyed_vectors({"a": [1.0, 0.0], "b": [0.0, 1.0]}).index_to_key
-    ['a', 'b']
-    """
-    if isinstance(vectors, KeyedVectors):
-        return vectors
-    if isinstance(getattr(vectors, "wv", None), KeyedVectors):
-        return vectors.wv
-    if isinstance(vectors, Mapping):
-        if not vectors:
-            raise ValueError(f"{name} is an empty mapping; give word → vector pairs")
-        words = list(vectors)
-        if not all(isinstance(word, str) for word in words):
-            raise TypeError(f"{name} must map words (str) to vectors, got a key {next(w for w in words if not isinstance(w, str))!r}")
-        rows = [np.asarray(vectors[word], dtype=np.float32) for word in words]
-        shapes = {row.shape for row in rows}
-        if len(shapes) != 1 or len(next(iter(shapes))) != 1:
-            raise ValueError(f"{name} must map every word to a 1-D vector of one length, got shapes {sorted(shapes)}")
-        matrix = np.stack(rows)
-        if not np.all(np.isfinite(matrix)):
-            raise ValueError(f"{name} contains non-finite vector entries")
-        kv = KeyedVectors(vector_size=matrix.shape[1])
-        kv.add_vectors(words, matrix)
-        return kv
-    hint = " (a NumPy array has no words: pass {word: row})" if isinstance(vectors, np.ndarray) else ""
-    raise TypeError(f"{name} must be a gensim KeyedVectors or a mapping word → vector, got "
-                    f"{type(vectors).__name__}{hint}")
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -252,11 +185,6 @@ class _Documents:
         return np.array([self.dictionary_[i] for i in range(len(self.dictionary_))], dtype=object)
 
 
-def _weights(weighting: str, counts, reference_counts) -> sparse.csr_matrix:
-    # avgdl only scales the dtb pivot, whose slope is 0 here (it cancels in both SCMs)
-    return represent(weighting, counts, train_counts=reference_counts, avgdl=1.0)
-
-
 class WeightedBagOfWords(_Documents, TransformerMixin, BaseEstimator):
     """Texts → the paper's weighted bag of words over a gensim ``Dictionary`` (a scikit-learn transformer).
 
@@ -298,7 +226,7 @@ class WeightedBagOfWords(_Documents, TransformerMixin, BaseEstimator):
 
     def transform(self, X) -> sparse.csr_matrix:
         """Weighted term matrix ``[n_documents, len(dictionary_)]`` (float64 CSR)."""
-        return _weights(self.weighting, self._checked(self._counts(X)), self.reference_counts_)
+        return represent(self.weighting, self._checked(self._counts(X)), train_counts=self.reference_counts_, avgdl=1.0)
 
     def _checked(self, counts):
         if self.weighting == "dtb" and counts.nnz and counts.data.min() < 1:
@@ -332,7 +260,6 @@ def _clone_sharing(estimator, shared):
 class _KNeighbours(_Documents, ClassifierMixin, BaseEstimator):
     """fit / predict / predict_proba / kneighbors / score over a measure defined by the subclass."""
 
-    weighting = "bow"
     _shared = ("dictionary",)
 
     def _check_params(self) -> None:
@@ -356,28 +283,32 @@ class _KNeighbours(_Documents, ClassifierMixin, BaseEstimator):
         self.classes_, self._codes = np.unique(y, return_inverse=True)
         if counts.shape[0] < self.k:
             raise ValueError(f"k={self.k} needs at least {self.k} training documents, got {counts.shape[0]}")
+        self.measure_ = Measure.of(self._method())
         self.reference_counts_ = counts
-        self._reference = _weights(self.weighting, counts, counts) if self.input_ == "texts" else counts
-        self._prepare()
+        self._reference = self._weighted(counts) if self.input_ == "texts" else counts
+        self._inputs, self._term_similarity = self._prepare()
         return self
 
-    def _prepare(self) -> None:
-        """The measure's fitted state (embedding rows, S′)."""
+    def _method(self) -> str:
+        """The key of chapter 4's method (:data:`regemb_utils.classification.methods.METHODS`) this estimator runs."""
+        raise NotImplementedError
+
+    def _prepare(self):
+        """The measure's fitted inputs (:class:`regemb_utils.classification.engine.Inputs`) and S′ (or None)."""
+        return self.measure_.inputs(), None
+
+    def _weighted(self, counts) -> sparse.csr_matrix:
+        # avgdl only scales the dtb pivot, whose slope is 0 here (it cancels in both SCMs)
+        return self.measure_.represent(counts, self.reference_counts_, avgdl=1.0)
 
     def _represent(self, X) -> sparse.csr_matrix:
-        if self.input_ == "texts":
-            return _weights(self.weighting, self._counts(X), self.reference_counts_)
-        return self._counts(X)
+        return self._weighted(self._counts(X)) if self.input_ == "texts" else self._counts(X)
 
-    def _neighbours(self, Q, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(distances, indices) [n_queries, k] of the k nearest training documents, nearest first."""
-        similarities = self._similarities(Q)
-        indices = top_k(similarities, k)
-        return self._distance(np.take_along_axis(similarities, indices, axis=1)), indices
-
-    @staticmethod
-    def _distance(similarities):
-        return 1.0 - similarities
+    def similarity(self, X) -> np.ndarray:
+        """Similarities [n_queries, n_training]: the cosine, the SCM (documents with xᵀSx ≤ 0: 0 to every document),
+        the negated L1 distance; the WMD has distances only (:meth:`kneighbors`)."""
+        check_is_fitted(self, "classes_")
+        return self.measure_.similarities(self._represent(X), self._reference, self._inputs, self._term_similarity)
 
     def kneighbors(self, X, n_neighbors: int | None = None, return_distance: bool = True):
         """The ``n_neighbors`` (default ``k``) nearest training documents of every document of ``X``.
@@ -393,8 +324,13 @@ class _KNeighbours(_Documents, ClassifierMixin, BaseEstimator):
         k = self.k if n_neighbors is None else _check_int(n_neighbors, "n_neighbors")
         if k > self._reference.shape[0]:
             raise ValueError(f"n_neighbors={k} exceeds the {self._reference.shape[0]} training documents")
-        distances, indices = self._neighbours(self._represent(X), k)
+        distances, indices = self.measure_.kneighbours(
+            self._represent(X), self._reference, k, self._inputs, self._term_similarity, return_distance=return_distance,
+            **self._search_options())
         return (distances, indices) if return_distance else indices
+
+    def _search_options(self) -> dict:
+        return {}
 
     def _votes(self, X) -> np.ndarray:
         indices = self.kneighbors(X, return_distance=False)
@@ -445,20 +381,13 @@ class CosineClassifier(_KNeighbours):
     ['fruit']
     """
 
-    weighting = "bow"
-
     def __init__(self, k: int = 1, tokenizer: str = "paper", dictionary: Dictionary | None = None):
         self.k = k
         self.tokenizer = tokenizer
         self.dictionary = dictionary
 
-    def similarity(self, X) -> np.ndarray:
-        """Cosine similarities [n_queries, n_training]."""
-        check_is_fitted(self, "classes_")
-        return self._similarities(self._represent(X))
-
-    def _similarities(self, Q):
-        return cosine_similarity(Q, self._reference)
+    def _method(self) -> str:
+        return "bow"
 
 
 class TfidfL1Classifier(_KNeighbours):
@@ -476,19 +405,13 @@ class TfidfL1Classifier(_KNeighbours):
     ['sky']
     """
 
-    weighting = "tfidf_l1"
-
     def __init__(self, k: int = 1, tokenizer: str = "paper", dictionary: Dictionary | None = None):
         self.k = k
         self.tokenizer = tokenizer
         self.dictionary = dictionary
 
-    def _similarities(self, Q):
-        return -l1_distance(Q, self._reference)
-
-    @staticmethod
-    def _distance(similarities):
-        return -similarities
+    def _method(self) -> str:
+        return "tfidf_l1"
 
 
 class _Embedded(_KNeighbours):
@@ -499,22 +422,43 @@ class _Embedded(_KNeighbours):
     def _keyed_vectors(self) -> KeyedVectors:
         if self.vectors is None:
             raise ValueError("vectors is required: a gensim KeyedVectors or a mapping word → vector")
-        return as_keyed_vectors(self.vectors)
+        return _keyed(self.vectors)
 
-    def _report_missing(self, kv: KeyedVectors) -> None:
-        used = np.flatnonzero(np.asarray(self.reference_counts_.sum(axis=0)).ravel() > 0)
-        words = [self.dictionary_[int(i)] for i in used]
-        missing = [word for word in words if word not in kv.key_to_index]
-        self.missing_words_ = sorted(missing)
-        self.n_missing_words_ = len(missing)
-        counts = np.asarray(self.reference_counts_.sum(axis=0)).ravel()
-        ids = self.dictionary_.token2id
-        total = counts.sum()
-        self.missing_share_ = float(sum(counts[ids[w]] for w in missing) / total) if total else 0.0
-        if missing:
-            warnings.warn(f"{len(missing)} words of the training documents have no embedding, e.g. "
-                          f"{self.missing_words_[:5]}; they get a zero vector (the SCM with S ignores them, with S' each is similar "
-                          "only to itself, the WMD places them at the origin; see missing_words_ and missing_share_)", MissingEmbeddingsWarning, stacklevel=3)
+    def _prepare(self):
+        kv = self._keyed_vectors()
+        report = MissingEmbeddings.of(kv, self.dictionary_, self.reference_counts_)
+        self.missing_words_, self.missing_share_ = report.words, report.share
+        self.n_missing_words_ = len(report.words)
+        if _REPORTED.get("vectors") is not self.vectors:  # once per set of embeddings (a grid search's fits share it)
+            _REPORTED["vectors"] = self.vectors
+            report.warn(stacklevel=5)
+        inputs = self.measure_.inputs(kv, self.dictionary_, depth=self._depth(kv), fill_rule=self._fill_rule(),
+                                      shared=True)
+        return inputs, self.measure_.term_similarity(inputs, self._point(kv))
+
+    def _depth(self, kv) -> int:
+        return 0
+
+    def _fill_rule(self) -> str:
+        return "paper"
+
+    def _point(self, kv) -> dict | None:
+        return None
+
+
+_REPORTED: dict = {}  # the embeddings whose missing words were last reported
+_CONVERTED: dict = {}  # the last mapping word → vector converted, and its KeyedVectors
+
+
+def _keyed(vectors) -> KeyedVectors:
+    """``vectors`` as a KeyedVectors; a mapping's conversion is kept for the same mapping object (the clones of a
+    grid search share it), so that they share S′'s neighbour search too."""
+    if isinstance(vectors, Mapping) and _CONVERTED.get("mapping") is vectors:
+        return _CONVERTED["vectors"]
+    kv = as_keyed_vectors(vectors)
+    if isinstance(vectors, Mapping):
+        _CONVERTED.update(mapping=vectors, vectors=kv)
+    return kv
 
 
 class SoftCosineClassifier(_Embedded):
@@ -557,9 +501,10 @@ class SoftCosineClassifier(_Embedded):
     term_similarity_ : scipy.sparse.csc_matrix or None
         S′ over ``dictionary_`` (``orthogonalized=True``).
     missing_words_ : list of str
-        words of the training documents without an embedding (a :class:`MissingEmbeddingsWarning` says how
-        many); ``n_missing_words_`` counts them and
-        ``missing_share_`` is their share of the training documents' tokens (texts) or weight (matrices).
+        words of the training documents without an embedding, most frequent first (a
+        :class:`MissingEmbeddingsWarning` says how many, their share and the most frequent, once per set of
+        embeddings: a grid search's fits share them); ``n_missing_words_`` counts them and ``missing_share_`` is
+        their share of the training documents' tokens (texts) or weight (matrices).
 
     Examples
     --------
@@ -568,8 +513,6 @@ class SoftCosineClassifier(_Embedded):
     >>> model.fit(["cat", "dog", "car bus"], ["pets", "pets", "cars"]).predict(["dog", "bus"]).tolist()
     ['pets', 'cars']
     """
-
-    weighting = "dtb"
 
     def __init__(self, vectors=None, k: int = 1, orthogonalized: bool = False, C: int = 100, threshold: float = 0.0,
                  exponent: float = 1.0, symmetric: bool = True, dominant: bool = True, idf: bool = True,
@@ -601,30 +544,23 @@ class SoftCosineClassifier(_Embedded):
         _check_choice(self.fill_rule, "fill_rule", FILL_RULES)
         self._keyed_vectors()
 
-    def _prepare(self) -> None:
-        kv = self._keyed_vectors()
-        self._report_missing(kv)
-        self.term_similarity_ = None
-        if self.orthogonalized:
-            words = [word for word in self.dictionary_.token2id if word in kv.key_to_index]
-            # C beyond the other words' count limits nothing: cap it (and the neighbour search) there
-            depth = max(1, min(int(self.C), len(kv) - 1))
-            neighbours = nearest_neighbours(kv, words, depth=depth, progress=False)
-            self.term_similarity_ = MatrixGrid(neighbours, self.dictionary_, self.fill_rule).build(
-                bool(self.symmetric), bool(self.dominant), bool(self.idf), depth, float(self.threshold),
-                float(self.exponent))
-        else:
-            self._embeddings = embedding_matrix(kv, self.dictionary_)
+    def _method(self) -> str:
+        return {False: "soft_vsm", True: "soft_vsm_ortho"}[bool(self.orthogonalized)]
 
-    def similarity(self, X) -> np.ndarray:
-        """Soft cosine similarities [n_queries, n_training] (documents with xᵀSx ≤ 0: 0 to every document)."""
-        check_is_fitted(self, "classes_")
-        return self._similarities(self._represent(X))
+    def _depth(self, kv) -> int:
+        # C beyond the other words' count limits nothing: cap it (and the neighbour search) there
+        return max(1, min(int(self.C), len(kv) - 1))
 
-    def _similarities(self, Q):
-        if self.orthogonalized:
-            return sparse_scm(Q, self._reference, self.term_similarity_)
-        return dense_scm(Q, self._reference, self._embeddings).astype(np.float64)
+    def _fill_rule(self) -> str:
+        return self.fill_rule
+
+    def _point(self, kv) -> dict:
+        return dict(symmetric=bool(self.symmetric), dominant=bool(self.dominant), idf=bool(self.idf),
+                    nonzero_limit=self._depth(kv), threshold=float(self.threshold), exponent=float(self.exponent))
+
+    def _prepare(self):
+        inputs, self.term_similarity_ = super()._prepare()
+        return inputs, self.term_similarity_
 
 
 class WMDClassifier(_Embedded):
@@ -676,12 +612,8 @@ class WMDClassifier(_Embedded):
                 raise ValueError(f"n_jobs={self.n_jobs!r} is not allowed; n_jobs must be None or a non-zero integer")
         self._keyed_vectors()
 
-    def _prepare(self) -> None:
-        kv = self._keyed_vectors()
-        self._report_missing(kv)
-        self._embeddings = embedding_matrix(kv, self.dictionary_)
+    def _method(self) -> str:
+        return {"nbow": "wmd", "tfidf_l1": "wmd_tfidf"}[self.weighting]
 
-    def _neighbours(self, Q, k):
-        result = wmd_knn(Q, self._reference, self._embeddings, k, solver=self.solver,
-                         n_jobs=None if self.n_jobs is None else int(self.n_jobs))
-        return result.distances, result.indices
+    def _search_options(self) -> dict:
+        return dict(solver=self.solver, n_jobs=None if self.n_jobs is None else int(self.n_jobs))

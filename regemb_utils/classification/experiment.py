@@ -2,8 +2,9 @@
 results (the package used as a library, on the same route as the book).
 
 To classify new texts, or to search a grid with scikit-learn, use the estimators of :mod:`regemb_utils.classification.estimators`;
-:func:`run_methods` is a thin wrapper over chapter 4's own run (:func:`regemb_utils.classification.knn_runs.classify`: the same
-weighting, similarities, S′ and WMD search as the estimators), for a study whose tables
+:func:`run_methods` is a thin wrapper over chapter 4's own run (:func:`classify`, the cached computation of
+:mod:`regemb_utils.classification.knn_runs`; the estimators run the same measure objects,
+:mod:`regemb_utils.classification.engine`), for a study whose tables
 (:mod:`regemb_utils.chapters.scm_vs_wmd`) are the book's: the paper's selection rule, every k at once, query samples for the WMD,
 timings, paired predictions for the significance tests.
 
@@ -22,23 +23,22 @@ from __future__ import annotations
 import logging
 import tempfile
 from contextlib import nullcontext
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
 from gensim.corpora import Dictionary
+from scipy import sparse
 
-from ..measures.similarity import embedding_matrix
 from ..infra.cache import ArtifactCache
-from ..termsim.sources import InMemoryMatrices
+from ..infra.keys import fingerprint
 from ..text.datasets import Dataset
-from ..text.documents import prepare_documents
+from ..text.documents import Documents, prepare_documents
 from ..text.tokenization import tokenize
-from .estimators import MissingEmbeddingsWarning, as_keyed_vectors
-from .knn_runs import MethodResult, classify
+from .engine import Measure, MissingEmbeddings, as_keyed_vectors
+from .knn_runs import MethodResult, _compute, _store, _Task
 from .methods import METHODS, Settings
 from .wmd_samples import query_limit
 
-__all__ = ["training_dictionary", "run_methods"]
+__all__ = ["training_dictionary", "run_methods", "classify"]
 
 log = logging.getLogger(__name__)
 
@@ -155,10 +155,11 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
     if strays:
         raise ValueError(f"settings.wmd_queries names {sorted(strays)}, which are not among the data sets "
                          f"{sorted(datasets)}")
-    sparse_methods = [m for m in methods if METHODS[m].measure == "sparse_scm"]
+    measures = {method: Measure.of(method) for method in methods}
+    sparse_methods = [m for m in methods if measures[m].needs_matrices]
     if sparse_methods and not settings.sparse_grid:
         raise ValueError(f"{sparse_methods} need settings.sparse_grid (the S′ grid)")
-    for method in (m for m in methods if METHODS[m].measure == "wmd"):
+    for method in (m for m in methods if measures[m].transport):
         for name, d in datasets.items():
             try:
                 limit = query_limit(settings, method, name, "test", len(d.test))
@@ -174,29 +175,115 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
         raise ValueError(f"data set(s) {small} have fewer reference documents than the largest k ({max(settings.ks)})")
     for model, kv in vectors.items():
         if model in {METHODS[m].model for m in methods}:
-            _report_missing(model, kv, dictionary, documents)
+            counts = sparse.vstack([_over_dictionary(d, split, len(dictionary)) for d in documents.values()
+                                    for split in ("train", "validation", "test")])
+            MissingEmbeddings.of(kv, dictionary, counts).warn(f"the documents (the {model} embeddings)")
     with tempfile.TemporaryDirectory(prefix="regemb-") if cache is None else nullcontext(cache.root) as root:
         cache = ArtifactCache(root) if cache is None else cache
         results: dict[tuple[str, str], MethodResult] = {}
-        for method in methods:
-            m = METHODS[method]
-            embeddings = matrices = None
-            if m.measure in ("dense_scm", "wmd"):
-                embeddings = {name: embedding_matrix(vectors[m.model], dictionary, terms=d.terms)
-                              for name, d in documents.items()}
-            if m.measure == "sparse_scm":
-                depth = settings.neighbour_depth
-                matrices = InMemoryMatrices(vectors[m.model], dictionary, depth, settings.fill_rule, settings.progress)
+        for method, measure in measures.items():
+            kv = vectors.get(measure.model)
+            embeddings = {name: measure.embeddings(kv, dictionary, d.terms) for name, d in documents.items()} \
+                if measure.needs_embeddings else None
+            matrices = measure.matrices(kv, dictionary, depth=settings.neighbour_depth, fill_rule=settings.fill_rule,
+                                        progress=settings.progress)
             for name, result in classify(method, documents, settings, embeddings=embeddings, matrices=matrices,
                                          cache=cache).items():
                 results[name, method] = result
     return results
 
 
-def _report_missing(model: str, kv, dictionary: Dictionary, documents) -> None:
-    words = {dictionary[int(t)] for d in documents.values() for t in d.terms}
-    missing = sorted(w for w in words if w not in kv.key_to_index)
-    if missing:
-        message = (f"{len(missing)} of the {len(words)} words of the documents ({100 * len(missing) / len(words):.1f} %) "
-                   f"have no {model} embedding, e.g. {missing[:5]}; they add nothing to the SCM and the WMD")
-        warnings.warn(message, MissingEmbeddingsWarning, stacklevel=3)
+def _over_dictionary(documents, split: str, n_terms: int) -> sparse.csr_matrix:
+    """The term counts of one split with the dictionary's ids as columns."""
+    counts = documents.split(split)[0]
+    return sparse.csr_matrix((counts.data, documents.terms[counts.indices], counts.indptr),
+                             shape=(counts.shape[0], n_terms))
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# chapter 4's runs of a method on every data set
+
+
+def _limits(method: str, documents: dict[str, Documents], settings: Settings) -> dict[str, dict[str, int | None]]:
+    """At most this many queries per data set and split (None: all): only a transport distance samples them."""
+    sampled = Measure.of(method).transport
+    return {name: {split: query_limit(settings, method, name, split, len(d.labels[split])) if sampled else None
+                   for split in ("validation", "test")} for name, d in documents.items()}
+
+
+def classify(method: str, documents: dict[str, Documents], settings: Settings, *,
+             embeddings: dict[str, np.ndarray] | None = None, matrices=None,
+             cache: ArtifactCache | None = None) -> dict[str, MethodResult]:
+    """``method`` on every data set of ``documents``: from the artifact cache, or computed (jointly) and stored.
+
+    ``embeddings`` maps each data set to the :func:`regemb_utils.measures.similarity.embedding_matrix` rows of its
+    ``Documents.terms`` (dense SCM and WMD);
+    ``matrices`` builds S' for a grid point (sparse SCM: :mod:`regemb_utils.termsim.sources`). A result's key holds its
+    inputs by content (the documents with their labels, the embedding rows, the S' source) and the settings that
+    change it, so changed documents or labels are never answered from the cache.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`regemb_utils.classification.methods.METHODS`.
+    documents : dict of str to Documents
+        The data sets.
+    settings : Settings
+        The grid, the ks and the options.
+    embeddings : dict of str to numpy.ndarray, optional
+        Needed by the dense SCM and the WMD.
+    matrices : InMemoryMatrices or CachedMatrices, optional
+        Needed by the sparse SCM.
+    cache : ArtifactCache, optional
+        Where results are kept (default: the package's cache location).
+
+    Returns
+    -------
+    dict of str to MethodResult
+        One result per data set.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from gensim.corpora import Dictionary
+    >>> from regemb_utils.infra.cache import ArtifactCache
+    >>> from regemb_utils.text.datasets import dataset_from_texts
+    >>> from regemb_utils.text.documents import prepare_documents
+    >>> texts = ["ball goal", "goal match", "vote party", "party law"] * 5
+    >>> data = dataset_from_texts("toy", texts, ["sport", "sport", "politics", "politics"] * 5, test_size=4)
+    >>> documents = {"toy": prepare_documents(data, Dictionary(t.split() for t in texts))}
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     result = classify("bow", documents, Settings(ks=(1, 3)), cache=ArtifactCache(root))["toy"]
+    >>> result.test_error
+    0.0
+    """
+    measure = Measure.of(method)
+    measure.check(embeddings, matrices)
+    if embeddings is not None and set(documents) - set(embeddings):
+        raise ValueError(f"no embedding rows for data set(s) {', '.join(sorted(set(documents) - set(embeddings)))}")
+    cache = cache or ArtifactCache()
+    keys = {}
+    limits = _limits(method, documents, settings)  # None everywhere but for the WMD methods
+    for name, d in documents.items():
+        keys[name] = dict(settings.key(method), method=method, dataset=name, documents=fingerprint(d),
+                          embeddings=fingerprint(embeddings[name]) if measure.needs_embeddings else None,
+                          matrices=matrices.identity if measure.needs_matrices else None)
+        if any(limit is not None for limit in limits[name].values()):  # a prefix of the stratified order
+            keys[name].update(query_limit=limits[name]["test"], validation_query_limit=limits[name]["validation"],
+                              query_order="stratified")
+    missing = {name: documents[name] for name in documents if not cache.has("knn", keys[name])}
+    store = _store(method, settings)
+    if store is not None:  # results from the cache: their stored results are checked all the same
+        present = {name: d for name, d in documents.items() if name not in missing}
+        task = _Task(method, present, embeddings, None, settings.ks, settings.wmd_solver,
+                     query_limits={name: limits[name] for name in present}, store=store)
+        for name in present:
+            task.check_stored(name, "validation", "train")
+            task.check_stored(name, "test", settings.reference)
+    computed = _compute(method, missing, settings, embeddings, matrices, limits, cache) if missing else {}
+
+    def never():
+        raise RuntimeError("artifact vanished")  # pragma: no cover
+
+    return {name: cache.get("knn", keys[name], (lambda n=name: computed[n]) if name in computed else never)
+            for name in documents}

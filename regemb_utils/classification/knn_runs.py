@@ -52,10 +52,13 @@ from ..text.documents import Documents, query_rows, stratified_order
 from .knn import knn_votes, top_k
 from .methods import METHODS, Settings, represent_pair
 from .selection import evaluate_grid, select_grid
-from .wmd_samples import WMD_BATCH, query_limit
 from .wmd_store import WmdStore, query_fingerprints, search_version
 
-__all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "classify"]
+__all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "WMD_BATCH"]
+
+# Queries per cached WMD batch: a batch is the unit that a killed run loses and that a cluster schedules; fixed (not
+# derived from the cores or the sample size) so that every run cuts the fixed query order at the same positions.
+WMD_BATCH = 8
 
 
 @dataclass(frozen=True)
@@ -473,7 +476,7 @@ class MethodResult:
 
     Examples
     --------
-    See :func:`classify`.
+    See :func:`regemb_utils.classification.experiment.classify`.
     """
 
     dataset: str
@@ -499,11 +502,6 @@ class MethodResult:
     @property
     def test_error(self) -> float:
         return self.test_errors / len(self.truth)
-
-
-def _limits(method: str, documents: dict[str, Documents], settings: Settings) -> dict[str, dict[str, int | None]]:
-    return {name: {split: query_limit(settings, method, name, split, len(d.labels[split]))
-                   for split in ("validation", "test")} for name, d in documents.items()}
 
 
 def _store(method: str, settings: Settings):
@@ -541,87 +539,3 @@ def _compute(method: str, documents: dict[str, Documents], settings: Settings, e
         results[name] = MethodResult(name, method, chosen, table, documents[name].labels["test"][rows], predictions,
                                      runs + [run], None if all_rows else rows)
     return results
-
-
-def classify(method: str, documents: dict[str, Documents], settings: Settings, *,
-             embeddings: dict[str, np.ndarray] | None = None, matrices=None,
-             cache: ArtifactCache | None = None) -> dict[str, MethodResult]:
-    """``method`` on every data set of ``documents``: from the artifact cache, or computed (jointly) and stored.
-
-    ``embeddings`` maps each data set to the :func:`regemb_utils.measures.similarity.embedding_matrix` rows of its
-    ``Documents.terms`` (dense SCM and WMD);
-    ``matrices`` builds S' for a grid point (sparse SCM: :mod:`regemb_utils.termsim.sources`). A result's key holds its
-    inputs by content (the documents with their labels, the embedding rows, the S' source) and the settings that
-    change it, so changed documents or labels are never answered from the cache.
-
-    Parameters
-    ----------
-    method : str
-        A key of :data:`regemb_utils.classification.methods.METHODS`.
-    documents : dict of str to Documents
-        The data sets.
-    settings : Settings
-        The grid, the ks and the options.
-    embeddings : dict of str to numpy.ndarray, optional
-        Needed by the dense SCM and the WMD.
-    matrices : InMemoryMatrices or CachedMatrices, optional
-        Needed by the sparse SCM.
-    cache : ArtifactCache, optional
-        Where results are kept (default: the package's cache location).
-
-    Returns
-    -------
-    dict of str to MethodResult
-        One result per data set.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from gensim.corpora import Dictionary
-    >>> from regemb_utils.classification.methods import Settings
-    >>> from regemb_utils.infra.cache import ArtifactCache
-    >>> from regemb_utils.text.datasets import dataset_from_texts
-    >>> from regemb_utils.text.documents import prepare_documents
-    >>> texts = ["ball goal", "goal match", "vote party", "party law"] * 5
-    >>> data = dataset_from_texts("toy", texts, ["sport", "sport", "politics", "politics"] * 5, test_size=4)
-    >>> documents = {"toy": prepare_documents(data, Dictionary(t.split() for t in texts))}
-    >>> with tempfile.TemporaryDirectory() as root:
-    ...     result = classify("bow", documents, Settings(ks=(1, 3)), cache=ArtifactCache(root))["toy"]
-    >>> result.test_error
-    0.0
-    """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
-    m = METHODS[method]
-    if m.measure in ("dense_scm", "wmd") and embeddings is None:
-        raise ValueError(f"method {method!r} needs embeddings")
-    if m.measure == "sparse_scm" and matrices is None:
-        raise ValueError(f"method {method!r} needs matrices")
-    if embeddings is not None and set(documents) - set(embeddings):
-        raise ValueError(f"no embedding rows for data set(s) {', '.join(sorted(set(documents) - set(embeddings)))}")
-    cache = cache or ArtifactCache()
-    keys = {}
-    limits = _limits(method, documents, settings)  # None everywhere but for the WMD methods
-    for name, d in documents.items():
-        keys[name] = dict(settings.key(method), method=method, dataset=name, documents=fingerprint(d),
-                          embeddings=fingerprint(embeddings[name]) if m.measure in ("dense_scm", "wmd") else None,
-                          matrices=matrices.identity if m.measure == "sparse_scm" else None)
-        if any(limit is not None for limit in limits[name].values()):  # a prefix of the stratified order
-            keys[name].update(query_limit=limits[name]["test"], validation_query_limit=limits[name]["validation"],
-                              query_order="stratified")
-    missing = {name: documents[name] for name in documents if not cache.has("knn", keys[name])}
-    store = _store(method, settings)
-    if store is not None:  # results from the cache: their stored results are checked all the same
-        present = {name: d for name, d in documents.items() if name not in missing}
-        task = _Task(method, present, embeddings, None, settings.ks, settings.wmd_solver,
-                     query_limits={name: limits[name] for name in present}, store=store)
-        for name in present:
-            task.check_stored(name, "validation", "train")
-            task.check_stored(name, "test", settings.reference)
-    computed = _compute(method, missing, settings, embeddings, matrices, limits, cache) if missing else {}
-
-    def never():
-        raise RuntimeError("artifact vanished")  # pragma: no cover
-
-    return {name: cache.get("knn", keys[name], (lambda n=name: computed[n]) if name in computed else never)
-            for name in documents}

@@ -32,11 +32,13 @@ import pandas as pd
 
 from .. import paper
 from ..infra.cache import ArtifactCache, load_pickle
+from .engine import Measure
+from .knn_runs import WMD_BATCH
 from .methods import METHODS, Settings
 from .statistics import discordant_probabilities, mcnemar_power, mcnemar_sample_size
 
 __all__ = ["SCM", "POWER", "MINIMUM_QUERIES", "SMALL_TEST_SET", "paper_errors", "power_plan", "power_queries",
-           "query_limit", "WMD_BATCH", "costs_from_results", "costs_from_cache", "predict_wmd_time", "cost_extremes"]
+           "query_limit", "costs_from_results", "costs_from_cache", "predict_wmd_time", "cost_extremes"]
 
 SCM = "soft_vsm_quantized_ortho"  # the regularized SCM that every WMD method is compared with
 POWER = {"difference": 0.10, "power": 0.80, "alpha": 0.05, "correlation": 0.0}
@@ -84,11 +86,6 @@ def paper_errors(dataset: str, method: str) -> tuple[float, float, str]:
         raise ValueError(f"the paper has no test error of {SCM} and {method} on {dataset!r}; give wmd_queries a "
                          "number for it")
     return scm / 100, other / 100, used
-
-
-# Queries per cached WMD batch: a batch is the unit that a killed run loses and that a cluster schedules; fixed (not
-# derived from the cores or the sample size) so that every run cuts the fixed query order at the same positions.
-WMD_BATCH = 8
 
 
 def _alternative(dataset: str, method: str) -> tuple[float, float]:
@@ -173,7 +170,7 @@ def power_plan(test_sizes: Mapping[str, int], methods: Iterable[str] = ("wmd_qua
 def query_limit(settings: Settings, method: str, dataset: str, split: str = "test", size: int | None = None
                 ) -> int | None:
     """At most this many queries of ``split`` for ``method`` on ``dataset`` under ``settings`` (None: all); only
-    the WMD methods are limited.
+    the WMD methods are limited (their callers ask :attr:`regemb_utils.classification.engine.Measure.transport`).
 
     ``size`` is the split's number of documents; it resolves ``"power"`` (:func:`power_queries`, for the test split)
     and turns a limit of at least ``size`` into None. A data set without a ``wmd_validation_queries`` entry takes its
@@ -203,11 +200,7 @@ def query_limit(settings: Settings, method: str, dataset: str, split: str = "tes
     >>> settings = Settings(wmd_queries=(("toy", 5),))
     >>> query_limit(settings, "wmd", "toy", size=100), query_limit(settings, "wmd", "toy", size=4)
     (5, None)
-    >>> query_limit(settings, "bow", "toy", size=100) is None
-    True
     """
-    if METHODS[method].measure != "wmd":
-        return None
     test = dict(settings.wmd_queries).get(dataset)
     value = test if split == "test" else dict(settings.wmd_validation_queries).get(
         dataset, None if test == "power" else test)
@@ -250,7 +243,7 @@ def costs_from_results(results) -> pd.DataFrame:
     """
     rows = []
     for (dataset, method), result in results.items():
-        if METHODS[method].measure != "wmd":
+        if not Measure.of(method).transport:
             continue
         for run in result.runs:
             queries = run.queries if getattr(run, "queries", None) is not None else (

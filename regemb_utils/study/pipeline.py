@@ -41,11 +41,11 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from ..classification.knn_runs import classify
+from ..classification.engine import Measure
+from ..classification.experiment import classify
 from ..infra.processes import connect_scheduler, parallel_context
 from ..classification.methods import METHODS, Settings
 from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddings
-from ..measures.similarity import embedding_matrix
 from ..termsim.orthogonalization import neighbour_cache, neighbour_depth, neighbour_key
 from ..termsim.sources import CachedMatrices
 from ..text.corpus import corpus_dictionary
@@ -543,15 +543,15 @@ class Chapter:
         """(embedding rows per data set, S' builder) that ``method`` needs under chapter 4's parameters
         ``classification``: raw embedding rows for the dense SCM and the WMD; :class:`CachedMatrices` over the
         neighbour cache (chapter 3's when it is deep enough, else computed here) for the sparse SCM."""
-        m = METHODS[method]
-        vectors = models[m.model][0] if m.model else None
+        measure = Measure.of(method)
+        vectors = models[measure.model][0] if measure.model else None
         embeddings = matrices = None
-        if m.measure in ("dense_scm", "wmd"):
-            embeddings = {name: embedding_matrix(vectors, dictionary, terms=d.terms) for name, d in documents.items()}
-        if m.measure == "sparse_scm":
+        if measure.needs_embeddings:
+            embeddings = {name: measure.embeddings(vectors, dictionary, d.terms) for name, d in documents.items()}
+        if measure.needs_matrices:
             articles, tokenizer = self.corpus()
             depth = neighbour_depth(classification["nonzero_limits"])
-            key = neighbour_key(vectors, models[m.model][1], articles, tokenizer)
+            key = neighbour_key(vectors, models[measure.model][1], articles, tokenizer)
             neighbour_cache(vectors, dictionary, depth, key, self.cache, load=False)
             matrices = CachedMatrices(str(self.cache.root), articles, tokenizer, tuple(sorted(key.items())), depth,
                                       classification["fill_rule"])

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from regemb_utils.classification.knn_runs import classify
+from regemb_utils.classification.experiment import classify
 from regemb_utils.classification.methods import Settings
 from regemb_utils.embeddings.trained import embedding_settings, trained_embeddings
 from regemb_utils.measures.similarity import embedding_matrix

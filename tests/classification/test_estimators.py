@@ -1,4 +1,5 @@
-"""The scikit-learn estimators: scikit-learn's own checks, chapter 4's results and selection, gensim's SCM, POT's WMD."""
+"""The scikit-learn estimators: scikit-learn's own checks, brute-force neighbours (NumPy, SciPy), gensim's SCM, POT's WMD,
+a grid search that shares S′'s preparation and changes no result."""
 import warnings
 
 import numpy as np
@@ -7,19 +8,17 @@ import pytest
 from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors, TfidfModel
 from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilarityIndex
+from scipy import sparse
 from scipy.spatial.distance import cdist
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.text.datasets import Dataset, Split
 from regemb_utils.classification.estimators import (CosineClassifier, MissingEmbeddingsWarning,
                                                     SoftCosineClassifier, TfidfL1Classifier, WeightedBagOfWords,
                                                     WMDClassifier, as_keyed_vectors)
-from regemb_utils.classification.experiment import run_methods, training_dictionary
-from regemb_utils.classification.methods import Settings
 from regemb_utils.text.tokenization import tokenize
 
 _RNG = np.random.default_rng(0)
@@ -89,68 +88,78 @@ def topics():
     return _topics()
 
 
-_GRID = (("symmetric", (True,)), ("dominant", (True,)), ("idf", (True,)), ("nonzero_limit", (2, 4, 8)),
-         ("threshold", (0.0,)), ("exponent", (2.0,)))
+def _dense(matrix):
+    return np.asarray(matrix.todense(), dtype=np.float64)
 
 
-@pytest.fixture(scope="module")
-def chapter4(topics, tmp_path_factory):
+def _cosines(X, Y):
+    X, Y = _dense(X), _dense(Y)
+    norms = np.linalg.norm(X, axis=1)[:, None] * np.linalg.norm(Y, axis=1)[None, :]
+    return np.divide(X @ Y.T, norms, out=np.zeros(norms.shape), where=norms > 0)
+
+
+def _reference(name, kv, dictionary, Q, R):
+    """Brute-force similarities (NumPy, SciPy) of the estimator ``name``: queries Q against references R."""
+    if name == "cosine":
+        return _cosines(Q, R)
+    if name == "l1":
+        return -cdist(_dense(Q), _dense(R), "cityblock")
+    # the SCM with S = the embeddings' cosines (a zero vector for a word without one): xᵀSy / √(xᵀSx · yᵀSy)
+    E = np.array([kv[dictionary[i]] if dictionary[i] in kv.key_to_index else np.zeros(kv.vector_size)
+                  for i in range(len(dictionary))], dtype=np.float64)
+    unit = np.divide(E, np.linalg.norm(E, axis=1, keepdims=True), out=np.zeros_like(E),
+                     where=np.linalg.norm(E, axis=1, keepdims=True) > 0)
+    return _cosines(sparse.csr_matrix(_dense(Q) @ unit), sparse.csr_matrix(_dense(R) @ unit))
+
+
+@pytest.mark.parametrize("name, estimator, weighting, distance", [
+    ("cosine", CosineClassifier, "bow", lambda s: 1 - s), ("l1", TfidfL1Classifier, "tfidf_l1", lambda s: -s),
+    ("scm", SoftCosineClassifier, "dtb", lambda s: 1 - s)])
+def test_neighbours_and_distances_equal_a_brute_force_computation(topics, name, estimator, weighting, distance):
     dataset, kv = topics
-    settings = Settings(ks=(1, 3, 5, 7), sparse_grid=_GRID)
-    methods = ["bow", "tfidf_l1", "soft_vsm", "soft_vsm_ortho", "wmd", "wmd_tfidf"]
-    dictionary = training_dictionary([dataset])
-    results = run_methods(dataset, methods, settings, vectors={"32-bit": kv}, dictionary=dictionary,
-                          cache=ArtifactCache(tmp_path_factory.mktemp("cache")))
-    return {method: results[dataset.name, method] for method in methods}, dictionary
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingEmbeddingsWarning)
+        model = (estimator(kv, k=7) if name == "scm" else estimator(k=7)).fit(dataset.train.texts, dataset.train.labels)
+    bag = WeightedBagOfWords(weighting, dictionary=model.dictionary_).fit(dataset.train.texts)
+    Q, R = bag.transform(dataset.test.texts), bag.transform(dataset.train.texts)
+    expected = _reference(name, kv, model.dictionary_, Q, R)
+    distances, indices = model.kneighbors(dataset.test.texts)
+    np.testing.assert_allclose(model.similarity(dataset.test.texts), expected, atol=1e-5)
+    # the k most similar, nearest first (equal to the last float32 bit: the order of near-ties may differ)
+    np.testing.assert_allclose(np.take_along_axis(expected, indices, axis=1), -np.sort(-expected, axis=1)[:, :7],
+                               atol=1e-6)
+    np.testing.assert_allclose(distances, distance(np.take_along_axis(expected, indices, axis=1)), atol=1e-5)
+    votes = model.classes_[np.apply_along_axis(lambda row: np.bincount(row, minlength=3).argmax(), 1,
+                                               dataset.train.labels[indices])]
+    np.testing.assert_array_equal(model.predict(dataset.test.texts), votes)
 
 
-def _estimator(method, params, kv, dictionary):
-    k = int(params["k"])
-    if method == "bow":
-        return CosineClassifier(k, dictionary=dictionary)
-    if method == "tfidf_l1":
-        return TfidfL1Classifier(k, dictionary=dictionary)
-    if method == "soft_vsm":
-        return SoftCosineClassifier(kv, k, dictionary=dictionary)
-    if method == "soft_vsm_ortho":
-        return SoftCosineClassifier(kv, k, orthogonalized=True, C=params["nonzero_limit"],
-                                    threshold=params["threshold"], exponent=params["exponent"],
-                                    symmetric=params["symmetric"], dominant=params["dominant"], idf=params["idf"],
-                                    dictionary=dictionary)
-    return WMDClassifier(kv, k, weighting="tfidf_l1" if method == "wmd_tfidf" else "nbow", dictionary=dictionary)
+def test_a_grid_search_shares_the_neighbour_search_and_changes_no_result(topics, monkeypatch):
+    """GridSearchCV over C, the threshold, the exponent and k: one neighbour search per depth (not one per fit), and
+    every candidate's score equal to that of a fit on its own with nothing shared."""
+    from regemb_utils.classification import engine
+    from regemb_utils.termsim import matrix
 
-
-@pytest.mark.parametrize("method", ["bow", "tfidf_l1", "soft_vsm", "soft_vsm_ortho", "wmd", "wmd_tfidf"])
-def test_predictions_equal_chapter_4s_for_every_k(topics, chapter4, method):
     dataset, kv = topics
-    results, dictionary = chapter4
-    result = results[method]
-    names = np.array(dataset.class_names)
-    for k, predictions in result.predictions.items():
-        model = _estimator(method, dict(result.params, k=k), kv, dictionary)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MissingEmbeddingsWarning)
-            model.fit(dataset.train.texts, names[dataset.train.labels])
-        np.testing.assert_array_equal(model.predict(dataset.test.texts), names[predictions], err_msg=f"k={k}")
-    assert 0 < result.test_error < 0.6  # neither trivial nor chance
-
-
-def test_grid_search_over_C_and_k_chooses_as_chapter_4(topics, chapter4):
-    dataset, kv = topics
-    results, dictionary = chapter4
-    chosen = results["soft_vsm_ortho"].params
     texts = dataset.train.texts + dataset.validation.texts
-    labels = np.array(dataset.class_names)[np.concatenate([dataset.train.labels, dataset.validation.labels])]
+    labels = np.concatenate([dataset.train.labels, dataset.validation.labels])
     fold = PredefinedSplit([-1] * len(dataset.train) + [0] * len(dataset.validation))
-    model = SoftCosineClassifier(kv, orthogonalized=True, threshold=0.0, exponent=2.0, dictionary=dictionary)
-    search = GridSearchCV(model, {"C": [2, 4, 8], "k": [1, 3, 5, 7]}, cv=fold, refit=False, error_score="raise")
+    grid = {"C": [2, 4], "threshold": [0.0, 0.2], "exponent": [1.0, 2.0], "k": [1, 3]}
+    searches = []
+    monkeypatch.setattr(engine, "nearest_neighbours",
+                        lambda *a, **kw: searches.append(kw["depth"]) or matrix.nearest_neighbours(*a, **kw))
+    engine._SHARED.clear()
+    search = GridSearchCV(SoftCosineClassifier(kv, orthogonalized=True), grid, cv=fold, error_score="raise")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingEmbeddingsWarning)
         search.fit(texts, labels)
-    assert search.best_params_ == {"C": chosen["nonzero_limit"], "k": chosen["k"]}
-    assert 1 - search.best_score_ == pytest.approx(results["soft_vsm_ortho"].validation["error"].min())
-    errors = 1 - search.cv_results_["mean_test_score"]
-    assert len(set(np.round(errors, 9))) > 1  # the choice is not a tie over the whole grid
+        assert len(searches) <= 2 * len(grid["C"])  # per depth: the fold's words, then the refit's new ones
+        for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"]):
+            engine._SHARED.clear()
+            alone = SoftCosineClassifier(kv, orthogonalized=True, **params).fit(dataset.train.texts,
+                                                                                dataset.train.labels)
+            assert alone.score(dataset.validation.texts, dataset.validation.labels) == pytest.approx(score)
+    assert len(set(np.round(search.cv_results_["mean_test_score"], 9))) > 1  # the grid is not one tie
 
 
 def test_soft_cosine_similarities_equal_gensims_inner_product(topics):
@@ -180,7 +189,8 @@ def test_soft_cosine_similarities_equal_gensims_inner_product(topics):
 
 def test_wmd_neighbours_equal_brute_force_with_pot(topics):
     dataset, kv = topics
-    with pytest.warns(MissingEmbeddingsWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingEmbeddingsWarning)
         model = WMDClassifier(kv, k=5).fit(dataset.train.texts, dataset.train.labels)
     distances, indices = model.kneighbors(dataset.test.texts)
     bag = WeightedBagOfWords("nbow", dictionary=model.dictionary_).fit(dataset.train.texts)
@@ -222,15 +232,23 @@ def test_string_labels_new_texts_probabilities_and_a_pipeline(topics):
         np.mean(model.predict(dataset.test.texts) == names[dataset.test.labels]))
 
 
-def test_words_without_an_embedding_are_counted_and_reported(topics):
-    dataset, kv = topics
-    with pytest.warns(MissingEmbeddingsWarning, match=r"7 words of the training documents have no embedding, e.g. "
-                                                      r"\['neverseen', 'w54'"):
-        model = SoftCosineClassifier(kv).fit(dataset.train.texts, dataset.train.labels)
-    expected = sorted({t for text in dataset.train.texts for t in text.split()} - set(kv.key_to_index))
-    assert model.missing_words_ == expected and model.n_missing_words_ == len(expected)
+def test_words_without_an_embedding_are_reported_once_with_their_share_and_the_most_frequent():
+    dataset, kv = _topics()  # embeddings of their own: the report comes once per set of embeddings
     tokens = [t for text in dataset.train.texts for t in text.split()]
-    assert model.missing_share_ == pytest.approx(sum(t in expected for t in tokens) / len(tokens))
+    expected = {t for t in tokens if t not in kv.key_to_index}
+    frequency = {word: tokens.count(word) for word in expected}
+    most = sorted(expected, key=lambda word: (-frequency[word], word))
+    share = sum(t in expected for t in tokens) / len(tokens)
+    with pytest.warns(MissingEmbeddingsWarning) as caught:
+        model = SoftCosineClassifier(kv).fit(dataset.train.texts, dataset.train.labels)
+        grid = GridSearchCV(SoftCosineClassifier(kv), {"k": [1, 3]}, cv=3).fit(dataset.train.texts, dataset.train.labels)
+    assert [str(w.message) for w in caught] == [
+        f"{len(expected)} of the {len(set(tokens))} words of the training documents have no embedding "
+        f"({100 * share:.1f} % of the tokens), the most frequent {most[:5]}; they get a zero vector (the SCM with S "
+        "ignores them, with S' each is similar only to itself, the WMD places them at the origin)"]
+    assert model.missing_words_ == most and model.n_missing_words_ == len(expected)
+    assert model.missing_share_ == pytest.approx(share)
+    assert grid.best_estimator_.missing_words_ == most  # every fit has the report; only the first warns
 
 
 @pytest.mark.parametrize("estimator, message", [

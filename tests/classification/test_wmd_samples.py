@@ -17,7 +17,8 @@ from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.infra.keys import same_result_as
 from regemb_utils.text.documents import prepare_documents, stratified_order
 from regemb_utils.measures.similarity import embedding_matrix
-from regemb_utils.classification.knn_runs import MethodResult, classify
+from regemb_utils.classification.experiment import classify
+from regemb_utils.classification.knn_runs import MethodResult
 from regemb_utils.classification.methods import Settings
 from regemb_utils.chapters.scm_vs_wmd import decided_counts, decided_datasets, paired_wmd_table
 from regemb_utils.chapters.scorecard import scorecard

@@ -11,7 +11,7 @@ from test_wmd_samples import Killed, _counting, _same
 
 from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.text.documents import prepare_documents, stratified_order
-from regemb_utils.classification.knn_runs import classify
+from regemb_utils.classification.experiment import classify
 from regemb_utils.classification.methods import Settings
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.measures.wmd import wmd_distances
