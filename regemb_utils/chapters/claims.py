@@ -76,6 +76,11 @@ class Evidence:
         ``table``).
     speed : pandas.DataFrame, optional
         Chapter 4's ``speed_timings`` (:func:`regemb_utils.classification.speed.measure_speed`'s rows).
+
+    Examples
+    --------
+    >>> Evidence({("twitter", "bow"): None, ("bbcsport", "bow"): None}, datasets=["twitter"]).chosen()
+    ['twitter']
     """
 
     results: Results
@@ -146,6 +151,20 @@ def paired_findings(table: pd.DataFrame, better: str, worse: str, datasets: Sequ
     (``table``: :func:`regemb_utils.chapters.scm_vs_wmd.significance_table`) decides that it does, :data:`FAILS`
     when it decides the opposite, :data:`OPEN` when it decides nothing; no finding where the pair did not run.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A significance table (columns dataset, a, b, error a, error b, q, significant).
+    better, worse : str
+        The method the claim says errs less, and the other.
+    datasets : sequence of str
+        The data sets judged.
+
+    Returns
+    -------
+    list of Finding
+        One per data set on which the pair ran.
+
     Examples
     --------
     >>> table = pd.DataFrame({"dataset": ["bbcsport", "twitter"], "a": ["BoW", "Soft VSM"], "b": ["Soft VSM", "BoW"],
@@ -172,6 +191,18 @@ def agreement_result(ours: float, lower: float, upper: float, paper: float) -> s
     """Whether our estimate agrees with the paper's, allowing for both sides' sampling error: our interval widened by
     :data:`AGREEMENT_WIDENING` about our estimate (the paper's estimate, from as many test documents, varies as much
     as ours) :data:`HOLDS` when it contains the paper's number, else :data:`FAILS`.
+
+    Parameters
+    ----------
+    ours, lower, upper : float
+        Our estimate and its interval.
+    paper : float
+        The paper's number.
+
+    Returns
+    -------
+    str
+        :data:`HOLDS` or :data:`FAILS`.
 
     Examples
     --------
@@ -701,9 +732,25 @@ _PAIRED += "(every pair of the paper's seven configurations on every data set). 
 
 @dataclass(frozen=True)
 class Rule:
-    """A claim and the function that judges it; ``seeded``: it reads a method that chapter 4 reran per seed;
-    ``models``: it compares a 1-bit with a 32-bit configuration, so its verdict carries chapter 2's analogy gap
-    (:func:`model_gap`)."""
+    """A claim and the function that judges it.
+
+    Parameters
+    ----------
+    claim : Claim
+        The claim.
+    judged : callable
+        ``(results, evidence) -> list of Finding``: the rule applied to one seed's results.
+    seeded : bool
+        It reads a method that chapter 4 reran per seed (it is judged with each).
+    models : bool
+        It compares a 1-bit with a 32-bit configuration, so its verdict carries chapter 2's analogy gap
+        (:func:`model_gap`).
+
+    Examples
+    --------
+    >>> [rule.claim.key for rule in CLAIMS if rule.models]
+    ['orthogonalization-best', 'quantization-scm', 'quantization-wmd', 'scm-beats-wmd']
+    """
 
     claim: Claim
     judged: Callable[[Results, Evidence], list[Finding]]
@@ -1029,6 +1076,16 @@ def judge(evidence: Evidence) -> list[Judgement]:
     -------
     list of Judgement
         In :data:`CLAIMS`' order.
+
+    Examples
+    --------
+    >>> truth = np.array([0, 1] * 10)
+    >>> def result(method, wrong):  # errs on the first ``wrong`` of 20 test documents
+    ...     predicted = np.where(np.arange(20) < wrong, 1 - truth, truth)
+    ...     return MethodResult("bbcsport", method, {"k": 1}, pd.DataFrame(), truth, {1: predicted})
+    >>> results = {("bbcsport", m): result(m, w) for m, w in [("bow", 8), ("soft_vsm", 6), ("soft_vsm_ortho", 2)]}
+    >>> {j.claim.key: j.verdict for j in judge(Evidence(results))}["regularization-each"]
+    'open on BBCSPORT'
     """
     seeds = evidence.by_seed()
     judged = []
@@ -1095,6 +1152,13 @@ def verdict_tables(claims: pd.DataFrame) -> tuple[Table, Table]:
     -------
     (Table, Table)
         Chapter 6's table and the landing page's.
+
+    Examples
+    --------
+    >>> claims = judgement_table([Judgement(Claim("x", "§1", "It works", "Holds when it works.", "stated", "p.html#a"))])
+    >>> chapter, landing = verdict_tables(claims)
+    >>> 'href="p.html#a"' in chapter.html, 'href="notebooks/p.html#a"' in landing.html
+    (True, True)
     """
     chapter = table(claims[["claim", "paper", "ours", "verdict", "on the paper's documents"]],
                     links={"claim": claims["where"]})

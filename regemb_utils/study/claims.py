@@ -39,6 +39,11 @@ class Claim:
         The page and anchor (relative to the chapters' folder) that shows the evidence.
     unit : str
         What one finding is about: ``"data set"``, ``"model"``, ``"parameter"`` or ``""`` (the claim as a whole).
+
+    Examples
+    --------
+    >>> Claim("idf", "§6.4", "Idf is important", "Holds when Idf is selected.", "Table 2", "p.html#t").unit
+    'data set'
     """
 
     key: str
@@ -91,6 +96,15 @@ class Finding:
 @dataclass(frozen=True)
 class Judgement:
     """A claim and its findings; :attr:`verdict` and :attr:`ours` render them.
+
+    Parameters
+    ----------
+    claim : Claim
+        The claim.
+    findings : tuple of Finding
+        Its findings.
+    note : str
+        What the verdict must be read with (shown after our numbers).
 
     Examples
     --------
@@ -161,6 +175,16 @@ def interval_result(lower: float, upper: float, threshold: float = 0.0) -> str:
 
 def joined(items: Sequence) -> str:
     """``"a"``, ``"a and b"``, ``"a, b and c"``.
+
+    Parameters
+    ----------
+    items : sequence
+        What is listed.
+
+    Returns
+    -------
+    str
+        The list in words.
 
     Examples
     --------
