@@ -74,7 +74,7 @@ def first_use(text: str, names):
     when it is a {term} link, ("prose"/"math", span, offset) when it is not linked, None when the text does not use
     it."""
     names = [names] if isinstance(names, str) else names
-    words = [re.compile(rf"(?<![\w\-–'′]){re.escape(name)}(?![\w\-–′])") for name in names]
+    words = [re.compile(rf"(?<![\w\-–'′]){re.escape(name)}(?![\w\-–′+])") for name in names]  # not C in C++
     for kind, span, start in segments(text):
         if kind == "role":
             match = _ROLE.fullmatch(span)
@@ -128,6 +128,7 @@ def test_every_term_link_names_a_glossary_term():
 
 def test_first_use_finds_links_prose_and_formulas():
     text = "# SCM\nThe `SCM`, **Dom**inant, $S'$ in {term}`Word Mover's Distance <WMD>`; the SCM, WMD, Dom and $S$."
+    assert first_use("a C++ program; C", ["C"])[2] == len("a C++ program; ")  # C++ is not the term C
     assert first_use(text, ["SCM", "soft cosine measure"])[0] == "prose"
     assert first_use(text, ["WMD"])[0] == "role"
     assert first_use(text, ["Word Mover's Distance"]) == ("role", "{term}`Word Mover's Distance <WMD>`",

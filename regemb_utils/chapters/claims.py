@@ -658,7 +658,8 @@ def wmd_grid_hours(dataset: str, seconds_per_pair: float) -> float:
 def _wmd_intractable(results: Results, evidence: Evidence) -> list[Finding]:
     found = []
     for dataset in evidence.chosen():
-        runs = results[dataset, "wmd"].runs if (dataset, "wmd") in results else []
+        found_wmd = results.get((dataset, "wmd"))
+        runs = found_wmd.runs if found_wmd is not None else []
         pairs, seconds = sum(run.pairs for run in runs), sum(run.seconds for run in runs)
         if not pairs or seconds <= 0:
             found.append(Finding(OPEN, "the WMD was not timed", _label(dataset)))
@@ -852,26 +853,26 @@ CLAIMS: tuple[Rule, ...] = (
                _SPEED_RULE + f"Per data set: holds when the interval of the regularized SCM's rate over the 32-bit "
                f"WMD's lies above {_paper.FASTER_THAN.value:,}, does not hold when it lies below, open otherwise.",
                f"over {_paper.FASTER_THAN.value:,}× (abstract); {_paper.SPEED_RATIO.value:,}× on average "
-               f"({_paper.SPEED_RATIO.source})", _SPEED_WHERE),
+               f"({_paper.SPEED_RATIO.source})", _SPEED_WHERE, timed=True),
          _speed(_SCM, "wmd", _paper.FASTER_THAN.value), False),
     Rule(Claim("orders-of-magnitude", "§7",
                "With orthogonalization the soft VSM is \"several orders of magnitude faster\" than the WMD",
                _SPEED_RULE + "Per data set: holds when the interval of the regularized SCM's rate over the 32-bit "
                "WMD's lies above 1,000 (three orders of magnitude), does not hold below, open otherwise.",
-               "stated (§7)", _SPEED_WHERE),
+               "stated (§7)", _SPEED_WHERE, timed=True),
          _speed(_SCM, "wmd", 1_000), False),
     Rule(Claim("sparse-slowdown", "§6.3",
                "\"performing sparse instead of dense matrix operations causes a 2.73× slowdown\" of the soft VSM",
                _SPEED_RULE + "Per data set, the dense 32-bit soft VSM's rate over the orthogonalized (sparse) one's: "
                "holds when its interval lies above 1 (sparse is slower), does not hold below, open otherwise. The "
                "factor depends on the hardware and the implementation; only the direction is judged.",
-               f"{_paper.SPARSE_SLOWDOWN.value}× ({_paper.SPARSE_SLOWDOWN.source})", _SPEED_WHERE),
+               f"{_paper.SPARSE_SLOWDOWN.value}× ({_paper.SPARSE_SLOWDOWN.source})", _SPEED_WHERE, timed=True),
          _speed("soft_vsm", "soft_vsm_ortho", 1.0), False),
     Rule(Claim("quantization-slowdown", "§6.3",
                "\"Quantization causes a 1.8× slowdown\" of the soft VSM, by its 5× as many dimensions",
                _SPEED_RULE + "Per data set, the 32-bit soft VSM's rate over the 1-bit one's: holds when its interval "
                "lies above 1, does not hold below, open otherwise (the direction only).",
-               f"{_paper.QUANTIZATION_SLOWDOWN.value}× ({_paper.QUANTIZATION_SLOWDOWN.source})", _SPEED_WHERE),
+               f"{_paper.QUANTIZATION_SLOWDOWN.value}× ({_paper.QUANTIZATION_SLOWDOWN.source})", _SPEED_WHERE, timed=True),
          _speed("soft_vsm", "soft_vsm_quantized", 1.0), False),
     Rule(Claim("slowdown-20news", "§6.3",
                "The WMD's slowdown is larger on 20NEWS, \"which has a large average number of unique words in a "
@@ -880,7 +881,7 @@ CLAIMS: tuple[Rule, ...] = (
                "the other data sets: holds when the first interval lies above the second, does not hold when below, "
                "open when they overlap.",
                f"{_paper.SPEED_RATIO_20NEWS.value:,}× on 20NEWS against {_paper.SPEED_RATIO.value:,}× on average "
-               "(§6.3)", _SPEED_WHERE, unit=""),
+               "(§6.3)", _SPEED_WHERE, unit="", timed=True),
          _larger_on_20news, False),
     Rule(Claim("wcd", "§6.3",
                f"Even the WCD, \"up to {_paper.WCD_SPEEDUP.value}× speed-up\" over the WMD (Kusner et al.), stays "
@@ -888,7 +889,7 @@ CLAIMS: tuple[Rule, ...] = (
                _SPEED_RULE + f"Neither the paper nor the book runs the WCD; as the paper did, the WMD's ratio is "
                f"divided by {_paper.WCD_SPEEDUP.value}. Per data set: holds when that interval lies above 1, does not "
                "hold below, open otherwise.",
-               f"{_paper.WCD_SLOWDOWN.value:,}× on average ({_paper.WCD_SLOWDOWN.source})", _SPEED_WHERE),
+               f"{_paper.WCD_SLOWDOWN.value:,}× on average ({_paper.WCD_SLOWDOWN.source})", _SPEED_WHERE, timed=True),
          _speed(_SCM, "wmd", 1.0, divide=_paper.WCD_SPEEDUP.value), False),
     Rule(Claim("positive-bias", "§6.2 (Figure 11)",
                "\"With non-quantized word embeddings, embeddings of unrelated words have positive cosine similarity\"",
@@ -1059,7 +1060,7 @@ CLAIMS: tuple[Rule, ...] = (
                "open between.",
                f"stated (§6.4); at Figure 9's WMD speed ({_paper.SPEEDS['wmd'].value} pairs per second) the 32 points "
                f"would take {_paper_wmd_years():,.0f} core-years over the six data sets",
-               "04_scm_vs_wmd.html#what-the-wmd-costs"),
+               "04_scm_vs_wmd.html#what-the-wmd-costs", timed=True),
          _wmd_intractable, False),
 )
 
@@ -1114,7 +1115,7 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
     -------
     pandas.DataFrame
         Columns key, claim, paper, ours, verdict, on the paper's documents, rule, where, seeded, depends on the seed,
-        holds everywhere.
+        holds everywhere, timed.
 
     Examples
     --------
@@ -1132,10 +1133,11 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
                                                        else there[j.claim.key]),
                           "rule": j.claim.rule, "where": j.claim.where,
                           "seeded": any(f.seed is not None for f in j.findings),
-                          "depends on the seed": j.depends_on_seed, "holds everywhere": j.holds_everywhere}
+                          "depends on the seed": j.depends_on_seed, "holds everywhere": j.holds_everywhere,
+                          "timed": j.claim.timed}
                          for j in judgements],
                         columns=["key", "claim", "paper", "ours", "verdict", "on the paper's documents", "rule",
-                                 "where", "seeded", "depends on the seed", "holds everywhere"])
+                                 "where", "seeded", "depends on the seed", "holds everywhere", "timed"])
 
 
 def verdict_tables(claims: pd.DataFrame) -> tuple[Table, Table]:

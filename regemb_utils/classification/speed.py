@@ -43,6 +43,7 @@ from ..infra.keys import computes, fingerprint
 from ..measures.similarity import similarity_matrix
 from ..measures.wmd import nearest_by_brute_force, wmd_knn
 from ..text.documents import Documents, stratified_order
+from .engine import Measure
 from .knn_runs import _one_core, _warm_up
 from .methods import METHODS, represent_pair
 
@@ -64,13 +65,12 @@ def _timed(function, *args, **kwargs):
 def _measure(method: str, documents: Documents, reference: str, slope: float, embeddings, term_similarity,
              queries: int, k: int, solver: str, repeats: int) -> pd.DataFrame:
     _warm_up()
-    measure = METHODS[method].measure
     n_test = documents.labels["test"].shape[0]
     rows = []
-    if measure != "wmd":
+    if not Measure.of(method).transport:
         for _ in range(repeats):
             (Q, R), weighting = _timed(represent_pair, method, documents, "test", reference, slope)
-            _, comparing = _timed(similarity_matrix, measure, Q, R, embeddings=embeddings,
+            _, comparing = _timed(similarity_matrix, METHODS[method].measure, Q, R, embeddings=embeddings,
                                   term_similarity=term_similarity, n_threads=1)
             rows.append({"query": pd.NA, "pairs": Q.shape[0] * R.shape[0], "seconds": weighting + comparing,
                          "neighbours": None})
@@ -161,21 +161,21 @@ def measure_speed(method: str, documents: Documents, *, reference: str = "train"
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
-    measure = METHODS[method].measure
-    if measure in ("dense_scm", "wmd") and embeddings is None:
+    measure = Measure.of(method)
+    if measure.needs_embeddings and embeddings is None:
         raise ValueError(f"method {method!r} needs embeddings (the rows of documents.terms)")
-    if measure == "sparse_scm" and term_similarity is None:
+    if measure.needs_matrices and term_similarity is None:
         raise ValueError(f"method {method!r} needs term_similarity (S' over documents.terms)")
     for name, value in (("queries", queries), ("repeats", repeats)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
             raise ValueError(f"{name}={value!r} is not allowed; give an integer of at least 2 (an interval needs two "
                              "timings)")
     n_reference = documents.split(reference)[0].shape[0]
-    if measure == "wmd" and not 1 <= k <= n_reference:
+    if measure.transport and not 1 <= k <= n_reference:
         raise ValueError(f"k={k!r} is not allowed; it must lie in [1, {n_reference}] (the reference documents)")
     queries = min(int(queries), documents.labels["test"].shape[0])
     cache = cache or ArtifactCache()
-    wmd = measure == "wmd"
+    wmd = measure.transport
     key = {"dataset": documents.name, "method": method, "documents": fingerprint(documents), "reference": reference,
            "slope": float(slope), "embeddings": None if embeddings is None else fingerprint(np.asarray(embeddings)),
            "term_similarity": None if term_similarity is None else fingerprint(term_similarity),

@@ -107,12 +107,15 @@ def build_word2bits(directory: str | os.PathLike, source: str | os.PathLike = SO
     if binary.is_file():
         return binary
     directory.mkdir(parents=True, exist_ok=True)
-    staging = directory / f".{binary.name}.{os.getpid()}"
+    handle, staging = tempfile.mkstemp(prefix=f".{binary.name}.", dir=directory)  # unique: threads build at once
+    os.close(handle)
+    staging = Path(staging)
     done = subprocess.run([compiler, *COMPILE_FLAGS, str(source), "-o", str(staging), "-lm"],
                           capture_output=True, text=True)
     if done.returncode != 0:
         staging.unlink(missing_ok=True)
         raise ToolUnavailable(f"{COMPILER} could not compile {source}: {done.stderr.strip()[-2000:]}")
+    staging.chmod(0o755)
     staging.replace(binary)  # atomic: a concurrent build finds a complete file or none
     return binary
 

@@ -39,6 +39,9 @@ class Claim:
         The page and anchor (relative to the chapters' folder) that shows the evidence.
     unit : str
         What one finding is about: ``"data set"``, ``"model"``, ``"parameter"`` or ``""`` (the claim as a whole).
+    timed : bool
+        Its evidence is a timing, so a rerun of the same computation may move it (the other claims' evidence is the
+        same in every seeded run).
 
     Examples
     --------
@@ -53,6 +56,7 @@ class Claim:
     paper: str
     where: str
     unit: str = "data set"
+    timed: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 quantization, the same structure learned; a clear refusal without a compiler and for bad chapter parameters."""
 from __future__ import annotations
 
+import os
 import inspect
 import shutil
 
@@ -123,3 +124,16 @@ def test_the_comparison_is_cached_and_read_back_without_a_compiler(monkeypatch, 
     np.testing.assert_equal(original.trainer_comparison("1-bit", cache=cache, **settings), first)  # NaN == NaN
     with pytest.raises(ToolUnavailable, match="no C\\+\\+ compiler"):  # another setting is not stored
         original.trainer_comparison("1-bit", cache=cache, **dict(settings, epochs=2))
+
+
+@needs_compiler
+def test_two_threads_building_the_tool_at_once_get_one_working_executable(tmp_path):
+    """Chapter 2 checks both models at once: their builds race for the same executable."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from regemb_utils.embeddings.original import build_word2bits
+
+    with ThreadPoolExecutor(2) as pool:
+        built = list(pool.map(lambda _: build_word2bits(tmp_path / "tools"), range(2)))
+    assert built[0] == built[1] and os.access(built[0], os.X_OK)
+    assert [p.name for p in (tmp_path / "tools").iterdir()] == [built[0].name]  # no staging file left behind

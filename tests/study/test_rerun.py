@@ -19,8 +19,11 @@ BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.book
 
 # Glue keys that hold timings (or a figure of them): the only numbers allowed to differ between two runs.
-# The verdict tables show the measured speed ratio too; the verdicts themselves are compared (claim_verdicts).
-TIMINGS = re.compile(r"seconds|minutes|hours|wmd_cost_|wps|time_ratio|speed|scm_over_wmd|search_ratio|^figure_10$|^verdicts")
+# The verdict tables show the measured speed ratio too; the verdicts of the claims whose evidence is not a timing are
+# compared (claim_verdicts; the timed ones are speed_claim_verdicts).
+# n_holding counts the timed claims too.
+TIMINGS = re.compile(r"seconds|minutes|hours|wmd_cost_|wps|time_ratio|speed|scm_over_wmd|search_ratio|^figure_10$|^verdicts"
+                     r"|^n_holding$")
 
 
 def build_book(notebooks: Path, where: Path) -> Path:
@@ -71,7 +74,7 @@ def test_two_runs_from_empty_caches_give_the_same_results(request, tmp_path_fact
                 compared += 1
     assert compared > 100
     verdicts = glued(first[1] / "06_scorecard.ipynb")["claim_verdicts"]
-    assert "faster than the WMD" in verdicts  # the speed claim's verdict is among those the two runs agree on
+    assert "reduction: " in verdicts and "faster: " not in verdicts  # timed claims move with the machine's load
     import numpy as np
 
     from regemb_utils.infra.cache import ArtifactCache
