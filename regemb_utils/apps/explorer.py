@@ -325,7 +325,7 @@ class Explorer:
                                        "WMD": found.distances[0], "text": [_snippet(texts[k]) for k in order]})
         return View(s, int(embedded.sum()), float(per_column.mean()), off_diagonal,
                     dataset.test.texts[q], names[dataset.test.labels[q]], texts[r], names[labels[r]],
-                    float(scm), float(plan.total), contributions, flows, scm_neighbours, wmd_neighbours, n_ref,
+                    float(scm), float(pair.wmd), contributions, flows, scm_neighbours, wmd_neighbours, n_ref,
                     time.perf_counter() - start)
 
 
