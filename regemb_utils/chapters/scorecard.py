@@ -22,18 +22,15 @@ from ..classification.wmd_samples import SCM, paper_errors
 from ..text.datasets import DATASETS
 from .. import paper as _paper
 from ..book.tables import table
-from .scm_vs_wmd import (decided_counts, error_table, optimal_parameters, paired_wmd_table, relative_error_table,
-                         speed_table)
+from ..classification.speed import speed_rates, speed_ratios
+from .scm_vs_wmd import decided_counts, error_table, optimal_parameters, paired_wmd_table, relative_error_table
 
-__all__ = ["CORPUS_DIFFERS", "SECTION_DECIMALS", "scorecard", "results_scorecard", "agrees", "headline", "speed_ratio",
+__all__ = ["CORPUS_DIFFERS", "SECTION_DECIMALS", "scorecard", "results_scorecard", "agrees", "headline",
            "footnoted", "shown_numbers", "paper_as_given", "section_table", "value_span", "wmd_coverage"]
 
 CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's first 100 MiB of the English Wikipedia"
-EXACT_RATE = "exact evaluations per second per core"
-SEARCH_RATE = "pairs per second per core"
-SPEED = "document pairs evaluated exactly per second per core"
-SPEED_RATIO = "speed of the regularized SCM / speed of the WMD (pairs evaluated exactly per second)"
-SEARCH_RATIO = "speed of the regularized SCM / speed of the WMD (kNN search: pairs compared per second)"
+SPEED = "document pairs evaluated exactly per second per core (the weighting timed)"
+SPEED_RATIO = "speed of the regularized SCM / speed of the 32-bit WMD (pairs evaluated exactly per second)"
 # §6.2's pair ("regularized" against "non-regularized" there), by our reading of Figure 10 the orthogonalized 32-bit SCM
 REDUCTION = "test error reduction, orthogonalized 32-bit vs non-regularized SCM (%)"
 _READ_OFF = "paper figure (read off)"
@@ -120,14 +117,17 @@ def agrees(paper: float, ours: float, lower: float, upper: float, paper_n: int, 
 
 def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapping[str, float]] | None = None,
               good_bad: Mapping[str, float] | None = None, errors: pd.DataFrame | None = None,
-              relative: pd.DataFrame | None = None, speeds: pd.DataFrame | None = None,
+              relative: pd.DataFrame | None = None, timings: pd.DataFrame | None = None,
               parameters: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
     """The scorecard from the chapters' tables (each optional; a missing one gives no rows).
 
     ``table_1``: :func:`regemb_utils.chapters.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
     ``cosines``: model -> {"mean", "sd"} of random word pairs (chapter 2); ``good_bad``: model -> cos(good, bad);
-    ``errors``, ``relative``, ``speeds``, ``parameters``: chapter 4's :func:`error_table`,
-    :func:`relative_error_table`, :func:`speed_table` and :func:`optimal_parameters`; ``paired``: chapter 4's
+    ``errors``, ``relative``, ``parameters``: chapter 4's :func:`error_table`, :func:`relative_error_table` and
+    :func:`optimal_parameters`; ``timings``: chapter 4's ``speed_timings`` (every pair evaluated exactly, the
+    weighting timed: :func:`regemb_utils.classification.speed.measure_speed`), Figure 9's speeds pooled over the data
+    sets (:func:`regemb_utils.classification.speed.speed_rates`) and the regularized SCM's ratio to the 32-bit WMD with
+    its bootstrap interval (:func:`regemb_utils.classification.speed.speed_ratios`); ``paired``: chapter 4's
     :func:`regemb_utils.chapters.scm_vs_wmd.paired_wmd_table`, counted by :func:`regemb_utils.chapters.scm_vs_wmd.decided_counts` (the
     paper's count: the data sets on which its Figure 8 has the SCM ahead or behind, the others "not decided" where
     the two errors as shown, a bar label to two significant digits, may stand for the same value; it called every
@@ -135,7 +135,7 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
 
     Parameters
     ----------
-    table_1, errors, relative, speeds, parameters, paired : pandas.DataFrame, optional
+    table_1, errors, relative, timings, parameters, paired : pandas.DataFrame, optional
         The chapters' tables (see above).
     cosines : mapping, optional
         Model → ``{"mean", "sd"}`` of random word pairs.
@@ -204,17 +204,17 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
             # §6.2's 39.43 % (the abstract rounds it to 39 %)
             rows.append(_row("§6.2", REDUCTION,
                              _paper.ERROR_REDUCTION.value, float(ours), method="Soft VSM (ortho.)", corpus=True))
-    if speeds is not None:  # the paper's measure: pairs evaluated exactly per second (its code solved every WMD)
-        table = speeds.set_index("method")
-        for method, r in table.iterrows():
-            if np.isfinite(r["paper"]):
-                rows.append(_row("Figure 9", SPEED, float(r["paper"]), float(r[EXACT_RATE]), method=r["label"],
-                                 difference=False, read_off=_paper.SPEEDS[method].kind == _READ_OFF))
-        if {"wmd", "soft_vsm_quantized_ortho"} <= set(table.index):
-            rows.append(_row("Figure 9", SPEED_RATIO, _paper.SPEED_RATIO.value, speed_ratio(speeds),
-                             method="Soft VSM (quan., ortho.) / WMD", difference=False))
-            rows.append(_row("Figure 9", SEARCH_RATIO, _paper.SPEED_RATIO.value, speed_ratio(speeds, SEARCH_RATE),
-                             method="Soft VSM (quan., ortho.) / WMD", difference=False))
+    if timings is not None and len(timings):  # the paper's measure: every pair evaluated exactly, weighting timed
+        for r in speed_rates(timings).itertuples(index=False):
+            if r.method in _paper.SPEEDS:
+                rows.append(_row("Figure 9", SPEED, float(_paper.SPEEDS[r.method].value), float(r.pooled),
+                                 method=r.label, difference=False, read_off=_paper.SPEEDS[r.method].kind == _READ_OFF))
+        timed = set(timings["method"])
+        if {"wmd", SCM} <= timed:
+            pooled = speed_ratios(timings, SCM, "wmd").set_index("dataset").loc["pooled"]
+            rows.append(_row("Figure 9", SPEED_RATIO, _paper.SPEED_RATIO.value, float(pooled["ratio"]),
+                             method=f"{METHODS[SCM].label} / {METHODS['wmd'].label}", difference=False,
+                             lower=float(pooled["lower"]), upper=float(pooled["upper"])))
     if parameters is not None:
         ours = parameters[parameters["source"] == METHODS["soft_vsm_ortho"].label].set_index("dataset")
         table_2 = _paper.table_2()
@@ -247,15 +247,17 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
 
 def results_scorecard(results, *, table_1: pd.DataFrame | None = None,
                       cosines: Mapping[str, Mapping[str, float]] | None = None,
-                      good_bad: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """The scorecard (:func:`scorecard`) of chapter 4's ``results``, with chapters 1 and 2's numbers where given.
+                      good_bad: Mapping[str, float] | None = None,
+                      timings: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The scorecard (:func:`scorecard`) of chapter 4's ``results``, with chapters 1 and 2's numbers and chapter 4's
+    speed timings where given.
 
     Parameters
     ----------
     results : mapping of (str, str) to MethodResult
         Chapter 4's results.
-    table_1, cosines, good_bad
-        As :func:`scorecard` takes them (chapters 1 and 2).
+    table_1, cosines, good_bad, timings
+        As :func:`scorecard` takes them (chapters 1, 2 and 4).
 
     Returns
     -------
@@ -271,13 +273,13 @@ def results_scorecard(results, *, table_1: pd.DataFrame | None = None,
     errors = error_table(results)
     relative = relative_error_table(errors) if len(errors) and "bow" in set(errors["method"]) else None
     return scorecard(table_1=table_1, cosines=cosines, good_bad=good_bad, errors=errors if len(errors) else None,
-                     relative=relative, speeds=speed_table(results) if results else None,
+                     relative=relative, timings=timings,
                      parameters=optimal_parameters(results) if results else None, paired=paired_wmd_table(results))
 
 
 def headline(card: pd.DataFrame) -> dict[str, float]:
     """The scorecard in a few numbers: the 39 % claim, the test errors that agree with the paper's within both studies'
-    sampling error (:func:`agrees`), the speed ratio.
+    sampling error (:func:`agrees`).
 
     Parameters
     ----------
@@ -287,9 +289,8 @@ def headline(card: pd.DataFrame) -> dict[str, float]:
     Returns
     -------
     dict
-        ``reduction``, ``paper_reduction``, ``errors_within``, ``errors_compared``, ``speed_ratio`` (by exact
-        evaluations), ``search_ratio`` (by the kNN search rate) and ``paper_speed_ratio`` (NaN where the card has no
-        such row).
+        ``reduction`` and ``paper_reduction`` (NaN where the card has no such row), ``errors_within`` and
+        ``errors_compared``.
 
     Examples
     --------
@@ -303,7 +304,7 @@ def headline(card: pd.DataFrame) -> dict[str, float]:
     ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
     >>> from regemb_utils.chapters.scm_vs_wmd import error_table
     >>> found = headline(scorecard(errors=error_table(results)))
-    >>> found["errors_within"], found["errors_compared"], found["speed_ratio"]
+    >>> found["errors_within"], found["errors_compared"], found["reduction"]
     (3, 4, nan)
     """
     def value(quantity, column="ours"):
@@ -313,46 +314,7 @@ def headline(card: pd.DataFrame) -> dict[str, float]:
     errors = card[card["section"] == "Figure 8"]
     within = errors["agrees"].dropna()
     return {"reduction": value(REDUCTION), "paper_reduction": value(REDUCTION, "paper"),
-            "errors_within": int(within.sum()), "errors_compared": int(len(within)),
-            "speed_ratio": value(SPEED_RATIO), "search_ratio": value(SEARCH_RATIO),
-            "paper_speed_ratio": value(SPEED_RATIO, "paper")}
-
-
-def speed_ratio(speeds: pd.DataFrame, rate: str = EXACT_RATE, scm: str = "soft_vsm_quantized_ortho",
-                wmd: str = "wmd") -> float:
-    """How many times as many document pairs per second per core the regularized SCM evaluates as the WMD, by
-    ``rate``: :data:`EXACT_RATE` (the paper's measure, §6.3) or :data:`SEARCH_RATE` (the kNN search rate, a pair
-    that a lower bound excludes counted as compared).
-
-    Parameters
-    ----------
-    speeds : pandas.DataFrame
-        :func:`regemb_utils.chapters.scm_vs_wmd.speed_table`.
-    rate : str
-        :data:`EXACT_RATE` or :data:`SEARCH_RATE`.
-    scm, wmd : str
-        The two methods.
-
-    Returns
-    -------
-    float
-        The ratio of their rates.
-
-    Examples
-    --------
-    >>> from regemb_utils.classification.knn_runs import MethodResult, Run
-    >>> truth = np.array([0, 0, 1, 1, 0, 1, 0, 1, 1, 0])
-    >>> def result(method, wrong, seconds):  # errs on the first ``wrong`` of 10 test documents, 100 pairs in ``seconds``
-    ...     predicted = np.where(np.arange(10) < wrong, 1 - truth, truth)
-    ...     return MethodResult("bbcsport", method, {"k": 1}, pd.DataFrame(), truth, {1: predicted},
-    ...                         [Run("test", pairs=100, seconds=seconds)])
-    >>> results = {("bbcsport", m): result(m, wrong, seconds) for m, wrong, seconds in
-    ...            [("bow", 4, 0.5), ("soft_vsm", 2, 0.5), ("soft_vsm_quantized_ortho", 1, 0.001), ("wmd", 3, 50.0)]}
-    >>> speed_ratio(speed_table(results))  # 100 pairs in 0.001 s against 100 pairs in 50 s
-    50000.0
-    """
-    table = speeds.set_index("method")
-    return float(table.loc[scm, rate] / table.loc[wmd, rate])
+            "errors_within": int(within.sum()), "errors_compared": int(len(within))}
 
 
 def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int, int] | None:

@@ -13,11 +13,11 @@ from regemb_utils.book.tables import table
 from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils.classification.methods import METHODS
 from regemb_utils.study.params import chapter_parameters
-from regemb_utils.chapters.scm_vs_wmd import (NEEDS, decided_counts, error_reduction, error_table, left_out, nonpositive_table,
+from regemb_utils.chapters.scm_vs_wmd import (NEEDS, decided_counts, error_reduction, error_table, left_out, nonpositive_table, speed_ratio,
                                   optimal_parameters, paired_wmd_table, relative_error_table, significance_table,
                                   speed_table)
 from regemb_utils.chapters.claims import Evidence, judge
-from regemb_utils.chapters.scorecard import scorecard, speed_ratio
+from regemb_utils.chapters.scorecard import scorecard
 
 SUBSETS = [["bow"], ["bow", "wmd"], ["bow", "soft_vsm", "soft_vsm_quantized_ortho"], ["bow", "tfidf_l1"],
            ["bow", "soft_vsm", "soft_vsm_ortho"], ["bow", "wmd_tfidf", "soft_vsm_quantized_ortho"], list(METHODS)]
@@ -93,7 +93,7 @@ def test_each_comparison_is_built_or_said_to_be_left_out(methods):
         assert speed_ratio(speeds) > 0
     # chapter 6: the scorecard and the verdicts from whatever chapter 4 ran
     reduction = error_reduction(results) if left_out("reduction", ran) is None else None
-    card = scorecard(errors=errors, relative=relative, speeds=speeds, parameters=built["parameters"],
+    card = scorecard(errors=errors, relative=relative, parameters=built["parameters"],
                      paired=built["paired"])
     compared = set(errors.loc[np.isfinite(errors["paper"]), "label"])  # the methods the paper has errors of
     assert "BoW" in compared and set(card.loc[card["section"] == "Figure 8", "method"]) == compared
