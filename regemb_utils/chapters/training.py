@@ -12,8 +12,10 @@ the quantization claims, with each of them. The WMD is not rerun: the full WMD p
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -27,54 +29,101 @@ from ..infra.cache import ArtifactCache
 from ..study.params import BOOK_SEED, SEEDED_METHODS, SEEDED_MODELS
 from .scm_vs_wmd import error_reduction, error_table
 
-__all__ = ["BOOK_SEED", "SEEDED_MODELS", "SEEDED_METHODS", "train_seeds", "seed_quality", "seeded_results",
-           "seed_errors", "seed_reductions", "trainer_check", "gap_account", "check_prose"]
+__all__ = ["BOOK_SEED", "SEEDED_MODELS", "SEEDED_METHODS", "Trainings", "seed_quality", "seeded_results",
+           "seed_errors", "seed_reductions", "gap_account", "check_prose"]
 
 
 Results = Mapping[tuple[str, str], MethodResult]
 
 
-def train_seeds(training: Mapping, corpus_articles: int | None, tokenizer: str, seeds: Sequence[int],
-                cache: ArtifactCache | None = None) -> dict[str, dict[int, tuple[KeyedVectors, TrainingSummary]]]:
-    """The :data:`SEEDED_MODELS` trained with each of ``seeds`` under chapter 2's settings ``training``, all at the
-    same time (each with ``training["workers"]`` threads), or loaded from the cache.
+class Trainings:
+    """Every model that chapter 2 trains, started at once: the book's two models (seed :data:`BOOK_SEED`), the
+    :data:`SEEDED_MODELS` with each of the other ``seeds``, and both models trained by the book's trainer and by the
+    original Word2Bits tool for the check (:func:`regemb_utils.embeddings.original.trainer_comparison`, with
+    ``training["check_epochs"]`` epochs). Each is loaded from the cache when it is there.
+
+    They run on a pool of as many trainings at a time as the machine's cores allow (each uses ``training["workers"]``
+    threads): the book's two models first, because the chapter reads them first, then the others longest first, so
+    that no core idles while the longest training runs, and each training has a core to itself (its measured
+    minutes are not shared with another). :meth:`models`, :meth:`seeds` and :meth:`check` wait for their results.
 
     Parameters
     ----------
     training : mapping
-        Chapter 2's parameters (:func:`regemb_utils.embeddings.trained.embedding_settings`).
+        Chapter 2's parameters (:func:`regemb_utils.embeddings.trained.embedding_settings`, and ``check_epochs``).
     corpus_articles : int or None
         Chapter 1's corpus: its first articles (None: all).
     tokenizer : str
         Chapter 1's tokenizer.
     seeds : sequence of int
-        The training seeds.
+        The other training seeds (none: only the book's models and the check).
     cache : ArtifactCache, optional
-        Where the models are kept.
-
-    Returns
-    -------
-    dict of str to dict of int to (gensim.models.KeyedVectors, TrainingSummary)
-        Per model and seed, the vectors and what their training measured.
+        Where the models and the check are kept.
+    cores : int, optional
+        The cores to use (default: all of this machine's).
 
     Examples
     --------
     >>> import tempfile
     >>> from regemb_utils.infra.cache import ArtifactCache
     >>> training = dict(dimensions=8, quantized_dimensions=16, epochs=1, window=2, negative=2, sample=1e-3,
-    ...                 min_count=5, workers=1)
+    ...                 min_count=5, workers=1, check_epochs=1)
     >>> with tempfile.TemporaryDirectory() as root:
-    ...     models = train_seeds(training, 200, "paper", [2, 3], ArtifactCache(root))
-    >>> sorted(models["32-bit"]), models["32-bit"][2][0].vector_size, models["1-bit"][2][0].vector_size
-    ([2, 3], 8, 16)
-    >>> bool((models["1-bit"][2][0].vectors != models["1-bit"][3][0].vectors).any())  # another seed, other vectors
+    ...     trainings = Trainings(training, 200, "paper", [2, 3], ArtifactCache(root))
+    ...     models, seeded = trainings.models(), trainings.seeds()
+    >>> models["32-bit"][0].vector_size, sorted(seeded["1-bit"]), seeded["1-bit"][2][0].vector_size
+    (8, [2, 3], 16)
+    >>> bool((seeded["1-bit"][2][0].vectors != seeded["1-bit"][3][0].vectors).any())  # another seed, other vectors
     True
     """
-    with ThreadPoolExecutor(max_workers=max(1, len(seeds) * len(SEEDED_MODELS))) as pool:
-        futures = {(model, seed): pool.submit(trained_embeddings, model, seed=seed, cache=cache,
-                                              **embedding_settings(training, model, corpus_articles, tokenizer))
-                   for model in SEEDED_MODELS for seed in seeds}
-        return {model: {seed: futures[model, seed].result() for seed in seeds} for model in SEEDED_MODELS}
+
+    def __init__(self, training: Mapping, corpus_articles: int | None, tokenizer: str, seeds: Sequence[int] = (),
+                 cache: ArtifactCache | None = None, cores: int | None = None):
+        def settings(model, epochs=training["epochs"]):
+            return embedding_settings(dict(training, epochs=epochs), model, corpus_articles, tokenizer)
+
+        def size(model):
+            return settings(model)["size"]
+
+        # (what, model, seed) -> (the work, in size x epochs; the check also runs the original tool, ~3x slower)
+        jobs = {("model", model, BOOK_SEED): (partial(trained_embeddings, model, cache=cache, **settings(model)),
+                                              np.inf) for model in BITLEVELS}
+        jobs.update({("seed", model, seed): (partial(trained_embeddings, model, seed=seed, cache=cache,
+                                                     **settings(model)), size(model) * training["epochs"])
+                     for model in SEEDED_MODELS for seed in seeds})
+        jobs.update({("check", model, None): (partial(trainer_comparison, model, cache=cache,
+                                                      **settings(model, training["check_epochs"])),
+                                              4 * size(model) * training["check_epochs"]) for model in BITLEVELS})
+        order = sorted(jobs, key=lambda job: -jobs[job][1])  # stable: the book's models in BITLEVELS order first
+        threads = max(1, (cores or os.cpu_count() or 1) // training["workers"])
+        self.seeds_trained = tuple(seeds)
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="training")
+        self._futures = {job: self._pool.submit(jobs[job][0]) for job in order}
+        self._pool.shutdown(wait=False)  # the submitted trainings still run; nothing else can be submitted
+
+    def models(self) -> dict[str, tuple[KeyedVectors, TrainingSummary]]:
+        """The book's two models: ``{model: (vectors, TrainingSummary)}`` in :data:`BITLEVELS` order."""
+        return {model: self._futures["model", model, BOOK_SEED].result() for model in BITLEVELS}
+
+    def seeds(self) -> dict[str, dict[int, tuple[KeyedVectors, TrainingSummary]]]:
+        """The :data:`SEEDED_MODELS` per other seed: ``{model: {seed: (vectors, TrainingSummary)}}``."""
+        return {model: {seed: self._futures["seed", model, seed].result() for seed in self.seeds_trained}
+                for model in SEEDED_MODELS}
+
+    def check(self) -> tuple[pd.DataFrame | None, str | None]:
+        """Both models trained by the book's trainer and by the original Word2Bits tool: one row per model and
+        trainer (``model``, ``trainer``, ``analogies (%)``, ``WordSim353 ρ``, ``SimLex-999 ρ``, ``vocabulary``,
+        ``training words``, ``minutes``) and None; or None and the reason the tool could not run."""
+        try:
+            compared = {model: self._futures["check", model, None].result() for model in BITLEVELS}
+        except ToolUnavailable as error:
+            return None, str(error)
+        rows = [{"model": model, "trainer": trainer, "analogies (%)": 100 * scores["analogy accuracy"],
+                 "WordSim353 ρ": scores["WordSim353 Spearman"], "SimLex-999 ρ": scores["SimLex-999 Spearman"],
+                 "vocabulary": scores["vocabulary"], "training words": scores["training words"],
+                 "minutes": scores["minutes"]}
+                for model, by_trainer in compared.items() for trainer, scores in by_trainer.items()]
+        return pd.DataFrame(rows), None
 
 
 def seed_quality(models: Mapping[int, KeyedVectors], pairs: int) -> pd.DataFrame:
@@ -232,50 +281,6 @@ def seed_reductions(results: Results, seed_results: Mapping[int, Results]) -> pd
     return pd.DataFrame(rows)
 
 
-def trainer_check(training: Mapping, corpus_articles: int | None, tokenizer: str,
-                  cache: ArtifactCache | None = None) -> tuple[pd.DataFrame | None, str | None]:
-    """Both models trained by the book's trainer and by the original Word2Bits tool under chapter 2's settings
-    ``training`` with ``training["check_epochs"]`` epochs (:func:`regemb_utils.embeddings.original.trainer_comparison`),
-    or why the tool could not run.
-
-    Parameters
-    ----------
-    training : mapping
-        Chapter 2's parameters, ``check_epochs`` included.
-    corpus_articles : int or None
-        Chapter 1's corpus: its first articles (None: all).
-    tokenizer : str
-        Chapter 1's tokenizer.
-    cache : ArtifactCache, optional
-        Where the results are kept.
-
-    Returns
-    -------
-    (pandas.DataFrame or None, str or None)
-        One row per model and trainer (``model``, ``trainer``, ``analogies (%)``, ``WordSim353 ρ``, ``SimLex-999 ρ``,
-        ``vocabulary``, ``training words``, ``minutes``) and None; or None and the reason the tool is unavailable.
-
-    Examples
-    --------
-    Chapter 2 shows its table; :func:`gap_account` and :func:`check_prose` read it.
-    """
-    check = dict(training, epochs=training["check_epochs"])
-    try:
-        with ThreadPoolExecutor(max_workers=len(BITLEVELS)) as pool:
-            futures = {model: pool.submit(trainer_comparison, model, cache=cache,
-                                          **embedding_settings(check, model, corpus_articles, tokenizer))
-                       for model in BITLEVELS}
-            compared = {model: future.result() for model, future in futures.items()}
-    except ToolUnavailable as error:
-        return None, str(error)
-    rows = [{"model": model, "trainer": trainer, "analogies (%)": 100 * scores["analogy accuracy"],
-             "WordSim353 ρ": scores["WordSim353 Spearman"], "SimLex-999 ρ": scores["SimLex-999 Spearman"],
-             "vocabulary": scores["vocabulary"], "training words": scores["training words"],
-             "minutes": scores["minutes"]}
-            for model, by_trainer in compared.items() for trainer, scores in by_trainer.items()]
-    return pd.DataFrame(rows), None
-
-
 def gap_account(check: pd.DataFrame) -> dict[str, float]:
     """What the check says about the analogy gap between the two models: per trainer, the 32-bit model's share of
     analogies answered minus the 1-bit model's (points), and per model, our trainer's minus the tool's.
@@ -283,7 +288,7 @@ def gap_account(check: pd.DataFrame) -> dict[str, float]:
     Parameters
     ----------
     check : pandas.DataFrame
-        :func:`trainer_check`'s table.
+        :meth:`Trainings.check`'s table.
 
     Returns
     -------
@@ -309,7 +314,7 @@ def gap_account(check: pd.DataFrame) -> dict[str, float]:
 
 
 def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epochs: int, check_epochs: int) -> str:
-    """Chapter 2's paragraph on where the analogy gap between its two models comes from, from :func:`trainer_check`'s
+    """Chapter 2's paragraph on where the analogy gap between its two models comes from, from :meth:`Trainings.check`'s
     result (Markdown, every number computed).
 
     Our trainer is named as a cause only when the original tool, on the same token stream with the same flags and
@@ -318,7 +323,7 @@ def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epoc
     Parameters
     ----------
     check : pandas.DataFrame or None
-        :func:`trainer_check`'s table (None when the tool did not run).
+        :meth:`Trainings.check`'s table (None when the tool did not run).
     reason : str or None
         Why the tool did not run.
     gap : float

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -474,40 +473,3 @@ def embedding_settings(training: dict, model: str, corpus_articles: int | None, 
     size = training["dimensions"] if model == "32-bit" else training["quantized_dimensions"]
     names = ("epochs", "window", "negative", "sample", "min_count", "workers")
     return dict(size=size, corpus_articles=corpus_articles, tokenizer=tokenizer, **{name: training[name] for name in names})
-
-
-def train_models(training: dict, corpus_articles: int | None, tokenizer: str, cache: ArtifactCache | None = None):
-    """Both models, trained at the same time (each with ``training["workers"]`` threads) or loaded from the cache:
-    ``{model: (vectors, TrainingSummary)}``.
-
-    Parameters
-    ----------
-    training : dict
-        Chapter 2's parameters (see :func:`embedding_settings`).
-    corpus_articles : int or None
-        Chapter 1's corpus size.
-    tokenizer : str
-        Chapter 1's tokenizer.
-    cache : ArtifactCache, optional
-        The artifact cache.
-
-    Returns
-    -------
-    dict
-        Model → ``(vectors, TrainingSummary)``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> training = {"dimensions": 4, "quantized_dimensions": 8, "epochs": 1, "window": 2, "negative": 2, "sample": 0.0,
-    ...             "min_count": 5, "workers": 1}
-    >>> with tempfile.TemporaryDirectory() as root:
-    ...     models = train_models(training, 1, "paper", ArtifactCache(root))
-    >>> {name: (vectors.vector_size, len(np.unique(np.abs(vectors.vectors)))) for name, (vectors, _) in models.items()}
-    {'32-bit': (4, ...), '1-bit': (8, 1)}
-    """
-    with ThreadPoolExecutor(max_workers=len(BITLEVELS)) as pool:
-        futures = {model: pool.submit(trained_embeddings, model, cache=cache,
-                                      **embedding_settings(training, model, corpus_articles, tokenizer))
-                   for model in BITLEVELS}
-        return {model: future.result() for model, future in futures.items()}

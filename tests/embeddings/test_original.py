@@ -9,7 +9,7 @@ import shutil
 import numpy as np
 import pytest
 
-from regemb_utils.chapters.training import check_prose, trainer_check
+from regemb_utils.chapters.training import Trainings, check_prose
 from regemb_utils.embeddings import original
 from regemb_utils.embeddings.original import ToolUnavailable, build_word2bits, run_word2bits, write_token_stream
 from regemb_utils.embeddings.word2bits import ONE_THIRD, build_vocabulary, train_word2bits
@@ -73,10 +73,13 @@ def test_without_a_compiler_the_check_says_why_and_the_chapter_goes_on(monkeypat
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # no g++ on it (patching the code would change keys)
     with pytest.raises(ToolUnavailable, match="no C\\+\\+ compiler: g\\+\\+ is not on the PATH"):
         build_word2bits(tmp_path)
-    training = chapter_parameters("02_training", "smoke")
-    check, reason = trainer_check(training, 200, "paper", ArtifactCache(tmp_path))
+    training = chapter_parameters("02_training", "smoke", check_epochs=2)  # the check's own models differ
+    trainings = Trainings(training, 200, "paper", cache=ArtifactCache(tmp_path))
+    check, reason = trainings.check()
     assert check is None and "no C++ compiler" in reason
-    assert not any(p.name.startswith("word2bits-") for p in tmp_path.iterdir())  # nothing trained before the refusal
+    assert set(trainings.models()) == {"32-bit", "1-bit"}  # the chapter goes on with the book's models
+    trained = [p.name for p in tmp_path.iterdir() if p.name.startswith("word2bits")]
+    assert len(trained) == 2, trained  # the book's two models: the check trained nothing before the refusal
     assert "did not run here: no C++ compiler" in check_prose(check, reason, 10.8, 10, 2)
 
 

@@ -79,11 +79,11 @@ def test_two_runs_from_empty_caches_give_the_same_results(request, tmp_path_fact
     import numpy as np
 
     from regemb_utils.infra.cache import ArtifactCache
-    from regemb_utils.embeddings.trained import train_models
+    from regemb_utils.chapters.training import Trainings
 
     training = latest(cache, "02_training")["parameters"]
-    a = train_models(training, 200, "paper", ArtifactCache(first[0]))
-    b = train_models(training, 200, "paper", ArtifactCache(cache))
+    a = Trainings(training, 200, "paper", cache=ArtifactCache(first[0])).models()
+    b = Trainings(training, 200, "paper", cache=ArtifactCache(cache)).models()
     for model in a:  # the two runs trained their own vectors, and they are the same
         np.testing.assert_array_equal(a[model][0].vectors, b[model][0].vectors)
 
