@@ -203,17 +203,18 @@ def _plural(unit: str, n: int) -> str:
     return unit if n == 1 else {"data set": "data sets", "model": "models", "parameter": "parameters"}.get(unit, unit)
 
 
-def _counts(findings: Sequence[Finding], unit: str) -> str:
-    """One seed's findings as counts: the largest group first, every other group with its units named."""
+def _counts(findings: Sequence[Finding], unit: str, total: int | None = None) -> str:
+    """One seed's findings as counts: the largest group first, every other group with its units named; ``total``:
+    the units of the claim where ``findings`` are some of them."""
     if not findings:
         return f"{OPEN} (no evidence in this run)"
     if not unit or all(f.unit is None for f in findings):
         results = {f.result for f in findings}
         return findings[0].result if len(results) == 1 else f"{OPEN} (findings disagree)"
-    n = len(findings)
+    n = total or len(findings)
     groups = {r: [f.unit for f in findings if f.result == r] for r in RESULTS}
     groups = {r: units for r, units in groups.items() if units}
-    if len(groups) == 1:
+    if len(groups) == 1 and n == len(findings):
         (result, units), = groups.items()
         return (f"{result} on {units[0]}" if n == 1 else f"{result} on both {_plural(unit, n)}" if n == 2
                 else f"{result} on all {n} {_plural(unit, n)}")
@@ -229,7 +230,8 @@ def _counts(findings: Sequence[Finding], unit: str) -> str:
 
 
 def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
-    """The verdict that ``findings`` support, worded as their counts: per seed where the seeds disagree, else once.
+    """The verdict that ``findings`` support, worded as their counts; where the training seeds disagree, the units
+    (data sets, models) whose result is the same with every seed are counted once and the others named.
 
     Parameters
     ----------
@@ -254,6 +256,9 @@ def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
     'holds with seeds 1 and 3; does not hold with seed 2'
     >>> verdict([Finding(HOLDS, "", "BBCSPORT", s) for s in (1, 2, 3)])
     'holds on BBCSPORT, with each of the 3 seeds'
+    >>> verdict([Finding(OPEN if x == "AMAZON" or (x == "TWITTER" and s == 2) else HOLDS, "", x, s)
+    ...          for s in (1, 2, 3) for x in d])
+    'holds on 4 of 6 data sets, open on 1 (AMAZON), with each of the 3 seeds; depends on the seed on 1 (TWITTER)'
     >>> verdict([])
     'open (no evidence in this run)'
     """
@@ -263,6 +268,15 @@ def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
     texts = {seed: _counts([f for f in findings if f.seed == seed], unit) for seed in seeds}
     if len(set(texts.values())) == 1:
         return f"{texts[seeds[0]]}, with each of the {len(seeds)} seeds"
+    units = list(dict.fromkeys(f.unit for f in findings))
+    if unit and None not in units:
+        results = {u: {f.result for f in findings if f.unit == u} for u in units}
+        stable = [Finding(next(iter(r)), "", u) for u, r in results.items() if len(r) == 1]
+        moving = [u for u, r in results.items() if len(r) > 1]
+        if not stable:
+            return f"depends on the seed on all {len(units)} {_plural(unit, len(units))}"
+        return (f"{_counts(stable, unit, len(units))}, with each of the {len(seeds)} seeds; depends on the seed on "
+                f"{len(moving)} ({', '.join(moving)})")
     by_text: dict[str, list[int]] = {}
     for seed, text in texts.items():
         by_text.setdefault(text, []).append(seed)
