@@ -189,6 +189,7 @@ class _Collection:
         self.words = np.flatnonzero(frequency)  # the locations that occur, the most frequent first (the rows of Dᵀ
         self.words = self.words[np.argsort(-frequency[self.words], kind="stable")]  # that most bounds read stay cached)
         self.points = np.ascontiguousarray(E[self.words])  # gathered once, not per query
+        self.points32 = self.points.astype(np.float32)  # for the lower bounds' matrix product
         self.norms = np.sqrt(np.einsum("ij,ij->i", self.points, self.points))
         row = np.zeros(T.shape[1], dtype=np.int64)
         row[self.words] = np.arange(len(self.words))
@@ -208,10 +209,11 @@ class _QueryCosts:
     """A query's ground distances to the collection's locations: the exact ones (``cdist``, the costs of every exact
     solve) row by row on demand, and a lower bound of all of them at once (``lower``) for the bounds.
 
-    The lower bound comes from one matrix product: d² = ‖x‖² + ‖y‖² − 2x·y in floating point is off by at most
-    γ·(‖x‖ + ‖y‖)² with γ = (dim + 8)·2⁻⁵² (each of the three terms is a dot product of dim terms), so
+    The lower bound comes from one single-precision matrix product (twice as fast as double): d² = ‖x‖² + ‖y‖² − 2x·y
+    with x·y from the float32-rounded vectors, summed in float32 (off by at most (dim + 3)·2⁻²⁴·‖x‖‖y‖ in any order),
+    and the squared norms in float64, is off by at most γ·(‖x‖ + ‖y‖)² with γ = (dim + 8)·2⁻²³, so
     √max(0, d² − γ(‖x‖ + ‖y‖)²)·(1 − γ) is ≤ the distance that ``cdist`` returns (itself within (dim + 2)·2⁻⁵³
-    relative of the true one). A transport problem with smaller costs has a smaller EMD, so every bound computed
+    relative of the true one); the bounds lose ≈ 10⁻⁴ relative, nothing against the spread of the distances. A transport problem with smaller costs has a smaller EMD, so every bound computed
     with ``lower`` is a bound of the exact WMD."""
 
     def __init__(self, collection: _Collection, q_ids):
@@ -220,9 +222,10 @@ class _QueryCosts:
         self.exact = np.empty((256, len(q_ids)))  # the exact rows computed so far, in the order computed
         self.slot = np.full(len(collection.words), -1, dtype=np.int64)  # each location's row there (-1: none yet)
         self.used = 0
-        gamma = (collection.E.shape[1] + 8) * _ULP
+        gamma = (collection.E.shape[1] + 8) * 2.0**-23
         q_norms = np.sqrt(np.einsum("ij,ij->i", self.Y, self.Y))
-        self.lower = _lower_distances(collection.points @ self.Y.T, collection.norms, q_norms, gamma)
+        self.lower = _lower_distances(collection.points32 @ self.Y.T.astype(np.float32), collection.norms, q_norms,
+                                      gamma)
 
     def rows(self, positions):
         """(exact distances, the row there of each location ``positions``): cdist's rows, each computed once."""
@@ -239,13 +242,15 @@ class _QueryCosts:
 
 @numba.njit(cache=True)
 def _lower_distances(products, norms, q_norms, gamma):  # pragma: no cover - numba
-    """√max(0, ‖x‖² + ‖y‖² − 2x·y − γ(‖x‖ + ‖y‖)²)·(1 − γ) in place of ``products`` (see :class:`_QueryCosts`)."""
+    """√max(0, ‖x‖² + ‖y‖² − 2x·y − γ(‖x‖ + ‖y‖)²)·(1 − γ) in float64 from the products x·y (see
+    :class:`_QueryCosts`)."""
+    lower = np.empty(products.shape)
     for w in range(products.shape[0]):
         for i in range(products.shape[1]):
             x, y = norms[w], q_norms[i]
-            squared = x * x + y * y - 2.0 * products[w, i] - gamma * (x + y) * (x + y)
-            products[w, i] = math.sqrt(squared) * (1.0 - gamma) if squared > 0.0 else 0.0
-    return products
+            squared = x * x + y * y - 2.0 * np.float64(products[w, i]) - gamma * (x + y) * (x + y)
+            lower[w, i] = math.sqrt(squared) * (1.0 - gamma) if squared > 0.0 else 0.0
+    return lower
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -674,17 +679,17 @@ _INACTIVE = -1e300  # the potential of a query location without remaining mass: 
 def _row_c_transforms(Dt, rows_of, a, f_start, f, g, G, A, p):  # pragma: no cover - numba
     """The double c-transform of a query potential on one reduced problem, straight from the rows of Dᵀ (no cost
     matrix gathered): gⱼ = min over the query's locations with remaining mass (aᵢ > 0) of Dᵀ[rows_of[j], i] − f_startᵢ,
-    then fᵢ = minⱼ Dᵀ[rows_of[j], i] − gⱼ (for every i; only those with aᵢ > 0 count). Returns the largest cost seen.
+    then fᵢ = minⱼ Dᵀ[rows_of[j], i] − gⱼ (for every i; only those with aᵢ > 0 count).
     Where the c-transform of f_start over *all* the query's locations is given (G[:, p], attained at A[:, p]) and its
     minimum is attained at a location with remaining mass, gⱼ is that (the same number); otherwise it is computed.
     Every entry is one correctly rounded subtraction and a minimum is exact in any order (``fastmath`` only lets the
-    loops vectorise); the masked locations get the finite potential ``_INACTIVE``, so they never attain a minimum."""
+    loops vectorise: the second one is an element-wise minimum, written as a selection so that it does); the masked
+    locations get the finite potential ``_INACTIVE``, so they never attain a minimum."""
     n = len(a)
     masked = np.empty(n)
     for i in range(n):
         masked[i] = f_start[i] if a[i] > 0.0 else _INACTIVE
         f[i] = np.inf
-    largest = 0.0
     given = G.shape[0] > 0
     for j in range(len(rows_of)):
         w = rows_of[j]
@@ -700,9 +705,8 @@ def _row_c_transforms(Dt, rows_of, a, f_start, f, g, G, A, p):  # pragma: no cov
         row = Dt[rows_of[j]]
         gj = g[j]
         for i in range(n):
-            f[i] = min(f[i], row[i] - gj)
-            largest = max(largest, row[i])
-    return largest
+            x = row[i] - gj
+            f[i] = x if x < f[i] else f[i]
 
 
 @numba.njit(cache=True)
@@ -732,12 +736,13 @@ def _pair_value(a, f, b, g, largest_cost):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter, F,
+def _dual_block(Dt, largest, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter, F,
                 which, G, A):  # pragma: no cover - numba
     """Lower bounds of one query's WMD to the training documents ``candidates`` (non-empty), each on its reduced
     problem (shared mass cancelled, as the exact solve); 0 for identical documents. First the double c-transform of
     the query potential F[which[c]] (0 where which[c] < 0) on the reduced problem, read from the rows of Dᵀ (a few
-    microseconds); where that does not pass ``target``, :func:`_entropic_bound` started from it."""
+    microseconds); where that does not pass ``target``, :func:`_entropic_bound` started from it. ``largest`` ≥ every
+    entry of Dᵀ (for the rounding error)."""
     result = np.empty(len(candidates))
     n = len(q_nodes)
     zero = np.zeros(n)
@@ -753,9 +758,9 @@ def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps
             g = np.empty(2 * len(cols))
         rows_of = position[start:stop][cols]
         if which[c] >= 0:
-            largest = _row_c_transforms(Dt, rows_of, a, F[which[c]], f, g, G, A, which[c])
+            _row_c_transforms(Dt, rows_of, a, F[which[c]], f, g, G, A, which[c])
         else:
-            largest = _row_c_transforms(Dt, rows_of, a, zero, f, g, G[:0], A[:0], 0)
+            _row_c_transforms(Dt, rows_of, a, zero, f, g, G[:0], A[:0], 0)
         value = max(0.0, _pair_value(a, f, b, g[:len(cols)], largest))
         if value > target or max_iter == 0:
             result[c] = value
@@ -767,16 +772,18 @@ def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps
 
 
 def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter, F=None, which=None, G=None,
-          A=None) -> np.ndarray:
+          A=None, largest_cost=None) -> np.ndarray:
     """Pair bounds (``max_iter`` = 0) or entropic bounds of ``candidates``, started from the query potentials
     F[which] (none: 0); G and A, the potentials' c-transforms at every collection location and where they are
-    attained (:func:`_c_transforms`), save the first c-transform of each pair bound."""
+    attained (:func:`_c_transforms`), save the first c-transform of each pair bound; ``largest_cost`` ≥ every entry
+    of Dt (computed if not given)."""
     candidates = np.asarray(candidates, dtype=np.int64)
     if F is None:
         F, which = np.empty((0, len(q_ids))), np.full(len(candidates), -1, dtype=np.int64)
     if G is None:
         G, A = np.empty((0, 0)), np.empty((0, 0), dtype=np.int32)
-    return _dual_block(Dt, q_ids.astype(np.int64), q_w, collection.indptr, collection.indices, collection.position,
+    largest_cost = Dt.max(initial=0.0) if largest_cost is None else largest_cost
+    return _dual_block(Dt, float(largest_cost), q_ids.astype(np.int64), q_w, collection.indptr, collection.indices, collection.position,
                        collection.T.data, candidates, float(eps), float(target), int(max_iter), F,
                        np.asarray(which, dtype=np.int64), G, A)
 
@@ -1046,7 +1053,7 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
             block = left[position:stop]
             position = stop
             values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target, 0, F,
-                                 which[block], G, A))
+                                 which[block], G, A, largest_cost))
             for j, value in zip(block.tolist(), values.tolist()):
                 if value > kth:
                     certified += 1
@@ -1066,7 +1073,7 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
             clock("entropic bounds")
             block = np.array([item[1] for item in batch], dtype=np.int64)
             values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
-                                 search.max_iterations, F, which[block], G, A))
+                                 search.max_iterations, F, which[block], G, A, largest_cost))
             for (bound, j, _), value in zip(batch, values.tolist()):
                 if value > best.kth:
                     certified += 1
