@@ -212,8 +212,9 @@ class _QueryCosts:
     The lower bound comes from one single-precision matrix product (twice as fast as double): d² = ‖x‖² + ‖y‖² − 2x·y
     with x·y from the float32-rounded vectors, summed in float32 (off by at most (dim + 3)·2⁻²⁴·‖x‖‖y‖ in any order),
     and the squared norms in float64, is off by at most γ·(‖x‖ + ‖y‖)² with γ = (dim + 8)·2⁻²³, so
-    √max(0, d² − γ(‖x‖ + ‖y‖)²)·(1 − γ) is ≤ the distance that ``cdist`` returns (itself within (dim + 2)·2⁻⁵³
-    relative of the true one); the bounds lose ≈ 10⁻⁴ relative, nothing against the spread of the distances. A transport problem with smaller costs has a smaller EMD, so every bound computed
+    √max(0, d² − γ(‖x‖ + ‖y‖)²)·(1 − γ), even rounded to float32 (relative 2⁻²⁴ ≪ γ) for a table half the size, is
+    ≤ the distance that ``cdist`` returns (itself within (dim + 2)·2⁻⁵³ relative of the true one); the bounds lose
+    ≈ 10⁻⁴ relative, nothing against the spread of the distances. A transport problem with smaller costs has a smaller EMD, so every bound computed
     with ``lower`` is a bound of the exact WMD."""
 
     def __init__(self, collection: _Collection, q_ids):
@@ -242,9 +243,9 @@ class _QueryCosts:
 
 @numba.njit(cache=True)
 def _lower_distances(products, norms, q_norms, gamma):  # pragma: no cover - numba
-    """√max(0, ‖x‖² + ‖y‖² − 2x·y − γ(‖x‖ + ‖y‖)²)·(1 − γ) in float64 from the products x·y (see
-    :class:`_QueryCosts`)."""
-    lower = np.empty(products.shape)
+    """√max(0, ‖x‖² + ‖y‖² − 2x·y − γ(‖x‖ + ‖y‖)²)·(1 − γ), computed in float64 from the products x·y and stored in
+    float32 (see :class:`_QueryCosts`)."""
+    lower = np.empty(products.shape, dtype=np.float32)
     for w in range(products.shape[0]):
         for i in range(products.shape[1]):
             x, y = norms[w], q_norms[i]
@@ -521,10 +522,11 @@ def _all_pairs(Q, T, embeddings, bound) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _certified_value(C, a, b, f0, u, eps):  # pragma: no cover - numba
+def _certified_value(C, Ct, a, b, f0, u, eps, largest_cost):  # pragma: no cover - numba
     """Σ aᵢfᵢ + Σ bⱼgⱼ for the dual-feasible pair made from the Sinkhorn potentials f0 + ε log u by two exact
-    c-transforms (gⱼ = minᵢ cᵢⱼ − fᵢ, then fᵢ = minⱼ cᵢⱼ − gⱼ), less a bound on its rounding error; −inf if a scaling
-    over- or underflowed. Weak duality makes it a lower bound of the EMD whatever the potentials were."""
+    c-transforms (gⱼ = minᵢ cᵢⱼ − fᵢ, then fᵢ = minⱼ cᵢⱼ − gⱼ, from Ct = Cᵀ), less a bound on its rounding error
+    (``largest_cost`` ≥ every cᵢⱼ); −inf if a scaling over- or underflowed. Weak duality makes it a lower bound of the
+    EMD whatever the potentials were."""
     n, m = C.shape
     f = np.empty(n)
     g = np.empty(m)
@@ -533,8 +535,7 @@ def _certified_value(C, a, b, f0, u, eps):  # pragma: no cover - numba
             return -np.inf
         f[i] = f0[i] + eps * math.log(u[i])
     _column_minima(C, f, g)
-    _row_minima(C, g, f)
-    largest_cost = _largest(C)
+    _column_minima(Ct, g, f)
     value = 0.0
     scale = 0.0
     mass_a = 0.0
@@ -564,33 +565,17 @@ def _certified_value(C, a, b, f0, u, eps):  # pragma: no cover - numba
 
 @numba.njit(cache=True, fastmath=True)
 def _column_minima(C, f, g):  # pragma: no cover - numba
-    """g[j] = minᵢ C[i, j] − f[i] (finite inputs, C non-empty)."""
+    """g[j] = minᵢ C[i, j] − f[i] (finite inputs, C non-empty), an element-wise minimum over the rows (written as a
+    selection, so that it vectorises; the row minima are the column minima of Cᵀ)."""
     n, m = C.shape
     for j in range(m):
         g[j] = C[0, j] - f[0]
     for i in range(1, n):
+        row = C[i]
+        fi = f[i]
         for j in range(m):
-            g[j] = min(g[j], C[i, j] - f[i])
-
-
-@numba.njit(cache=True, fastmath=True)
-def _row_minima(C, g, f):  # pragma: no cover - numba
-    """f[i] = minⱼ C[i, j] − g[j] (finite inputs, C non-empty)."""
-    n, m = C.shape
-    for i in range(n):
-        best = C[i, 0] - g[0]
-        for j in range(1, m):
-            best = min(best, C[i, j] - g[j])
-        f[i] = best
-
-
-@numba.njit(cache=True, fastmath=True)
-def _largest(C):  # pragma: no cover - numba
-    largest = 0.0
-    for i in range(C.shape[0]):
-        for j in range(C.shape[1]):
-            largest = max(largest, C[i, j])
-    return largest
+            x = row[j] - fi
+            g[j] = x if x < g[j] else g[j]
 
 
 @numba.njit(cache=True, fastmath=True)
@@ -629,23 +614,18 @@ def _sinkhorn_iteration(K, a, b, u, v, column):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _entropic_bound(C, a, b, eps, target, max_iter, start):  # pragma: no cover - numba
-    """A certified lower bound of the EMD between a and b (equal masses, costs C): the best of 0 and the certified
-    values after each of at most ``max_iter`` Sinkhorn iterations at regularisation ``eps``; stops once it exceeds
-    ``target``. The kernel is stabilised by a feasible pair (f0, g0) – ``start`` (a potential over the rows; empty:
-    the row minima), its c-transform g0 and g0's c-transform f0 – so every entry is ≤ 1 and every row and column
-    holds a 1; only the scalings u, v are iterated."""
+def _entropic_bound(C, a, b, eps, target, max_iter, start, largest_cost):  # pragma: no cover - numba
+    """A certified lower bound of the EMD between a and b (equal masses, costs C, all ≤ ``largest_cost``): the best of
+    0 and the certified values after each of at most ``max_iter`` Sinkhorn iterations at regularisation ``eps``;
+    stops once it exceeds ``target``. The kernel is stabilised by a feasible pair (f0, g0) – ``start`` (a potential
+    over the rows), its c-transform g0 and g0's c-transform f0 – so every entry is ≤ 1 and every row and column holds
+    a 1; only the scalings u, v are iterated."""
     n, m = C.shape
-    f0 = np.empty(n)
+    Ct = np.ascontiguousarray(C.T)
+    f0 = start.copy()
     g0 = np.empty(m)
-    if len(start):
-        f0[:] = start
-    else:
-        g0[:] = 0.0
-        _row_minima(C, g0, f0)
     _column_minima(C, f0, g0)
-    if len(start):
-        _row_minima(C, g0, f0)
+    _column_minima(Ct, g0, f0)
     u = np.ones(n)
     best_value = 0.0  # costs are non-negative
     K = _stabilised_kernel(C, f0, g0, eps)
@@ -653,7 +633,7 @@ def _entropic_bound(C, a, b, eps, target, max_iter, start):  # pragma: no cover 
     column = np.empty(m)
     for _ in range(max_iter):
         _sinkhorn_iteration(K, a, b, u, v, column)
-        value = _certified_value(C, a, b, f0, u, eps)
+        value = _certified_value(C, Ct, a, b, f0, u, eps, largest_cost)
         if value == -np.inf:
             break  # a scaling over- or underflowed (ε far too small for these costs): the exact solve decides
         best_value = max(best_value, value)
@@ -767,7 +747,7 @@ def _dual_block(Dt, largest, q_nodes, q_w, indptr, nodes, position, data, candid
             continue
         rows = np.flatnonzero(a > 0.0)
         C = _pair_costs(Dt, position[start:stop], rows, cols)
-        result[c] = max(value, _entropic_bound(C, a[rows], b, eps, target, max_iter, f[rows]))
+        result[c] = max(value, _entropic_bound(C, a[rows], b, eps, target, max_iter, f[rows], largest))
     return result
 
 
