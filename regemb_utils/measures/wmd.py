@@ -29,9 +29,9 @@ Nearest neighbours (:func:`wmd_knn`) are exact without solving every pair ("pref
 2015), by lower bounds of increasing cost, each valid, so that a candidate is skipped only when its distance is
 certainly larger than the k-th neighbour's. Per query:
 
-1. **Costs.** A lower bound of every collection location's distance to every query location, from one matrix product
-   (d² = ‖x‖² + ‖y‖² − 2x·y less a bound on its rounding, :class:`_QueryCosts`); the exact distances (``cdist``, as
-   brute force) only for the rows that exact solves need. Every bound below uses the lower costs (a transport problem
+1. **Costs.** A lower bound of every collection location's distance to every query location, from one
+   single-precision matrix product (d² = ‖x‖² + ‖y‖² − 2x·y less a bound on its rounding, stored in float32,
+   :class:`_QueryCosts`); the exact distances (``cdist``, as brute force) only for the rows that exact solves need. Every bound below uses the lower costs (a transport problem
    with smaller costs has a smaller EMD).
 2. **Query potentials bound every candidate at once** (:func:`_potential_bounds`). Any potential f over the query's
    locations gives, with its c-transform gⱼ = minᵢ cᵢⱼ − fᵢ at *every* collection location, a dual-feasible pair for
@@ -1034,11 +1034,10 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
             position = stop
             values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target, 0, F,
                                  which[block], G, A, largest_cost))
-            for j, value in zip(block.tolist(), values.tolist()):
-                if value > kth:
-                    certified += 1
-                else:
-                    heapq.heappush(pending, (max(value, safe[j]), j, 1))
+            undecided = values <= kth
+            certified += len(block) - int(undecided.sum())
+            for j, value in zip(block[undecided].tolist(), np.maximum(values, safe[block])[undecided].tolist()):
+                heapq.heappush(pending, (value, j, 1))
             continue
         batch = []  # pair bounds into entropic bounds, the smallest first; an entropic bound into a solve
         while pending and pending[0][0] <= min(kth, next_global) and len(batch) < 16:
