@@ -31,8 +31,8 @@ certainly larger than the k-th neighbour's. Per query:
 
 1. **Costs.** A lower bound of every collection location's distance to every query location, from one
    single-precision matrix product (d² = ‖x‖² + ‖y‖² − 2x·y less a bound on its rounding, stored in float32,
-   :class:`_QueryCosts`); the exact distances (``cdist``, as brute force) only for the rows that exact solves need. Every bound below uses the lower costs (a transport problem
-   with smaller costs has a smaller EMD).
+   :class:`_QueryCosts`); the exact distances (``cdist``, as brute force) only for the rows that exact solves need.
+   Every bound below uses the lower costs (a transport problem with smaller costs has a smaller EMD).
 2. **Query potentials bound every candidate at once** (:func:`_potential_bounds`). Any potential f over the query's
    locations gives, with its c-transform gⱼ = minᵢ cᵢⱼ − fᵢ at *every* collection location, a dual-feasible pair for
    every document, so Σ aᵢfᵢ + Σ bⱼgⱼ ≤ WMD (weak duality) for all documents by one pass over the costs and one sparse
@@ -64,11 +64,12 @@ candidates per query to per-candidate bounds, and ≈ 45 documents per query are
 be). Measured with ``benchmarks/bench_wmd.py --dataset 20news --queries 10 --brute-queries 2`` (10 test queries
 against 11,293 documents, 200-d embeddings trained 3 epochs on the vendored Wikipedia corpus and their 1-bit
 quantization, one core, CPU seconds per query with the one-time preparation, on a shared, busy machine, two runs):
-the previous search (6691556: the same bounds, the entropic ones in global-bound order, 2k seeds) 0.58–0.67 s
-(32-bit) and 0.70 s (1-bit) with ≈ 79 exact solves; this search 0.38–0.47 s and 0.40–0.47 s (1.4–1.7× less), of
-which pair bounds ≈ 35–40 %, exact solves ≈ 16 %, the seeds' potential bounds ≈ 15 %, the costs' matrix product
-≈ 13 %, entropic bounds ≈ 7–13 %; brute force 9.5–18 s (30–40× this search); the same neighbours and distances
-throughout.
+the previous search (ab76922: the same bounds from a float64 cost table, with scalar minima) 0.46–0.48 s (32-bit)
+and 0.46–0.52 s (1-bit); this search 0.32 s and 0.31–0.32 s (1.4–1.6× less), of which pair bounds ≈ 26–32 %, exact
+solves ≈ 22 %, the seeds' potential bounds ≈ 19 %, the costs' matrix product ≈ 9 %, entropic bounds ≈ 5–10 %; brute
+force 13–16 s (41–49× this search); the same neighbours and distances throughout. The exact solves alone (≈ 45 per
+query, ≈ 1–2.5 ms each) cost ≈ 0.085 s per query; POT's warm start (``potentials_init``) saves time only from exact
+duals and may return another optimal plan, whose exactly rounded cost can differ from brute force's in the last bit.
 """
 from __future__ import annotations
 
@@ -214,8 +215,8 @@ class _QueryCosts:
     and the squared norms in float64, is off by at most γ·(‖x‖ + ‖y‖)² with γ = (dim + 8)·2⁻²³, so
     √max(0, d² − γ(‖x‖ + ‖y‖)²)·(1 − γ), even rounded to float32 (relative 2⁻²⁴ ≪ γ) for a table half the size, is
     ≤ the distance that ``cdist`` returns (itself within (dim + 2)·2⁻⁵³ relative of the true one); the bounds lose
-    ≈ 10⁻⁴ relative, nothing against the spread of the distances. A transport problem with smaller costs has a smaller EMD, so every bound computed
-    with ``lower`` is a bound of the exact WMD."""
+    ≈ 10⁻⁴ relative, nothing against the spread of the distances. A transport problem with smaller costs has a
+    smaller EMD, so every bound computed with ``lower`` is a bound of the exact WMD."""
 
     def __init__(self, collection: _Collection, q_ids):
         self.collection = collection
@@ -763,8 +764,8 @@ def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_
     if G is None:
         G, A = np.empty((0, 0)), np.empty((0, 0), dtype=np.int32)
     largest_cost = Dt.max(initial=0.0) if largest_cost is None else largest_cost
-    return _dual_block(Dt, float(largest_cost), q_ids.astype(np.int64), q_w, collection.indptr, collection.indices, collection.position,
-                       collection.T.data, candidates, float(eps), float(target), int(max_iter), F,
+    return _dual_block(Dt, float(largest_cost), q_ids.astype(np.int64), q_w, collection.indptr, collection.indices,
+                       collection.position, collection.T.data, candidates, float(eps), float(target), int(max_iter), F,
                        np.asarray(which, dtype=np.int64), G, A)
 
 
