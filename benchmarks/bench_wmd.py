@@ -6,8 +6,9 @@ train+validation split (11,293 documents), embeddings trained on the vendored Wi
 10, negative 24, sample 1e-4, min_count 5, one worker; ``--corpus-articles`` and ``--epochs``, cached under
 ``--cache``) and their 1-bit quantization (Word2Bits' sign/3 of every row with an embedding; ``--embeddings``). For
 each embedding, on one core (BLAS and numba limited to one thread): the search before this one ("before": the
-module as of ``--baseline-ref``, by default the search before the best-first one; its own per-phase clock where it
-has one, else a second run under cProfile splits its time by phase), this ``wmd_knn`` ("after", its own per-phase CPU
+module as of ``--baseline-ref``, by default ab76922, the best-first search before the single-precision lower costs
+and vectorised c-transforms; its own per-phase clock where it has one, else a second run under cProfile splits its time
+by phase), this ``wmd_knn`` ("after", its own per-phase CPU
 clock), and brute force for the first ``--brute-queries`` queries. Prints CPU seconds per query (with the one-time
 preparation of the collection spread over the queries, and without it), exact solves and per-candidate bounds per
 query, the breakdown by phase, the ratios before/after, brute/after and brute/before, and asserts that both searches'
@@ -126,6 +127,7 @@ def baseline_module(ref: str):
     root = pathlib.Path(__file__).resolve().parents[1]
     source = subprocess.run(["git", "-C", str(root), "show", f"{ref}:regemb_utils/measures/wmd.py"], capture_output=True,
                             text=True, check=True).stdout
+    source = source.replace("from ..study.progress import", "from ..infra.progress import")  # where it lives today
     path = pathlib.Path(tempfile.mkdtemp()) / "baseline_wmd.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location("regemb_utils.measures.baseline_wmd", path)
@@ -273,7 +275,7 @@ def main():
     parser.add_argument("--corpus-articles", type=int, default=None, help="20news: Wikipedia articles (all)")
     parser.add_argument("--epochs", type=int, default=3, help="20news: training epochs")
     parser.add_argument("--cache", default="/tmp/regemb-bench-wmd", help="20news: artifact cache directory")
-    parser.add_argument("--baseline-ref", default="6691556",
+    parser.add_argument("--baseline-ref", default="ab76922",
                         help="real documents: git ref of the wmd.py before this search (the 'before')")
     parser.add_argument("--embeddings", nargs="+", choices=("32-bit", "1-bit"), default=["32-bit", "1-bit"],
                         help="real documents: the 32-bit embeddings and/or their 1-bit quantization")

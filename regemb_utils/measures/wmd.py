@@ -29,10 +29,10 @@ Nearest neighbours (:func:`wmd_knn`) are exact without solving every pair ("pref
 2015), by lower bounds of increasing cost, each valid, so that a candidate is skipped only when its distance is
 certainly larger than the k-th neighbour's. Per query:
 
-1. **Costs.** A lower bound of every collection location's distance to every query location, from one matrix product
-   (d² = ‖x‖² + ‖y‖² − 2x·y less a bound on its rounding, :class:`_QueryCosts`); the exact distances (``cdist``, as
-   brute force) only for the rows that exact solves need. Every bound below uses the lower costs (a transport problem
-   with smaller costs has a smaller EMD).
+1. **Costs.** A lower bound of every collection location's distance to every query location, from one
+   single-precision matrix product (d² = ‖x‖² + ‖y‖² − 2x·y less a bound on its rounding, stored in float32,
+   :class:`_QueryCosts`); the exact distances (``cdist``, as brute force) only for the rows that exact solves need.
+   Every bound below uses the lower costs (a transport problem with smaller costs has a smaller EMD).
 2. **Query potentials bound every candidate at once** (:func:`_potential_bounds`). Any potential f over the query's
    locations gives, with its c-transform gⱼ = minᵢ cᵢⱼ − fᵢ at *every* collection location, a dual-feasible pair for
    every document, so Σ aᵢfᵢ + Σ bⱼgⱼ ≤ WMD (weak duality) for all documents by one pass over the costs and one sparse
@@ -64,11 +64,12 @@ candidates per query to per-candidate bounds, and ≈ 45 documents per query are
 be). Measured with ``benchmarks/bench_wmd.py --dataset 20news --queries 10 --brute-queries 2`` (10 test queries
 against 11,293 documents, 200-d embeddings trained 3 epochs on the vendored Wikipedia corpus and their 1-bit
 quantization, one core, CPU seconds per query with the one-time preparation, on a shared, busy machine, two runs):
-the previous search (6691556: the same bounds, the entropic ones in global-bound order, 2k seeds) 0.58–0.67 s
-(32-bit) and 0.70 s (1-bit) with ≈ 79 exact solves; this search 0.38–0.47 s and 0.40–0.47 s (1.4–1.7× less), of
-which pair bounds ≈ 35–40 %, exact solves ≈ 16 %, the seeds' potential bounds ≈ 15 %, the costs' matrix product
-≈ 13 %, entropic bounds ≈ 7–13 %; brute force 9.5–18 s (30–40× this search); the same neighbours and distances
-throughout.
+the previous search (ab76922: the same bounds from a float64 cost table, with scalar minima) 0.46–0.48 s (32-bit)
+and 0.46–0.52 s (1-bit); this search 0.32 s and 0.31–0.32 s (1.4–1.6× less), of which pair bounds ≈ 26–32 %, exact
+solves ≈ 22 %, the seeds' potential bounds ≈ 19 %, the costs' matrix product ≈ 9 %, entropic bounds ≈ 5–10 %; brute
+force 13–16 s (41–49× this search); the same neighbours and distances throughout. The exact solves alone (≈ 45 per
+query, ≈ 1–2.5 ms each) cost ≈ 0.085 s per query; POT's warm start (``potentials_init``) saves time only from exact
+duals and may return another optimal plan, whose exactly rounded cost can differ from brute force's in the last bit.
 """
 from __future__ import annotations
 
@@ -189,6 +190,7 @@ class _Collection:
         self.words = np.flatnonzero(frequency)  # the locations that occur, the most frequent first (the rows of Dᵀ
         self.words = self.words[np.argsort(-frequency[self.words], kind="stable")]  # that most bounds read stay cached)
         self.points = np.ascontiguousarray(E[self.words])  # gathered once, not per query
+        self.points32 = self.points.astype(np.float32)  # for the lower bounds' matrix product
         self.norms = np.sqrt(np.einsum("ij,ij->i", self.points, self.points))
         row = np.zeros(T.shape[1], dtype=np.int64)
         row[self.words] = np.arange(len(self.words))
@@ -208,11 +210,13 @@ class _QueryCosts:
     """A query's ground distances to the collection's locations: the exact ones (``cdist``, the costs of every exact
     solve) row by row on demand, and a lower bound of all of them at once (``lower``) for the bounds.
 
-    The lower bound comes from one matrix product: d² = ‖x‖² + ‖y‖² − 2x·y in floating point is off by at most
-    γ·(‖x‖ + ‖y‖)² with γ = (dim + 8)·2⁻⁵² (each of the three terms is a dot product of dim terms), so
-    √max(0, d² − γ(‖x‖ + ‖y‖)²)·(1 − γ) is ≤ the distance that ``cdist`` returns (itself within (dim + 2)·2⁻⁵³
-    relative of the true one). A transport problem with smaller costs has a smaller EMD, so every bound computed
-    with ``lower`` is a bound of the exact WMD."""
+    The lower bound comes from one single-precision matrix product (twice as fast as double): d² = ‖x‖² + ‖y‖² − 2x·y
+    with x·y from the float32-rounded vectors, summed in float32 (off by at most (dim + 3)·2⁻²⁴·‖x‖‖y‖ in any order),
+    and the squared norms in float64, is off by at most γ·(‖x‖ + ‖y‖)² with γ = (dim + 8)·2⁻²³, so
+    √max(0, d² − γ(‖x‖ + ‖y‖)²)·(1 − γ), even rounded to float32 (relative 2⁻²⁴ ≪ γ) for a table half the size, is
+    ≤ the distance that ``cdist`` returns (itself within (dim + 2)·2⁻⁵³ relative of the true one); the bounds lose
+    ≈ 10⁻⁴ relative, nothing against the spread of the distances. A transport problem with smaller costs has a
+    smaller EMD, so every bound computed with ``lower`` is a bound of the exact WMD."""
 
     def __init__(self, collection: _Collection, q_ids):
         self.collection = collection
@@ -220,9 +224,10 @@ class _QueryCosts:
         self.exact = np.empty((256, len(q_ids)))  # the exact rows computed so far, in the order computed
         self.slot = np.full(len(collection.words), -1, dtype=np.int64)  # each location's row there (-1: none yet)
         self.used = 0
-        gamma = (collection.E.shape[1] + 8) * _ULP
+        gamma = (collection.E.shape[1] + 8) * 2.0**-23
         q_norms = np.sqrt(np.einsum("ij,ij->i", self.Y, self.Y))
-        self.lower = _lower_distances(collection.points @ self.Y.T, collection.norms, q_norms, gamma)
+        self.lower = _lower_distances(collection.points32 @ self.Y.T.astype(np.float32), collection.norms, q_norms,
+                                      gamma)
 
     def rows(self, positions):
         """(exact distances, the row there of each location ``positions``): cdist's rows, each computed once."""
@@ -239,13 +244,15 @@ class _QueryCosts:
 
 @numba.njit(cache=True)
 def _lower_distances(products, norms, q_norms, gamma):  # pragma: no cover - numba
-    """√max(0, ‖x‖² + ‖y‖² − 2x·y − γ(‖x‖ + ‖y‖)²)·(1 − γ) in place of ``products`` (see :class:`_QueryCosts`)."""
+    """√max(0, ‖x‖² + ‖y‖² − 2x·y − γ(‖x‖ + ‖y‖)²)·(1 − γ), computed in float64 from the products x·y and stored in
+    float32 (see :class:`_QueryCosts`)."""
+    lower = np.empty(products.shape, dtype=np.float32)
     for w in range(products.shape[0]):
         for i in range(products.shape[1]):
             x, y = norms[w], q_norms[i]
-            squared = x * x + y * y - 2.0 * products[w, i] - gamma * (x + y) * (x + y)
-            products[w, i] = math.sqrt(squared) * (1.0 - gamma) if squared > 0.0 else 0.0
-    return products
+            squared = x * x + y * y - 2.0 * np.float64(products[w, i]) - gamma * (x + y) * (x + y)
+            lower[w, i] = math.sqrt(squared) * (1.0 - gamma) if squared > 0.0 else 0.0
+    return lower
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -516,10 +523,11 @@ def _all_pairs(Q, T, embeddings, bound) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _certified_value(C, a, b, f0, u, eps):  # pragma: no cover - numba
+def _certified_value(C, Ct, a, b, f0, u, eps, largest_cost):  # pragma: no cover - numba
     """Σ aᵢfᵢ + Σ bⱼgⱼ for the dual-feasible pair made from the Sinkhorn potentials f0 + ε log u by two exact
-    c-transforms (gⱼ = minᵢ cᵢⱼ − fᵢ, then fᵢ = minⱼ cᵢⱼ − gⱼ), less a bound on its rounding error; −inf if a scaling
-    over- or underflowed. Weak duality makes it a lower bound of the EMD whatever the potentials were."""
+    c-transforms (gⱼ = minᵢ cᵢⱼ − fᵢ, then fᵢ = minⱼ cᵢⱼ − gⱼ, from Ct = Cᵀ), less a bound on its rounding error
+    (``largest_cost`` ≥ every cᵢⱼ); −inf if a scaling over- or underflowed. Weak duality makes it a lower bound of the
+    EMD whatever the potentials were."""
     n, m = C.shape
     f = np.empty(n)
     g = np.empty(m)
@@ -528,8 +536,7 @@ def _certified_value(C, a, b, f0, u, eps):  # pragma: no cover - numba
             return -np.inf
         f[i] = f0[i] + eps * math.log(u[i])
     _column_minima(C, f, g)
-    _row_minima(C, g, f)
-    largest_cost = _largest(C)
+    _column_minima(Ct, g, f)
     value = 0.0
     scale = 0.0
     mass_a = 0.0
@@ -559,33 +566,17 @@ def _certified_value(C, a, b, f0, u, eps):  # pragma: no cover - numba
 
 @numba.njit(cache=True, fastmath=True)
 def _column_minima(C, f, g):  # pragma: no cover - numba
-    """g[j] = minᵢ C[i, j] − f[i] (finite inputs, C non-empty)."""
+    """g[j] = minᵢ C[i, j] − f[i] (finite inputs, C non-empty), an element-wise minimum over the rows (written as a
+    selection, so that it vectorises; the row minima are the column minima of Cᵀ)."""
     n, m = C.shape
     for j in range(m):
         g[j] = C[0, j] - f[0]
     for i in range(1, n):
+        row = C[i]
+        fi = f[i]
         for j in range(m):
-            g[j] = min(g[j], C[i, j] - f[i])
-
-
-@numba.njit(cache=True, fastmath=True)
-def _row_minima(C, g, f):  # pragma: no cover - numba
-    """f[i] = minⱼ C[i, j] − g[j] (finite inputs, C non-empty)."""
-    n, m = C.shape
-    for i in range(n):
-        best = C[i, 0] - g[0]
-        for j in range(1, m):
-            best = min(best, C[i, j] - g[j])
-        f[i] = best
-
-
-@numba.njit(cache=True, fastmath=True)
-def _largest(C):  # pragma: no cover - numba
-    largest = 0.0
-    for i in range(C.shape[0]):
-        for j in range(C.shape[1]):
-            largest = max(largest, C[i, j])
-    return largest
+            x = row[j] - fi
+            g[j] = x if x < g[j] else g[j]
 
 
 @numba.njit(cache=True, fastmath=True)
@@ -624,23 +615,18 @@ def _sinkhorn_iteration(K, a, b, u, v, column):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _entropic_bound(C, a, b, eps, target, max_iter, start):  # pragma: no cover - numba
-    """A certified lower bound of the EMD between a and b (equal masses, costs C): the best of 0 and the certified
-    values after each of at most ``max_iter`` Sinkhorn iterations at regularisation ``eps``; stops once it exceeds
-    ``target``. The kernel is stabilised by a feasible pair (f0, g0) – ``start`` (a potential over the rows; empty:
-    the row minima), its c-transform g0 and g0's c-transform f0 – so every entry is ≤ 1 and every row and column
-    holds a 1; only the scalings u, v are iterated."""
+def _entropic_bound(C, a, b, eps, target, max_iter, start, largest_cost):  # pragma: no cover - numba
+    """A certified lower bound of the EMD between a and b (equal masses, costs C, all ≤ ``largest_cost``): the best of
+    0 and the certified values after each of at most ``max_iter`` Sinkhorn iterations at regularisation ``eps``;
+    stops once it exceeds ``target``. The kernel is stabilised by a feasible pair (f0, g0) – ``start`` (a potential
+    over the rows), its c-transform g0 and g0's c-transform f0 – so every entry is ≤ 1 and every row and column holds
+    a 1; only the scalings u, v are iterated."""
     n, m = C.shape
-    f0 = np.empty(n)
+    Ct = np.ascontiguousarray(C.T)
+    f0 = start.copy()
     g0 = np.empty(m)
-    if len(start):
-        f0[:] = start
-    else:
-        g0[:] = 0.0
-        _row_minima(C, g0, f0)
     _column_minima(C, f0, g0)
-    if len(start):
-        _row_minima(C, g0, f0)
+    _column_minima(Ct, g0, f0)
     u = np.ones(n)
     best_value = 0.0  # costs are non-negative
     K = _stabilised_kernel(C, f0, g0, eps)
@@ -648,7 +634,7 @@ def _entropic_bound(C, a, b, eps, target, max_iter, start):  # pragma: no cover 
     column = np.empty(m)
     for _ in range(max_iter):
         _sinkhorn_iteration(K, a, b, u, v, column)
-        value = _certified_value(C, a, b, f0, u, eps)
+        value = _certified_value(C, Ct, a, b, f0, u, eps, largest_cost)
         if value == -np.inf:
             break  # a scaling over- or underflowed (ε far too small for these costs): the exact solve decides
         best_value = max(best_value, value)
@@ -674,17 +660,17 @@ _INACTIVE = -1e300  # the potential of a query location without remaining mass: 
 def _row_c_transforms(Dt, rows_of, a, f_start, f, g, G, A, p):  # pragma: no cover - numba
     """The double c-transform of a query potential on one reduced problem, straight from the rows of Dᵀ (no cost
     matrix gathered): gⱼ = min over the query's locations with remaining mass (aᵢ > 0) of Dᵀ[rows_of[j], i] − f_startᵢ,
-    then fᵢ = minⱼ Dᵀ[rows_of[j], i] − gⱼ (for every i; only those with aᵢ > 0 count). Returns the largest cost seen.
+    then fᵢ = minⱼ Dᵀ[rows_of[j], i] − gⱼ (for every i; only those with aᵢ > 0 count).
     Where the c-transform of f_start over *all* the query's locations is given (G[:, p], attained at A[:, p]) and its
     minimum is attained at a location with remaining mass, gⱼ is that (the same number); otherwise it is computed.
     Every entry is one correctly rounded subtraction and a minimum is exact in any order (``fastmath`` only lets the
-    loops vectorise); the masked locations get the finite potential ``_INACTIVE``, so they never attain a minimum."""
+    loops vectorise: the second one is an element-wise minimum, written as a selection so that it does); the masked
+    locations get the finite potential ``_INACTIVE``, so they never attain a minimum."""
     n = len(a)
     masked = np.empty(n)
     for i in range(n):
         masked[i] = f_start[i] if a[i] > 0.0 else _INACTIVE
         f[i] = np.inf
-    largest = 0.0
     given = G.shape[0] > 0
     for j in range(len(rows_of)):
         w = rows_of[j]
@@ -700,9 +686,8 @@ def _row_c_transforms(Dt, rows_of, a, f_start, f, g, G, A, p):  # pragma: no cov
         row = Dt[rows_of[j]]
         gj = g[j]
         for i in range(n):
-            f[i] = min(f[i], row[i] - gj)
-            largest = max(largest, row[i])
-    return largest
+            x = row[i] - gj
+            f[i] = x if x < f[i] else f[i]
 
 
 @numba.njit(cache=True)
@@ -732,12 +717,13 @@ def _pair_value(a, f, b, g, largest_cost):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter, F,
+def _dual_block(Dt, largest, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter, F,
                 which, G, A):  # pragma: no cover - numba
     """Lower bounds of one query's WMD to the training documents ``candidates`` (non-empty), each on its reduced
     problem (shared mass cancelled, as the exact solve); 0 for identical documents. First the double c-transform of
     the query potential F[which[c]] (0 where which[c] < 0) on the reduced problem, read from the rows of Dᵀ (a few
-    microseconds); where that does not pass ``target``, :func:`_entropic_bound` started from it."""
+    microseconds); where that does not pass ``target``, :func:`_entropic_bound` started from it. ``largest`` ≥ every
+    entry of Dᵀ (for the rounding error)."""
     result = np.empty(len(candidates))
     n = len(q_nodes)
     zero = np.zeros(n)
@@ -753,31 +739,33 @@ def _dual_block(Dt, q_nodes, q_w, indptr, nodes, position, data, candidates, eps
             g = np.empty(2 * len(cols))
         rows_of = position[start:stop][cols]
         if which[c] >= 0:
-            largest = _row_c_transforms(Dt, rows_of, a, F[which[c]], f, g, G, A, which[c])
+            _row_c_transforms(Dt, rows_of, a, F[which[c]], f, g, G, A, which[c])
         else:
-            largest = _row_c_transforms(Dt, rows_of, a, zero, f, g, G[:0], A[:0], 0)
+            _row_c_transforms(Dt, rows_of, a, zero, f, g, G[:0], A[:0], 0)
         value = max(0.0, _pair_value(a, f, b, g[:len(cols)], largest))
         if value > target or max_iter == 0:
             result[c] = value
             continue
         rows = np.flatnonzero(a > 0.0)
         C = _pair_costs(Dt, position[start:stop], rows, cols)
-        result[c] = max(value, _entropic_bound(C, a[rows], b, eps, target, max_iter, f[rows]))
+        result[c] = max(value, _entropic_bound(C, a[rows], b, eps, target, max_iter, f[rows], largest))
     return result
 
 
 def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter, F=None, which=None, G=None,
-          A=None) -> np.ndarray:
+          A=None, largest_cost=None) -> np.ndarray:
     """Pair bounds (``max_iter`` = 0) or entropic bounds of ``candidates``, started from the query potentials
     F[which] (none: 0); G and A, the potentials' c-transforms at every collection location and where they are
-    attained (:func:`_c_transforms`), save the first c-transform of each pair bound."""
+    attained (:func:`_c_transforms`), save the first c-transform of each pair bound; ``largest_cost`` ≥ every entry
+    of Dt (computed if not given)."""
     candidates = np.asarray(candidates, dtype=np.int64)
     if F is None:
         F, which = np.empty((0, len(q_ids))), np.full(len(candidates), -1, dtype=np.int64)
     if G is None:
         G, A = np.empty((0, 0)), np.empty((0, 0), dtype=np.int32)
-    return _dual_block(Dt, q_ids.astype(np.int64), q_w, collection.indptr, collection.indices, collection.position,
-                       collection.T.data, candidates, float(eps), float(target), int(max_iter), F,
+    largest_cost = Dt.max(initial=0.0) if largest_cost is None else largest_cost
+    return _dual_block(Dt, float(largest_cost), q_ids.astype(np.int64), q_w, collection.indptr, collection.indices,
+                       collection.position, collection.T.data, candidates, float(eps), float(target), int(max_iter), F,
                        np.asarray(which, dtype=np.int64), G, A)
 
 
@@ -1046,12 +1034,11 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
             block = left[position:stop]
             position = stop
             values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target, 0, F,
-                                 which[block], G, A))
-            for j, value in zip(block.tolist(), values.tolist()):
-                if value > kth:
-                    certified += 1
-                else:
-                    heapq.heappush(pending, (max(value, safe[j]), j, 1))
+                                 which[block], G, A, largest_cost))
+            undecided = values <= kth
+            certified += len(block) - int(undecided.sum())
+            for j, value in zip(block[undecided].tolist(), np.maximum(values, safe[block])[undecided].tolist()):
+                heapq.heappush(pending, (value, j, 1))
             continue
         batch = []  # pair bounds into entropic bounds, the smallest first; an entropic bound into a solve
         while pending and pending[0][0] <= min(kth, next_global) and len(batch) < 16:
@@ -1066,7 +1053,7 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
             clock("entropic bounds")
             block = np.array([item[1] for item in batch], dtype=np.int64)
             values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
-                                 search.max_iterations, F, which[block], G, A))
+                                 search.max_iterations, F, which[block], G, A, largest_cost))
             for (bound, j, _), value in zip(batch, values.tolist()):
                 if value > best.kth:
                     certified += 1

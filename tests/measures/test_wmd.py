@@ -247,6 +247,39 @@ def test_search_identical_to_brute_force_on_real_documents(name, n_queries, n_tr
     assert np.array_equal(np.isfinite(bounds), finite) and np.all(bounds[finite] <= pot[finite])
 
 
+@pytest.mark.parametrize("bits", [32, 1])
+def test_search_bounds_are_lower_bounds_on_real_documents(bits):
+    """Every bound of the search, from its single-precision lower costs – the one-sided RWMD and the seed potentials'
+    bounds of every document, the pair bounds and entropic bounds from them – is ≤ the exact WMD on real documents
+    (32-bit random vectors and their 1-bit quantization, whose distances tie often)."""
+    from regemb_utils.measures import wmd as W
+
+    Q, T, E = _real_problem("bbcsport", 6, 150)
+    if bits == 1:
+        E = _one_bit(E)
+    full = wmd_distances(Q, T, E)
+    Qp, Tp, points = W._prepare(Q, T, E)
+    collection = W._Collection(Tp, points)
+    nonempty = np.flatnonzero(collection.sizes > 0)
+    for i in range(Q.shape[0]):
+        q_ids, q_w = W._row(Qp, i)
+        costs = W._QueryCosts(collection, q_ids)
+        lower = costs.lower
+        assert np.all(lower.astype(np.float64) <= collection.query_distances(q_ids))
+        potentials = []
+        for j in np.argsort(full[i])[:5]:  # the nearest documents' optimal potentials, as the search's seeds
+            exact_rows, slots = costs.rows(collection.position[collection.indptr[j]:collection.indptr[j + 1]])
+            W._exact(collection, q_ids, q_w, exact_rows, slots, j, "pot", potentials)
+        F = np.vstack([np.zeros(len(q_ids))] + potentials)
+        bound, which, G, A = W._potential_bounds(collection, q_w, lower, F)
+        assert np.all(bound <= full[i])
+        kth = np.sort(full[i])[18]
+        for iterations in (0, 10):
+            pair = W._dual(collection, q_ids, q_w, lower, nonempty, 0.05 * kth, np.inf, iterations, F,
+                           which[nonempty], G, A)
+            assert np.all(pair <= full[i, nonempty])
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # the transport plan of one pair (chapter 4's example)
 

@@ -60,6 +60,27 @@ def test_lower_costs_are_below_cdist(case):
             assert np.array_equal(exact[slots], collection.query_distances(q_ids)[::-1])  # cdist's rows, bit for bit
 
 
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+@pytest.mark.parametrize("dim", [1, 7, 300])
+def test_single_precision_lower_costs_are_below_cdist_and_tight(scale, dim):
+    """The lower costs come from a float32 matrix product: still ≤ cdist's distances for vectors that float32 cannot
+    represent, of any scale and dimension, near-duplicates (the product's cancellation is worst there) and words at
+    the origin; and within 10⁻³ relative of them where the distance is not tiny against the norms."""
+    rng = np.random.default_rng(dim)
+    base = rng.normal(size=(40, dim)) * scale * (1 + rng.random((40, 1)))
+    E = np.vstack([base, base * (1 + 1e-7), base + scale * 1e-9 * rng.normal(size=base.shape), np.zeros((2, dim)),
+                   base[:5] + scale * rng.normal(size=(5, dim)) * 1e-3])
+    X = sparse.csr_matrix(np.eye(len(E)))
+    for i in (0, 3, 41, 85, 120, 123):
+        collection, q_ids, _ = _setting(X[i:i + 3], X, E, 0)
+        exact = collection.query_distances(q_ids)
+        lower = W._QueryCosts(collection, q_ids).lower.astype(np.float64)
+        assert np.all(lower <= exact) and np.all(lower >= 0)
+        norms = np.linalg.norm(collection.points, axis=1)[:, None] + np.linalg.norm(collection.E[q_ids], axis=1)
+        large = exact > 0.05 * norms
+        assert np.all(lower[large] >= exact[large] * (1 - 1e-3))
+
+
 def test_reduce_dense_is_reduce():
     rng = np.random.default_rng(0)
     for _ in range(300):
