@@ -340,14 +340,17 @@ def _cbow_step_fast(u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, 
             following = negs[d]
             for k in range(0, size, _LINE):
                 _prefetch_l1(v, following, k)
+        f = np.float32(0.0)
         if bitlevel == 0:
-            q = row
+            for k in range(size):
+                f += neu1[k] * row[k]
+        elif bitlevel == 1:
+            for k in range(size):
+                f += neu1[k] * (third if row[k] >= np.float32(0.0) else -third)
         else:
             _quantize_row(row, bitlevel, qrow)
-            q = qrow
-        f = np.float32(0.0)
-        for k in range(size):
-            f += neu1[k] * q[k]
+            for k in range(size):
+                f += neu1[k] * qrow[k]
         fs[scored] = f
         if f > np.float32(MAX_EXP) or f < np.float32(-MAX_EXP):
             if f > np.float32(MAX_EXP):
@@ -363,6 +366,11 @@ def _cbow_step_fast(u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, 
             for k in range(size):
                 x = row[k]
                 neu1e[k] += g * x  # v[target] before its update
+                row[k] = x + g * neu1[k]
+        elif bitlevel == 1:
+            for k in range(size):
+                x = row[k]
+                neu1e[k] += g * (third if x >= np.float32(0.0) else -third)
                 row[k] = x + g * neu1[k]
         else:
             for k in range(size):
