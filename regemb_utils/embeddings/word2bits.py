@@ -61,6 +61,14 @@ Everything else follows word2vec.c / Word2Bits:
 
 Everything is computed in float32 (the loss sums are float64).
 
+Speed: the training runs ``_train_range_fast``, declared ``same_result_as`` the plain kernel ``_train_range``
+(which the module keeps as the definition of the result, so that the trained models keep their artifact key), and the
+tests check that both give the same vectors and losses bit for bit. It does the same arithmetic in the same order and
+only moves memory earlier: a word's window and negatives are drawn one word ahead (the same draws in the same order)
+so that its rows of ``v`` are fetched into the cache while the previous word trains, the next negative's row is
+fetched while one is scored, ``v[target]``'s two updates share one pass, and at bit level 1 the quantized rows are
+computed on the fly instead of being written and read back.
+
 The reported loss is the mean of ``-log sigmoid(score)`` terms (``score = f`` for the target and ``-f`` for a
 negative), i.e. the negative-sampling objective per scored (word, target) pair.
 """
@@ -300,9 +308,9 @@ _LINE = 16  # float32 values per 64-byte cache line
 @same_result_as(_cbow_step)
 def _cbow_step_fast(u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, neu1e, qrow, scores, loss_out):
     """:func:`_cbow_step` with the same arithmetic in the same order, faster: the next scored word's row is fetched
-    while this one is scored; ``v[target]``'s two updates share one pass; the 1-bit context sum quantizes on the fly;
-    the loss terms, which nothing else waits for, are summed (in the same order) after the updates. ``scores`` is a
-    float32 scratch vector of length ``2 * (n_neg + 1)``."""
+    while this one is scored; ``v[target]``'s two updates share one pass; at bit level 1 the context sum, the score
+    and the error quantize on the fly; the loss terms, which nothing else waits for, are summed (in the same order)
+    after the updates. ``scores`` is a float32 scratch vector of length ``2 * (n_neg + 1)``."""
     size = u.shape[1]
     third = np.float32(1.0) / np.float32(3.0)
     for k in range(size):
