@@ -306,11 +306,13 @@ _LINE = 16  # float32 values per 64-byte cache line
 
 @njit(fastmath=_FASTMATH, **_JIT)
 @same_result_as(_cbow_step)
-def _cbow_step_fast(u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, neu1e, qrow, scores, loss_out):
+def _cbow_step_fast(u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, neu1e, qrow, scores, loss_out,
+                    ahead, n_ahead):
     """:func:`_cbow_step` with the same arithmetic in the same order, faster: the next scored word's row is fetched
     while this one is scored; ``v[target]``'s two updates share one pass; at bit level 1 the context sum, the score
     and the error quantize on the fly; the loss terms, which nothing else waits for, are summed (in the same order)
-    after the updates. ``scores`` is a float32 scratch vector of length ``2 * (n_neg + 1)``."""
+    after the updates. ``scores`` is a float32 scratch vector of length ``2 * (n_neg + 1)``; the rows of
+    ``ahead[:n_ahead]`` (the next word's negatives) are fetched into the L2 cache, one per negative scored here."""
     size = u.shape[1]
     third = np.float32(1.0) / np.float32(3.0)
     for k in range(size):
@@ -348,6 +350,10 @@ def _cbow_step_fast(u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, 
             following = negs[d]
             for k in range(0, size, _LINE):
                 _prefetch_l1(v, following, k)
+        if d < n_ahead:
+            following = ahead[d]
+            for k in range(0, size, _LINE):
+                _prefetch_l2(v, following, k)
         f = np.float32(0.0)
         if bitlevel == 0:
             for k in range(size):
@@ -467,7 +473,7 @@ def cbow_update(u: np.ndarray, v: np.ndarray, context: Sequence[int], target: in
     scores = np.zeros(2 * (len(negs) + 1), dtype=np.float32)
     loss = np.zeros(1, dtype=np.float64)
     scored = _cbow_step_fast(u, v, ctx, len(ctx), np.int32(target), negs, len(negs), np.float32(alpha),
-                             np.int64(bitlevel), neu1, neu1e, qrow, scores, loss)
+                             np.int64(bitlevel), neu1, neu1e, qrow, scores, loss, negs, 0)
     return float(loss[0]), int(scored)
 
 
@@ -644,8 +650,8 @@ def _train_range_fast(u, v, corpus, offsets, a_start, a_stop, keep, threshold, a
                       bitlevel, start_alpha, total_words, done, loss_acc, thread, seed):
     """:func:`_train_range` with the same random draws in the same order and the same updates, faster: a word's window
     and negatives are drawn before the previous word is trained (a piece of two words or more gives every word a
-    context, so the draws do not depend on the training), and that word's rows are fetched meanwhile; each step is
-    :func:`_cbow_step_fast`."""
+    context, so the draws do not depend on the training), and that word's rows are fetched meanwhile (its negatives'
+    rows one per negative scored by :func:`_cbow_step_fast`, which makes each step)."""
     size = u.shape[1]
     neu1 = np.zeros(size, dtype=np.float32)
     neu1e = np.zeros(size, dtype=np.float32)
@@ -721,9 +727,6 @@ def _train_range_fast(u, v, corpus, offsets, a_start, a_stop, keep, threshold, a
                         following[d], r = _sample_negative(threshold, alias, r)
                     for k in range(0, size, _LINE):
                         _prefetch_l2(v, sen[p + 1], k)
-                    for d in range(negative):
-                        for k in range(0, size, _LINE):
-                            _prefetch_l2(v, following[d], k)
                     if p + 1 + window < length:
                         for k in range(0, size, _LINE):
                             _prefetch_l2(u, sen[p + 1 + window], k)
@@ -738,7 +741,8 @@ def _train_range_fast(u, v, corpus, offsets, a_start, a_stop, keep, threshold, a
                 if n_ctx == 0:
                     continue
                 scored += _cbow_step_fast(u, v, ctx, n_ctx, sen[p], drawn[p % 2], negative, alpha, bitlevel, neu1,
-                                          neu1e, qrow, scores, loss_buf)
+                                          neu1e, qrow, scores, loss_buf, drawn[(p + 1) % 2],
+                                          negative if p + 1 < length else 0)
     done[thread] += local
     loss_acc[thread, 0] += loss_buf[0]
     loss_acc[thread, 1] += scored

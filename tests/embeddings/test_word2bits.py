@@ -249,10 +249,14 @@ def test_one_fast_step_equals_the_reference_step():
             ctx = np.array([1, 2, 2, 7], dtype=np.int32)
             negs = np.array([9, 5, 11, 9, 20], dtype=np.int32)
             states = []
-            for step, extra in ((_cbow_step, ()), (_cbow_step_fast, (np.zeros(12, np.float32),))):
+            for fast in (False, True):
                 uu, vv, loss = u.copy(), v.copy(), np.zeros(1)
-                buffers = [np.zeros(size, np.float32) for _ in range(3)]
-                scored = step(uu, vv, ctx, 4, np.int32(5), negs, 5, np.float32(0.05), bitlevel, *buffers, *extra, loss)
+                args = (uu, vv, ctx, 4, np.int32(5), negs, 5, np.float32(0.05), bitlevel,
+                        *(np.zeros(size, np.float32) for _ in range(3)))
+                if fast:  # a scratch vector for the scores, and the next word's negatives (rows fetched ahead)
+                    scored = _cbow_step_fast(*args, np.zeros(12, np.float32), loss, negs[::-1].copy(), 5)
+                else:
+                    scored = _cbow_step(*args, loss)
                 states.append((uu, vv, loss[0], scored))
             (u0, v0, loss0, scored0), (u1, v1, loss1, scored1) = states
             np.testing.assert_array_equal(u1, u0)
