@@ -25,6 +25,8 @@ printed for both.
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -113,7 +115,8 @@ def main(argv=None) -> None:
     if not args.skip_speed:
         corpus = corpus_pieces(args.words)
         words = sum(map(len, corpus))
-        print(f"corpus: {words:,} words in {len(corpus):,} pieces; workers={args.workers}, epochs={args.epochs}")
+        print(f"corpus: {words:,} words in {len(corpus):,} pieces; workers={args.workers}, epochs={args.epochs}; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall-clock speeds: compare the ratios)")
         _, gensim_wps, gensim_s = train_gensim(corpus, size=200, epochs=args.epochs, workers=args.workers)
         print(f"gensim Word2Vec CBOW 200-d:            {gensim_wps:12,.0f} raw words/s ({gensim_s:.1f} s)")
         models = [(200, 0)] + ([] if args.skip_1000d else [(1000, 1)])
@@ -131,6 +134,9 @@ def main(argv=None) -> None:
                 binary = build_word2bits(ArtifactCache().root / "tools")
             except ToolUnavailable as why:
                 print(f"original Word2Bits tool: not run ({why})")
+            if binary is not None and shutil.which("stdbuf") is None:
+                print("original Word2Bits tool: not run (no stdbuf to read its epoch lines as they come)")
+                binary = None
         if binary is not None:
             with tempfile.TemporaryDirectory() as folder:
                 stream = Path(folder) / "corpus.txt"
