@@ -264,6 +264,19 @@ def test_one_fast_step_equals_the_reference_step():
             assert (loss1, scored1) == (loss0, scored0) and scored0 == 5
 
 
+def test_training_leaves_the_word2bits_key_as_a_fresh_process_computes_it(monkeypatch):
+    """The trained models are stored under the key of a fresh process; a training in the process does not move it
+    (the warm-up once flipped a module-level flag that the code hash reads by value)."""
+    from regemb_utils.embeddings import trained, word2bits
+    from regemb_utils.infra.keys import code_hash
+
+    monkeypatch.setattr(word2bits, "_WARMED_UP", False)  # as in a fresh process
+    before = code_hash(trained._train)
+    train_word2bits([["a", "b", "a", "c"] * 20] * 5, size=4, min_count=1, epochs=1, workers=1, progress=False)
+    assert code_hash(trained._train) == before
+    assert code_hash(word2bits._compile_kernels) == code_hash(word2bits._warm_up)
+
+
 def test_single_worker_is_deterministic(small):
     kwargs = dict(size=32, bitlevel=0, window=5, negative=5, epochs=2, workers=1, seed=7, progress=False)
     a = train_word2bits(small, **kwargs)
