@@ -67,7 +67,9 @@ tests check that both give the same vectors and losses bit for bit. It does the 
 only moves memory earlier: a word's window and negatives are drawn one word ahead (the same draws in the same order)
 so that its rows of ``v`` are fetched into the cache while the previous word trains, the next negative's row is
 fetched while one is scored, ``v[target]``'s two updates share one pass, and at bit level 1 the quantized rows are
-computed on the fly instead of being written and read back.
+computed on the fly instead of being written and read back. Each dot product keeps the reference's loop (a sum of
+``h[k] * q[k]``), which the compiler vectorizes into the same partial sums (``fastmath`` reassociation), so that the
+scores are equal too; the tests check it on the machine they run on.
 
 The reported loss is the mean of ``-log sigmoid(score)`` terms (``score = f`` for the target and ``-f`` for a
 negative), i.e. the negative-sampling objective per scored (word, target) pair.
