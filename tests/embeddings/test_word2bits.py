@@ -215,6 +215,68 @@ def test_loss_decreases(articles, bitlevel):
     assert losses[-1] < losses[0] - 0.02, losses
 
 
+@pytest.mark.parametrize("size,bitlevel,max_piece", [(200, 0, 1000), (1000, 1, 1000), (37, 2, 1000), (19, 0, 3),
+                                                    (40, 1, 2)])
+def test_fast_kernel_trains_bit_for_bit_as_the_reference(small, monkeypatch, size, bitlevel, max_piece):
+    """The training kernel declared ``same_result_as`` the reference kernel (so that the stored models keep their key)
+    gives the same vectors and losses bit for bit, here and on any machine the tests run on: the 200-d and 1000-d
+    models of the paper, bit level 2, an odd size (remainder loops), and pieces of one to three words (words without a
+    context, the draws made one word ahead across short pieces)."""
+    from regemb_utils.embeddings import word2bits
+    from regemb_utils.infra.keys import code_hash
+
+    assert code_hash(word2bits._train_range_fast) == code_hash(word2bits._train_range)
+    articles = small[:8] if size == 1000 else small
+    kwargs = dict(size=size, bitlevel=bitlevel, window=5, negative=7, epochs=2, workers=1, seed=3,
+                  max_piece=max_piece, progress=False)
+    fast = train_word2bits(articles, **kwargs)
+    monkeypatch.setattr(word2bits, "_train_range_fast", word2bits._train_range)
+    reference = train_word2bits(articles, **kwargs)
+    np.testing.assert_array_equal(fast.vectors.vectors, reference.vectors.vectors)
+    assert fast.loss_per_epoch == reference.loss_per_epoch
+
+
+def test_one_fast_step_equals_the_reference_step():
+    """One step of each kernel on the same state, with a repeated context word, a negative equal to the target and a
+    repeated negative: the same u, v and loss, bit for bit."""
+    from regemb_utils.embeddings.word2bits import _cbow_step, _cbow_step_fast
+
+    rng = np.random.default_rng(5)
+    for bitlevel in (0, 1, 2):
+        for size in (200, 1000, 23):
+            u = (rng.random((30, size), dtype=np.float32) - 0.5) * np.float32(4)
+            v = (rng.random((30, size), dtype=np.float32) - 0.5) * np.float32(4)
+            ctx = np.array([1, 2, 2, 7], dtype=np.int32)
+            negs = np.array([9, 5, 11, 9, 20], dtype=np.int32)
+            states = []
+            for fast in (False, True):
+                uu, vv, loss = u.copy(), v.copy(), np.zeros(1)
+                args = (uu, vv, ctx, 4, np.int32(5), negs, 5, np.float32(0.05), bitlevel,
+                        *(np.zeros(size, np.float32) for _ in range(3)))
+                if fast:  # a scratch vector for the scores, and the next word's negatives (rows fetched ahead)
+                    scored = _cbow_step_fast(*args, np.zeros(12, np.float32), loss, negs[::-1].copy(), 5)
+                else:
+                    scored = _cbow_step(*args, loss)
+                states.append((uu, vv, loss[0], scored))
+            (u0, v0, loss0, scored0), (u1, v1, loss1, scored1) = states
+            np.testing.assert_array_equal(u1, u0)
+            np.testing.assert_array_equal(v1, v0)
+            assert (loss1, scored1) == (loss0, scored0) and scored0 == 5
+
+
+def test_training_leaves_the_word2bits_key_as_a_fresh_process_computes_it(monkeypatch):
+    """The trained models are stored under the key of a fresh process; a training in the process does not move it
+    (the warm-up once flipped a module-level flag that the code hash reads by value)."""
+    from regemb_utils.embeddings import trained, word2bits
+    from regemb_utils.infra.keys import code_hash
+
+    monkeypatch.setattr(word2bits, "_WARMED_UP", False)  # as in a fresh process
+    before = code_hash(trained._train)
+    train_word2bits([["a", "b", "a", "c"] * 20] * 5, size=4, min_count=1, epochs=1, workers=1, progress=False)
+    assert code_hash(trained._train) == before
+    assert code_hash(word2bits._compile_kernels) == code_hash(word2bits._warm_up)
+
+
 def test_single_worker_is_deterministic(small):
     kwargs = dict(size=32, bitlevel=0, window=5, negative=5, epochs=2, workers=1, seed=7, progress=False)
     a = train_word2bits(small, **kwargs)
