@@ -39,6 +39,7 @@ Common semantics (both rules, read from the gensim sources):
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -674,12 +675,48 @@ def _powers(sims, exponent):
     return out
 
 
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _smallest_similarity(cand_pos, cand_sim, n_cand, limit):
+    """The smallest cosine among the candidates that a fill with ``nonzero_limit=limit`` can visit (rank below
+    ``limit``; +inf for none): a threshold below it filters nothing."""
+    m = cand_sim.shape[0]
+    smallest = np.full(m, np.inf)
+    for c in numba.prange(m):
+        low = np.inf
+        for j in range(n_cand[c]):
+            if cand_pos[c, j] < limit and cand_sim[c, j] < low:
+                low = cand_sim[c, j]
+        smallest[c] = low
+    return smallest.min() if m else np.inf
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _raised(similarities, exponent, out):
+    """out = float32(similarity ** exponent) entry by entry (the value of every entry of S', its unit diagonal
+    included: 1 ** exponent is 1), computed as the fills and the assembly compute it."""
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    for i in numba.prange(len(similarities)):
+        out[i] = np.float32(_value(np.float64(similarities[i]), 0.0, False, exponent, integral, odd))
+    return out
+
+
 @numba.njit(cache=True, nogil=True)
 def _sort_positions(keys, out):
     """For every row, the positions 0..k-1 sorted by (key, position): a stable argsort per row."""
     for r in range(keys.shape[0]):
         out[r] = np.argsort(keys[r], kind="mergesort")
     return out
+
+
+_KEPT_BYTES = 1 << 30  # the last matrices a builder keeps for the next grid points (bytes of their arrays)
+
+
+def _copy(matrix: sparse.csc_matrix) -> sparse.csc_matrix:
+    """A copy of a kept matrix (callers may change theirs), its indices sorted as the original's."""
+    copy = sparse.csc_matrix((matrix.data.copy(), matrix.indices.copy(), matrix.indptr.copy()), shape=matrix.shape)
+    copy.has_sorted_indices = True
+    return copy
 
 
 @same_result_as(reference_term_similarity_matrix)  # exact: every grid point's S' equals the reference's (tests)
@@ -781,6 +818,8 @@ class TermSimilarityBuilder:
         del nbr_idx, sorted_pos, id_pos
         self._powers_exponent = None
         self._powers = None
+        self._smallest: dict[int, float] = {}  # C -> the smallest cosine a fill with that C can visit
+        self._built: OrderedDict = OrderedDict()  # the last matrices built, by what determines them
 
     def powers(self, exponent: float) -> np.ndarray:
         """similarity ** exponent over the cache in column order (float64), memoised for the last exponent (Python's
@@ -795,8 +834,50 @@ class TermSimilarityBuilder:
               symmetric: bool = True, dominant: bool = False, fill_rule: str = "paper",
               memoise_powers: bool = True) -> sparse.csc_matrix:
         """One matrix; see :func:`term_similarity_matrix`. ``memoise_powers`` keeps similarity**exponent for the
-        whole cache between calls (m × k float64) when the exponent is neither 1 nor 2."""
+        whole cache between calls (m × k float64) when the exponent is neither 1 nor 2 and the fill needs it
+        (Dom).
+
+        Grid points share what they can: a threshold below every cosine that the fill can visit (the candidates of
+        rank below C) filters nothing, so all such thresholds give one matrix; without Dom the exponent changes no
+        choice, only the values, so S' at any exponent is the matrix of cosines (exponent 1) with every entry
+        raised (:func:`_raised`); the last matrices built are kept (:data:`_KEPT_BYTES`) and copied."""
         nonzero_limit, threshold, exponent = _validate(nonzero_limit, threshold, exponent, fill_rule, self.neighbours.depth)
+        if nonzero_limit not in self._smallest:
+            self._smallest[nonzero_limit] = float(_smallest_similarity(self.cand_pos, self.cand_sim, self.n_cand,
+                                                                       nonzero_limit))
+        filters = not self._smallest[nonzero_limit] > threshold
+        choice = (bool(symmetric), bool(dominant), fill_rule, nonzero_limit, threshold if filters else None)
+        if dominant:
+            return _copy(self._kept(choice + (exponent,), lambda: self._fill(
+                nonzero_limit, threshold, exponent, symmetric, dominant, fill_rule, memoise_powers)))
+        cosines = self._kept(choice + (1.0,), lambda: self._fill(nonzero_limit, threshold, 1.0, symmetric, False,
+                                                                 fill_rule, False))
+        if exponent == 1.0:
+            return _copy(cosines)
+
+        def raised():
+            matrix = sparse.csc_matrix((_raised(cosines.data, exponent, np.empty_like(cosines.data)),
+                                        cosines.indices.copy(), cosines.indptr.copy()), shape=cosines.shape)
+            matrix.has_sorted_indices = True
+            return matrix
+        return _copy(self._kept(choice + (exponent,), raised))
+
+    def _kept(self, key, build) -> sparse.csc_matrix:
+        """The matrix of ``key`` from the last ones built, or ``build()`` kept (the oldest dropped beyond
+        :data:`_KEPT_BYTES`)."""
+        matrix = self._built.get(key)
+        if matrix is None:
+            matrix = build()
+            self._built[key] = matrix
+            size = sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in self._built.values())
+            while size > _KEPT_BYTES and len(self._built) > 1:
+                _, dropped = self._built.popitem(last=False)
+                size -= dropped.data.nbytes + dropped.indices.nbytes + dropped.indptr.nbytes
+        self._built.move_to_end(key)
+        return matrix
+
+    def _fill(self, nonzero_limit, threshold, exponent, symmetric, dominant, fill_rule, memoise_powers):
+        """S' at one grid point by the fill, the transpose and the assembly."""
         if memoise_powers and exponent not in (1.0, 2.0):
             powers = self.powers(exponent)
         else:

@@ -316,6 +316,26 @@ def test_shared_builder_equals_reference_and_a_builder_per_point(setting, rule):
                 exponent=exponent, **kwargs))
 
 
+def test_grid_points_sharing_matrices_equal_points_built_alone(setting):
+    """The paper grid's order (Sym, Dom, C, t, o) on one builder, with thresholds below every neighbour's cosine
+    (they filter nothing and share one matrix) and exponents that share one choice of entries without Dom: every
+    point equals a fresh builder's matrix for that point alone, and changing a returned matrix changes no later
+    one."""
+    s = setting
+    builder = TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"])
+    similarities = s["fast"].similarities
+    assert similarities.min() > 0.0 and similarities[:, :3].min() < 0.6  # -1 and 0 filter nothing here; 0.6 does
+    for symmetric, dominant, nonzero_limit, threshold, exponent in itertools.product(
+            [True, False], [True, False], [50, 3], [-1.0, 0.0, 0.6], [1, 2, 3]):
+        kwargs = dict(symmetric=symmetric, dominant=dominant, fill_rule="paper")
+        ours = builder.build(nonzero_limit, threshold, exponent, **kwargs)
+        alone = TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"]).build(
+            nonzero_limit, threshold, exponent, memoise_powers=False, **kwargs)
+        assert_same(ours, alone)
+        ours.data[:] = -7.0  # a caller's change stays in its copy
+        ours.indices[:] = 0
+
+
 def test_builder_with_few_neighbours_in_the_dictionary():
     """Most neighbours outside the dictionary (as with a large embedding vocabulary), idf ties, a word whose
     neighbours are all outside: the fast builder equals the reference at every C of the cache."""
