@@ -709,7 +709,7 @@ def _sort_positions(keys, out):
     return out
 
 
-_KEPT_BYTES = 1 << 30  # the last matrices a builder keeps for the next grid points (bytes of their arrays)
+_KEPT_BYTES = 768 << 20  # the last matrices a builder keeps for the next grid points (bytes of their arrays)
 
 
 def _copy(matrix: sparse.csc_matrix) -> sparse.csc_matrix:
@@ -860,19 +860,20 @@ class TermSimilarityBuilder:
                                         cosines.indices.copy(), cosines.indptr.copy()), shape=cosines.shape)
             matrix.has_sorted_indices = True
             return matrix
-        return _copy(self._kept(choice + (exponent,), raised))
+        return _copy(self._kept(choice + (exponent,), raised, keep=choice + (1.0,)))
 
-    def _kept(self, key, build) -> sparse.csc_matrix:
-        """The matrix of ``key`` from the last ones built, or ``build()`` kept (the oldest dropped beyond
-        :data:`_KEPT_BYTES`)."""
+    def _kept(self, key, build, keep=None) -> sparse.csc_matrix:
+        """The matrix of ``key`` from the last ones built, or ``build()`` kept (the oldest but ``keep`` dropped
+        beyond :data:`_KEPT_BYTES`)."""
         matrix = self._built.get(key)
         if matrix is None:
             matrix = build()
             self._built[key] = matrix
-            size = sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in self._built.values())
-            while size > _KEPT_BYTES and len(self._built) > 1:
-                _, dropped = self._built.popitem(last=False)
-                size -= dropped.data.nbytes + dropped.indices.nbytes + dropped.indptr.nbytes
+            for old in [k for k in self._built if k not in (key, keep)]:
+                if sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in self._built.values()) \
+                        <= _KEPT_BYTES:
+                    break
+                del self._built[old]
         self._built.move_to_end(key)
         return matrix
 

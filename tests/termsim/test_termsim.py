@@ -316,11 +316,15 @@ def test_shared_builder_equals_reference_and_a_builder_per_point(setting, rule):
                 exponent=exponent, **kwargs))
 
 
-def test_grid_points_sharing_matrices_equal_points_built_alone(setting):
+@pytest.mark.parametrize("kept_bytes", [1 << 30, 0])
+def test_grid_points_sharing_matrices_equal_points_built_alone(setting, kept_bytes, monkeypatch):
     """The paper grid's order (Sym, Dom, C, t, o) on one builder, with thresholds below every neighbour's cosine
     (they filter nothing and share one matrix) and exponents that share one choice of entries without Dom: every
     point equals a fresh builder's matrix for that point alone, and changing a returned matrix changes no later
-    one."""
+    one; also when the builder keeps no matrix but the one it derives the others from."""
+    from regemb_utils.termsim import matrix
+
+    monkeypatch.setattr(matrix, "_KEPT_BYTES", kept_bytes)
     s = setting
     builder = TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"])
     similarities = s["fast"].similarities
