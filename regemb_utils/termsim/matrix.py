@@ -654,24 +654,40 @@ def _assemble_csc(comp_of_dict, dict_of_comp, chosen, cand, cand_sim, id_order, 
             data[out] = 1.0
 
 
+_SLOTS = 4096  # powers remembered by cosine, per thread (more than the d + 1 cosines of 1-bit d-dimensional vectors)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _remembered_value(s, exponent, integral, odd, keys, values, remember):
+    """float64(s) ** exponent (:func:`_value`) for a float32 cosine s, with ``remember`` from a small table indexed by
+    the cosine when the same cosine came before (1-bit embeddings have few distinct cosines; the same cosine has the
+    same power)."""
+    if not remember or not (s >= -1.0 and s <= 1.0):
+        return _value(np.float64(s), 0.0, False, exponent, integral, odd)
+    slot = int((np.float64(s) + 1.0) * (_SLOTS // 2 - 1))
+    if keys[slot] == s:
+        return values[slot]
+    v = _value(np.float64(s), 0.0, False, exponent, integral, odd)
+    keys[slot] = s
+    values[slot] = v
+    return v
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _powers(sims, exponent):
-    """float64(s) ** exponent as CPython computes it (pow(|s|, y), negated for odd integer y when s < 0)."""
+def _powers(sims, exponent, remember=False):
+    """float64(s) ** exponent as CPython computes it (:func:`_value`) for every cosine of ``sims`` (2-D);
+    ``remember``: through a table per thread (for few distinct cosines)."""
     out = np.empty(sims.shape, dtype=np.float64)
     integral = exponent == math.floor(exponent)
     odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
-    for r in numba.prange(sims.shape[0]):
-        for j in range(sims.shape[1]):
-            s = np.float64(sims[r, j])
-            if exponent == 1.0:
-                out[r, j] = s
-            elif exponent == 2.0:
-                out[r, j] = s * s
-            elif s < 0.0:
-                v = math.pow(-s, exponent) if integral else np.nan
-                out[r, j] = -v if odd else v
-            else:
-                out[r, j] = math.pow(s, exponent)
+    m = sims.shape[0]
+    parts = min(m, 256)
+    for t in numba.prange(parts):
+        keys = np.full(_SLOTS, np.nan, dtype=np.float32)
+        values = np.empty(_SLOTS, dtype=np.float64)
+        for r in range(m * t // parts, m * (t + 1) // parts):
+            for j in range(sims.shape[1]):
+                out[r, j] = _remembered_value(sims[r, j], exponent, integral, odd, keys, values, remember)
     return out
 
 
@@ -691,13 +707,19 @@ def _smallest_similarity(cand_pos, cand_sim, n_cand, limit):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _raised(similarities, exponent, out):
+def _raised(similarities, exponent, out, remember=False):
     """out = float32(similarity ** exponent) entry by entry (the value of every entry of S', its unit diagonal
-    included: 1 ** exponent is 1), computed as the fills and the assembly compute it."""
+    included: 1 ** exponent is 1), computed as the fills and the assembly compute it (``remember``: as
+    :func:`_powers`)."""
     integral = exponent == math.floor(exponent)
     odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
-    for i in numba.prange(len(similarities)):
-        out[i] = np.float32(_value(np.float64(similarities[i]), 0.0, False, exponent, integral, odd))
+    n = len(similarities)
+    parts = min(n, 256)
+    for t in numba.prange(parts):
+        keys = np.full(_SLOTS, np.nan, dtype=np.float32)
+        values = np.empty(_SLOTS, dtype=np.float64)
+        for i in range(n * t // parts, n * (t + 1) // parts):
+            out[i] = np.float32(_remembered_value(similarities[i], exponent, integral, odd, keys, values, remember))
     return out
 
 
@@ -819,6 +841,8 @@ class TermSimilarityBuilder:
         self._powers_exponent = None
         self._powers = None
         self._smallest: dict[int, float] = {}  # C -> the smallest cosine a fill with that C can visit
+        # few distinct cosines (1-bit embeddings: at most d + 1): their powers are remembered rather than recomputed
+        self._few_cosines = bool(np.unique(self.cand_sim[:64]).size <= _SLOTS // 4)
         self._built: OrderedDict = OrderedDict()  # the last matrices built, by what determines them
 
     def powers(self, exponent: float) -> np.ndarray:
@@ -826,7 +850,7 @@ class TermSimilarityBuilder:
         float pow)."""
         if exponent != self._powers_exponent:
             self._powers = None  # free the old one first
-            self._powers = _powers(self.cand_sim, float(exponent))
+            self._powers = _powers(self.cand_sim, float(exponent), self._few_cosines)
             self._powers_exponent = exponent
         return self._powers
 
@@ -855,9 +879,9 @@ class TermSimilarityBuilder:
         if exponent == 1.0:
             return _copy(cosines)
 
-        def raised():
-            matrix = sparse.csc_matrix((_raised(cosines.data, exponent, np.empty_like(cosines.data)),
-                                        cosines.indices.copy(), cosines.indptr.copy()), shape=cosines.shape)
+        def raised():  # kept matrices are never handed out (only copies), so they may share the cosines' indices
+            matrix = sparse.csc_matrix((_raised(cosines.data, exponent, np.empty_like(cosines.data), self._few_cosines),
+                                        cosines.indices, cosines.indptr), shape=cosines.shape)
             matrix.has_sorted_indices = True
             return matrix
         return _copy(self._kept(choice + (exponent,), raised, keep=choice + (1.0,)))

@@ -340,6 +340,25 @@ def test_grid_points_sharing_matrices_equal_points_built_alone(setting, kept_byt
         ours.indices[:] = 0
 
 
+@pytest.mark.parametrize("exponent", [1.0, 2.0, 3.0, 4.0, 2.5])
+def test_powers_remembered_by_cosine_equal_python_pow(exponent):
+    """The powers of the cosines, remembered per cosine (few distinct 1-bit cosines, many distinct float ones that
+    share a slot, the unit diagonal), equal CPython's ``float(s) ** exponent`` bit for bit."""
+    from regemb_utils.termsim.matrix import _powers, _raised
+
+    rng = np.random.default_rng(1)
+    lattice = ((1000 - 2 * rng.integers(0, 1001, 3000)) / 1000).astype(np.float32)  # 1-bit cosines, repeated
+    floats = rng.uniform(-1.0, 1.0, 3000).astype(np.float32)
+    cosines = np.concatenate([lattice, floats, np.float32([1.0, -1.0, 0.0])])
+    if exponent != int(exponent):
+        cosines = np.abs(cosines)
+    expected = np.array([float(s) ** exponent for s in cosines])
+    for remember in (True, False):
+        assert np.array_equal(_powers(cosines.reshape(-1, 1), exponent, remember).ravel(), expected)
+        assert np.array_equal(_raised(cosines, exponent, np.empty_like(cosines), remember),
+                              expected.astype(np.float32))
+
+
 def test_builder_with_few_neighbours_in_the_dictionary():
     """Most neighbours outside the dictionary (as with a large embedding vocabulary), idf ties, a word whose
     neighbours are all outside: the fast builder equals the reference at every C of the cache."""
