@@ -3,9 +3,12 @@
 Part A: gensim's SparseTermSimilarityMatrix at one grid point (C=100, symmetric, dominant, tf-idf, threshold 0,
 exponent 2, rule "gensim") vs ours (cache once, then the matrix), on --compare-words words.
 Part B: the neighbour cache for --words words at --dims dimensions (depth = --depth), 1-bit quantized by default as the
-paper's 1000-d vectors (bit operations; BLAS on a slice of rows for the ratio), then the per-grid-point time (wall and
-the process's CPU seconds) for C in {100, 200, 400, 800} and every (symmetric, dominant) combination, both rules,
-exponents 2 and 3, all from one builder (the per-dictionary work and the neighbours shared by every grid point).
+paper's 1000-d vectors (bit operations; BLAS on a slice of rows for the ratio), then the paper's grid of S' in its order
+(Sym, Dom, C in {100, 200, 400, 800}, t in {-1, -0.5, 0, 0.5}, o in {1, 2, 3, 4}; one idf order) from one builder, as
+chapter 4 builds it: the neighbours and the per-dictionary work shared by every point, thresholds that filter nothing
+sharing one matrix, exponents without Dom derived from one matrix of cosines (wall and the process's CPU seconds per
+point); then, in the same run, the points of the largest C each built alone (the route before this sharing): the
+ratio.
 
 Embeddings are random Gaussian vectors (cosine neighbours of random vectors are a worst case for nothing in
 particular: the cost depends only on sizes). The dictionary and idfs come from a synthetic Zipf-distributed corpus
@@ -16,6 +19,7 @@ over the same words, so that idf ties look like real ones.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import time
 
@@ -87,7 +91,7 @@ def part_b(args):
     neighbours = nearest_neighbours(kv, words, depth=args.depth, progress=not args.quiet)
     t_cache = time.perf_counter() - start
     print(f"neighbour cache:                            {t_cache:8.2f} s   (target <= 120 s)")
-    if args.bitlevel == 1:  # the same cache with BLAS, on a slice of the rows
+    if args.bitlevel == 1 and not args.skip_blas:  # the same cache with BLAS, on a slice of the rows
         rows = min(args.blas_rows, len(words))
         start = time.perf_counter()
         nearest_neighbours(kv, words[:rows], depth=args.depth, progress=False, bits=False)
@@ -99,25 +103,43 @@ def part_b(args):
     builder = TermSimilarityBuilder(neighbours, dictionary, tfidf)
     print(f"per-dictionary preparation (once):          {time.perf_counter() - start:8.2f} s")
     builder.build(10, 0.0, 2.0)  # numba warm-up
-    start = time.perf_counter()
-    builder.powers(3.0)
-    print(f"similarity**3 over the cache (once per exponent): {time.perf_counter() - start:8.2f} s")
-    print(f"{'C':>4} {'sym':>5} {'dom':>5} {'rule':>6} {'exp':>4} {'seconds':>8} {'cpu s':>7} {'nnz':>10}")
-    worst = total = 0.0
-    for C in (100, 200, 400, 800):
-        for symmetric in (True, False):
-            for dominant in (True, False):
-                for rule in ("paper", "gensim"):
-                    for exponent in (2.0, 3.0):
-                        start, cpu = time.perf_counter(), time.process_time()
-                        S = builder.build(C, 0.0, exponent, symmetric=symmetric, dominant=dominant, fill_rule=rule)
-                        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-                        worst = max(worst, seconds)
-                        total += seconds
-                        print(f"{C:>4} {symmetric!s:>5} {dominant!s:>5} {rule:>6} {exponent:>4.0f} {seconds:8.3f} "
-                              f"{cpu:7.3f} {S.nnz:>10}")
-                        del S
-    print(f"all {2 * 2 * 2 * 2 * 4} grid points: {total:.1f} s; slowest grid point: {worst:.3f} s (target <= 1 s)")
+    builder.build(10, 0.0, 3.0, symmetric=False)
+    grid = list(itertools.product((True, False), (True, False), args.C, args.thresholds, args.exponents))
+    print(f"the paper's grid in its order (Sym, Dom, C, t, o), rule {args.rule}, one builder (one idf order): "
+          f"{len(grid)} points; per (Sym, Dom, C): the sum and the slowest of its {len(grid) // (4 * len(args.C))} "
+          f"points")
+    print(f"{'sym':>5} {'dom':>5} {'C':>4} {'seconds':>8} {'cpu s':>7} {'slowest':>8} {'its cpu s':>9}")
+    times = {}
+    for group in itertools.groupby(grid, key=lambda point: point[:3]):
+        (symmetric, dominant, C), points = group
+        total = cpu_total = slowest = slowest_cpu = 0.0
+        for _, _, _, threshold, exponent in points:
+            start, cpu = time.perf_counter(), time.process_time()
+            S = builder.build(C, threshold, exponent, symmetric=symmetric, dominant=dominant, fill_rule=args.rule)
+            seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+            del S
+            times[symmetric, dominant, C, threshold, exponent] = seconds
+            total, cpu_total = total + seconds, cpu_total + cpu
+            if seconds > slowest:
+                slowest, slowest_cpu = seconds, cpu
+        print(f"{symmetric!s:>5} {dominant!s:>5} {C:>4} {total:8.2f} {cpu_total:7.2f} {slowest:8.3f} {slowest_cpu:9.3f}")
+    worst = max(times, key=times.get)
+    print(f"all {len(grid)} grid points: {sum(times.values()):.1f} s; slowest grid point: {times[worst]:.3f} s at "
+          f"{worst} (target <= 1 s)")
+    # the same run's reference: the points of the largest C built alone (the fill, transpose and assembly of every
+    # point, as before grid points shared matrices)
+    C = max(args.C)
+    alone = {}
+    for point in (p for p in grid if p[2] == C):
+        symmetric, dominant, _, threshold, exponent = point
+        start = time.perf_counter()
+        S = builder._fill(C, threshold, exponent, symmetric, dominant, args.rule, True)
+        alone[point] = time.perf_counter() - start
+        del S
+    shared = {point: times[point] for point in alone}
+    print(f"C = {C}: each point alone {sum(alone.values()):.1f} s (slowest {max(alone.values()):.3f} s), shared "
+          f"{sum(shared.values()):.1f} s (slowest {max(shared.values()):.3f} s): RATIO alone / shared "
+          f"{sum(alone.values()) / sum(shared.values()):.1f}x")
 
 
 def main():
@@ -132,6 +154,11 @@ def main():
     parser.add_argument("--skip-a", action="store_true", help="skip the gensim comparison")
     parser.add_argument("--skip-b", action="store_true", help="skip the scale run")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--C", type=int, nargs="+", default=[100, 200, 400, 800], help="B: the grid's C")
+    parser.add_argument("--thresholds", type=float, nargs="+", default=[-1.0, -0.5, 0.0, 0.5], help="B: the grid's t")
+    parser.add_argument("--exponents", type=float, nargs="+", default=[1.0, 2.0, 3.0, 4.0], help="B: the grid's o")
+    parser.add_argument("--rule", choices=("paper", "gensim"), default="paper", help="B: the fill rule")
+    parser.add_argument("--skip-blas", action="store_true", help="B: skip the BLAS neighbour search on a slice")
     args = parser.parse_args()
     print(f"cpus: {os.cpu_count()}")
     if not args.skip_a:

@@ -15,7 +15,7 @@ For each data set and method:
    the timings and the documents with xᵀS'x ≤ 0) is stored in the artifact cache, one artifact per data set and
    method.
 
-Grid points run through :func:`regemb_utils.classification.selection.evaluate_grid` (joblib: every local core, or a dask cluster
+Grid points run through :func:`regemb_utils.classification.selection.evaluate_grid_in_batches` (joblib: every local core, or a dask cluster
 under ``joblib.parallel_backend("dask")``); each grid point of the sparse SCM builds S' **once** and evaluates it on
 every data set, because the matrices depend on the embedding and the common dictionary only (as in the paper's code).
 The worker processes load the neighbour cache and the dictionary from the artifact cache themselves
@@ -51,7 +51,7 @@ from ..termsim.sources import restricted
 from ..text.documents import Documents, query_rows, stratified_order
 from .knn import knn_votes, top_k
 from .methods import METHODS, Settings, represent_pair
-from .selection import evaluate_grid, select_grid
+from .selection import evaluate_grid_in_batches, select_grid
 from .wmd_store import WmdStore, query_fingerprints, search_version
 
 __all__ = ["Run", "nearest", "wmd_neighbours", "MethodResult", "WMD_BATCH"]
@@ -525,8 +525,9 @@ def _compute(method: str, documents: dict[str, Documents], settings: Settings, e
     if len(points) == 1:  # no grid: one run per data set (WMD parallel over query batches)
         outcomes = [_validation_point(task(settings.n_jobs, settings.progress), points[0])]
     else:
-        outcomes = evaluate_grid(partial(_validation_point, task(1, False)), points, n_jobs=settings.n_jobs,
-                                 progress=settings.progress, description=f"{method} grid")
+        outcomes = evaluate_grid_in_batches(partial(_validation_point, task(1, False)), points,
+                                            n_jobs=settings.n_jobs, progress=settings.progress,
+                                            description=f"{method} grid")
     results = {}
     for name in documents:
         best = select_grid(points, [outcome[name][0] for outcome in outcomes])

@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import joblib
+
+from ..infra.keys import same_result_as
 from ..infra.progress import progress_bar
 
-__all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "select_best", "select_grid"]
+__all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "evaluate_grid_in_batches", "select_best", "select_grid"]
 
 
 def parameter_grid(specification: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -129,6 +131,34 @@ def evaluate_grid(
     """
     points = [dict(point) for point in points]
     parallel = joblib.Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator")
+    outcomes = parallel(joblib.delayed(evaluate)(point) for point in points)
+    return list(progress_bar(outcomes, total=len(points), disable=not progress, desc=description, unit="point"))
+
+
+@same_result_as(evaluate_grid)
+def evaluate_grid_in_batches(
+    evaluate: Callable[[dict[str, Any]], Any],
+    points: Sequence[Mapping[str, Any]],
+    *,
+    n_jobs: int | None = None,
+    verbose: int = 0,
+    progress: bool = False,
+    description: str = "grid points",
+) -> list[Any]:
+    """:func:`evaluate_grid`, with neighbouring grid points sent to a worker together: batches of consecutive points,
+    about four per worker, so that a worker's points share what it keeps between them (S′ of one Sym, Dom, Idf and
+    C at several thresholds and exponents: :class:`regemb_utils.termsim.matrix.TermSimilarityBuilder`); one joblib
+    task per point would scatter each group of neighbours over the workers. Same arguments and results.
+
+    Examples
+    --------
+    >>> evaluate_grid_in_batches(len, [{"a": 1}, {"a": 1, "b": 2}, {}], n_jobs=1)
+    [1, 2, 0]
+    """
+    points = [dict(point) for point in points]
+    workers = joblib.effective_n_jobs(n_jobs)
+    batch = max(1, len(points) // (4 * workers))
+    parallel = joblib.Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator", batch_size=batch)
     outcomes = parallel(joblib.delayed(evaluate)(point) for point in points)
     return list(progress_bar(outcomes, total=len(points), disable=not progress, desc=description, unit="point"))
 

@@ -504,64 +504,56 @@ def _inverse_norms(forms: np.ndarray) -> np.ndarray:
 # --- the gather path (dense rows of X̂ S', multiplied with the sparse Ŷ) -------------------------------------------
 
 _LANES = 64  # rows of X per block of the gather path: a compile-time constant, so that LLVM keeps the accumulator
-# of :func:`_gather_block` in vector registers (a runtime width or a column offset makes it 2-3x slower)
+# of :func:`_gather_chunk` in vector registers (a runtime width or a column offset makes it 2-3x slower)
+_CHUNK_BYTES = 512 << 10  # the columns of Zᵀ formed and read at a time: half a core's L2 cache
 
 
 @numba.njit(cache=True)
-def _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, Z, forms):  # pragma: no cover
-    """Z[c] = x_{start+c}ᵀ S' as a dense row and forms[c] = x_{start+c}ᵀ S' x_{start+c} read from that row.
+def _scatter_chunk(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, v0, v1, cursor, ZT,
+                   zx):  # pragma: no cover - numba
+    """ZT[v - v0, c] = (x_{start+c}ᵀ S')[v] for the terms v0 ≤ v < v1 (ZT zeroed before), and zx[p] = the same
+    row's value at the term of x's non-zero p where that term is one of them.
 
-    Term ids of X and both ids of S' are the block's renumbered ids (every term of X has a column of Z)."""
+    The rows of S' are sorted by term and ``cursor[p]`` is where row ``x_indices[p]`` of S' continues (the chunks come
+    in increasing order of terms): every entry of Z = X_block S' receives its products in the order of x's non-zeros,
+    as a dense row per document would."""
+    base = x_indptr[start]
     for c in range(stop - start):
         i = start + c
-        row = Z[c]
-        row[:] = 0.0
         for p in range(x_indptr[i], x_indptr[i + 1]):
             a = x_data[p]
             w = x_indices[p]
-            for q in range(s_indptr[w], s_indptr[w + 1]):
-                row[s_indices[q]] += a * s_data[q]
-        total = 0.0
+            q = cursor[p - base]
+            end = s_indptr[w + 1]
+            while q < end and s_indices[q] < v1:
+                ZT[s_indices[q] - v0, c] += a * s_data[q]
+                q += 1
+            cursor[p - base] = q
         for p in range(x_indptr[i], x_indptr[i + 1]):
-            total += x_data[p] * row[x_indices[p]]
-        forms[c] = total
-
-
-@numba.njit(cache=True)
-def _transpose_columns(Z, first, last, ZT):  # pragma: no cover - numba
-    """ZT[v - first, c] = Z[c, v] for first ≤ v < last, in tiles of 64 columns (contiguous writes)."""
-    n_rows = Z.shape[0]
-    for t in range((last - first + 63) // 64):
-        v0 = first + t * 64
-        v1 = min(v0 + 64, last)
-        for v in range(v0, v1):
-            for c in range(n_rows):
-                ZT[v - first, c] = Z[c, v]
+            v = x_indices[p]
+            if v0 <= v < v1:
+                zx[p - base] = ZT[v - v0, c]
 
 
 @numba.njit(fastmath=True, cache=True)
-def _gather_block(y_indptr, y_indices, y_data, ZT, init, start, scale, out):  # pragma: no cover - numba
-    """out[start + c, j] = (init[j, c] + Σ_p y_data[p] · ZT[y_indices[p], c]) · scale[c] over the non-zeros p of row j
-    of Y, for the ``len(scale)`` rows of the block (``init`` may be empty: 0).
+def _gather_chunk(rows_j, row_ptr, first, last, e_indices, e_data, ZT, init):  # pragma: no cover - numba
+    """init[j, c] += Σ_p e_data[p] · ZT[e_indices[p], c] over the non-zeros p of Ŷ's row j in one chunk of terms, for
+    the rows ``rows_j[first:last]`` of the chunk's CSR (``row_ptr``) that have any.
 
-    ``ZT`` has exactly ``_LANES`` columns (the sparse × dense product Y · ZT, row by row, with the accumulator in
-    registers: every non-zero of Y costs ``_LANES`` vectorised FMAs on a contiguous row of ZT); the scaled block is
-    written to ``out`` from the same parallel loop."""
-    n_y = len(y_indptr) - 1
-    n_rows = len(scale)
-    have_init = init.shape[0] > 0
-    for j in range(n_y):
-        acc = np.zeros(_LANES, dtype=ZT.dtype)
-        if have_init:
-            for c in range(_LANES):
-                acc[c] = init[j, c]
-        for p in range(y_indptr[j], y_indptr[j + 1]):
-            a = y_data[p]
-            v = y_indices[p]
+    ZT has exactly ``_LANES`` columns: every non-zero of Ŷ costs ``_LANES`` vectorised FMAs on a contiguous row of ZT
+    (a chunk small enough to stay in the core's cache); each sum runs in the order of Ŷ's non-zeros."""
+    for r in range(first, last):
+        j = rows_j[r]
+        acc = numba.carray(_stack_empty(_LANES, ZT.dtype), _LANES)
+        for c in range(_LANES):
+            acc[c] = init[j, c]
+        for p in range(row_ptr[r], row_ptr[r + 1]):
+            a = e_data[p]
+            v = e_indices[p]
             for c in range(_LANES):
                 acc[c] += a * ZT[v, c]
-        for c in range(n_rows):
-            out[start + c, j] = acc[c] * scale[c]
+        for c in range(_LANES):
+            init[j, c] = acc[c]
 
 
 @intrinsic
@@ -622,36 +614,56 @@ def _dense_block(y_heavy, ZT_heavy, init):  # pragma: no cover - numba
 
 
 @numba.njit(parallel=True, cache=True)
-def _gather_blocks(x_indptr, x_indices, x_data, s_indptr, s_indices, s_data, y_indptr, y_indices, y_data, y_heavy,
-                   starts, Zs, ZTs_heavy, ZTs_light, inits, x_forms, out):  # pragma: no cover - numba
+def _gather_blocks(x_indptr, x_indices, x_data, s_indptr, s_indices, s_data, bounds, y_heavy, chunk_rows, rows_j,
+                   row_ptr, e_indices, e_data, starts, ZTs, inits, cursors, zxs, x_forms, out):  # pragma: no cover
     """The gather path's blocks of 64 rows of X, one block per task of a thread, each thread with its own buffers
-    (``Zs[t]``, ``ZTs_heavy[t]``, ``ZTs_light[t]``, ``inits[t]``): a single parallel region for all of them, so that
-    no thread waits for the others between the steps of a block (on a busy machine a barrier waits for a
-    descheduled thread)."""
+    (``ZTs[t]``, ``inits[t]``, ``cursors[t]``, ``zxs[t]``, a few MiB: they stay in the core's caches) in a single
+    parallel region (no barrier). A block runs over the chunks of terms ``bounds``: the heavy terms (the dense
+    product), Ŷ's light terms in chunks of ``ZTs.shape[1]`` (the gather), the terms only X uses (its forms); each
+    chunk's columns of Zᵀ = (X_block S')ᵀ are formed in place, never the whole of Z."""
     n_x = len(x_indptr) - 1
+    n_y = out.shape[1]
     n_heavy = y_heavy.shape[1]
+    n_light_chunks = len(chunk_rows) - 1
+    first_light = 1 if n_heavy else 0
     for b in prange(len(starts)):
         t = numba.get_thread_id()
-        Z = Zs[t]
-        ZT_heavy = ZTs_heavy[t]
-        ZT_light = ZTs_light[t]
+        ZT = ZTs[t]
         init = inits[t]
+        cursor = cursors[t]
+        zx = zxs[t]
         start = starts[b]
         stop = min(start + _LANES, n_x)
-        forms = np.zeros(_LANES)
-        _form_block(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, Z, forms)
-        for c in range(stop - start, _LANES):
-            Z[c, :] = 0.0
-        scale = np.zeros(stop - start, dtype=ZT_light.dtype)
+        base = x_indptr[start]
+        for p in range(base, x_indptr[stop]):
+            cursor[p - base] = s_indptr[x_indices[p]]
+        if not n_heavy:
+            init[:, :] = 0.0
+        for k in range(len(bounds) - 1):
+            v0 = bounds[k]
+            v1 = bounds[k + 1]
+            for v in range(v1 - v0):
+                for c in range(_LANES):
+                    ZT[v, c] = 0.0
+            _scatter_chunk(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, v0, v1, cursor,
+                           ZT, zx)
+            if k < first_light:
+                _dense_block(y_heavy, ZT, init)
+            elif k - first_light < n_light_chunks:
+                light = k - first_light
+                _gather_chunk(rows_j, row_ptr, chunk_rows[light], chunk_rows[light + 1], e_indices, e_data, ZT, init)
+        scale = np.zeros(_LANES, dtype=ZT.dtype)
         for c in range(stop - start):
-            x_forms[start + c] = forms[c]
-            if forms[c] > 0:
-                scale[c] = 1.0 / math.sqrt(forms[c])
-        if n_heavy:
-            _transpose_columns(Z, 0, n_heavy, ZT_heavy)
-            _dense_block(y_heavy, ZT_heavy, init)
-        _transpose_columns(Z, n_heavy, n_heavy + len(ZT_light), ZT_light)
-        _gather_block(y_indptr, y_indices, y_data, ZT_light, init, start, scale, out)
+            i = start + c
+            total = 0.0
+            for p in range(x_indptr[i], x_indptr[i + 1]):
+                total += x_data[p] * zx[p - base]
+            x_forms[i] = total
+            if total > 0:
+                scale[c] = 1.0 / math.sqrt(total)
+        for j in range(n_y):
+            for c in range(stop - start):
+                out[start + c, j] = init[j, c] * scale[c]
 
 
 # relative throughputs of the kernels (operations per second, one core; measured on the 20NEWS-sized benchmark,
@@ -679,13 +691,15 @@ def sparse_scm(
 
     The value is x̂ᵀS'ŷ with x̂ = x/√(xᵀS'x), computed for all pairs at once in blocks of 64 rows of X:
 
-    * **gather path** (the default for realistic S'): Z = X_block S' is formed as dense rows (one numba scatter per
-      row; xᵀS'x is read off the same row, so the norms come from the same product), then Z Ŷᵀ is a dense
-      product (a GEMM written in numba, accumulators in registers) over the terms that are frequent in Y (document
-      frequency > ``dense_cost_ratio`` × n_Y) plus a sparse × dense product over the other terms (every non-zero of
-      Ŷ costs 64 vectorised FMAs on a contiguous row of Zᵀ). Each thread takes whole blocks with its own buffers,
-      in one parallel region (no BLAS threads, no barrier between a block's steps); the values do not depend on
-      the number of threads;
+    * **gather path** (the default for realistic S'): Zᵀ = (X_block S')ᵀ is formed one chunk of terms at a time
+      (a numba scatter; xᵀS'x is read off the same values, so the norms come from the same product), and each
+      chunk is used at once: Z Ŷᵀ is a dense product (a GEMM written in numba, accumulators in registers) over
+      the terms that are frequent in Y (document frequency > ``dense_cost_ratio`` × n_Y) plus a sparse × dense
+      product over the other terms (every non-zero of Ŷ costs 64 vectorised FMAs on a contiguous row of the
+      chunk). A chunk (512 KiB) and the block's accumulators stay in the core's caches, so threads do not compete
+      for the shared cache and memory. Each thread takes whole blocks with its own buffers, in one parallel region
+      (no BLAS threads, no barrier between a block's steps); the values do not depend on the number of threads,
+      nor on the chunks (every sum runs in the same order);
     * **scatter path**, for blocks whose rows of X S' are so sparse that scattering each touched term into the
       documents of Y that contain it is cheaper (estimated from the sparsity patterns; e.g. a nearly diagonal S').
 
@@ -702,8 +716,8 @@ def sparse_scm(
         of the result and of the dense blocks: float64 (default) computes everything in float64; float32 runs the
         products in float32 (about twice as fast; the quadratic forms are summed in float64 either way).
     n_threads
-        numba threads for this call (default: numba's current setting). The gather path keeps two dense
-        64 × n_terms buffers per thread.
+        numba threads for this call (default: numba's current setting). The gather path keeps a chunk of Zᵀ and
+        an n_Y × 64 block of results per thread.
     return_info
         also return a :class:`ScmInfo` naming the documents with xᵀS'x ≤ 0 (similarity 0 to all).
     dense_cost_ratio
@@ -923,15 +937,33 @@ def _gather_path(X, Y, S, starts, heavy, df_y, y_forms_out, work, out, x_forms, 
     y_scale = _inverse_norms(y_forms_out).astype(work)
     Yn = sparse.csr_matrix((ys[2] * np.repeat(y_scale, np.diff(Y.indptr)), ys[1], ys[0]), shape=(n_y, n_cols))  # Ŷ
     y_heavy = np.ascontiguousarray(Yn[:, :n_heavy].toarray())  # [n_y, n_heavy]
-    y_light = sparse.csr_matrix(Yn[:, n_heavy:n_heavy + n_light])
-    y_light.sort_indices()
-    yl = (y_light.indptr.astype(np.int64), y_light.indices.astype(np.int32), y_light.data)
+    # chunks of terms whose columns of Zᵀ fit a core's cache: the heavy terms, the light ones, those only X uses
+    chunk = _CHUNK_BYTES // (_LANES * np.dtype(work).itemsize)
+    bounds = np.unique(np.concatenate([[0, n_heavy], np.arange(n_heavy, n_heavy + n_light, chunk),
+                                       [n_heavy + n_light], np.arange(n_heavy + n_light, n_cols, chunk), [n_cols]]))
+    light_bounds = bounds[(bounds >= n_heavy) & (bounds <= n_heavy + n_light)]
+    rows_j, row_ptr, e_indices, e_data, chunk_rows = [], [np.zeros(1, dtype=np.int64)], [], [], [0]
+    for v0, v1 in zip(light_bounds[:-1], light_bounds[1:]):  # Ŷ's light non-zeros chunk by chunk (a CSR each)
+        part = sparse.csr_matrix(Yn[:, v0:v1])
+        part.sort_indices()
+        nonempty = np.flatnonzero(np.diff(part.indptr))
+        rows_j.append(nonempty)
+        row_ptr.append(row_ptr[-1][-1] + np.cumsum(np.diff(part.indptr)[nonempty]))
+        e_indices.append(part.indices.astype(np.int32))
+        e_data.append(part.data)
+        chunk_rows.append(chunk_rows[-1] + len(nonempty))
+    sorted_s = sparse.csr_matrix((ss[2], ss[1], ss[0]), shape=(n_cols, n_cols))  # rows by term: chunk after chunk
+    sorted_s.sort_indices()
     threads = min(threads, len(starts))
-    Zs = np.zeros((threads, _LANES, n_cols), dtype=work)  # per thread: X_block S' (rows), its transpose, the GEMM
-    ZTs_heavy = np.empty((threads, n_heavy, _LANES), dtype=work)
-    ZTs_light = np.empty((threads, n_light, _LANES), dtype=work)
-    inits = np.zeros((threads, n_y if n_heavy else 0, _LANES), dtype=work)
-    _gather_blocks(*xs, *ss, *yl, y_heavy, starts.astype(np.int64), Zs, ZTs_heavy, ZTs_light, inits, x_forms, out)
+    widest = int(np.max(np.add.reduceat(np.diff(X.indptr), starts))) if len(starts) else 0  # non-zeros of a block
+    _gather_blocks(*xs, sorted_s.indptr.astype(np.int64), sorted_s.indices, sorted_s.data, bounds.astype(np.int64),
+                   y_heavy, np.asarray(chunk_rows, dtype=np.int64),
+                   np.concatenate(rows_j or [np.empty(0, np.int64)]).astype(np.int64), np.concatenate(row_ptr),
+                   np.concatenate(e_indices or [np.empty(0, np.int32)]),
+                   np.concatenate(e_data or [np.empty(0, work)]).astype(work), starts.astype(np.int64),
+                   np.empty((threads, max(chunk, n_heavy), _LANES), dtype=work),
+                   np.empty((threads, n_y, _LANES), dtype=work), np.empty((threads, widest), dtype=np.int64),
+                   np.empty((threads, widest), dtype=work), x_forms, out)
 
 
 def _scatter_path(X, Y, S, s_arrays, starts, y_scale, out, x_forms, threads):

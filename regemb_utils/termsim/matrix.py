@@ -39,6 +39,7 @@ Common semantics (both rules, read from the gensim sources):
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -653,24 +654,72 @@ def _assemble_csc(comp_of_dict, dict_of_comp, chosen, cand, cand_sim, id_order, 
             data[out] = 1.0
 
 
+_SLOTS = 4096  # powers remembered by cosine, per thread (more than the d + 1 cosines of 1-bit d-dimensional vectors)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _remembered_value(s, exponent, integral, odd, keys, values, remember):
+    """float64(s) ** exponent (:func:`_value`) for a float32 cosine s, with ``remember`` from a small table indexed by
+    the cosine when the same cosine came before (1-bit embeddings have few distinct cosines; the same cosine has the
+    same power)."""
+    if not remember or not (s >= -1.0 and s <= 1.0):
+        return _value(np.float64(s), 0.0, False, exponent, integral, odd)
+    slot = int((np.float64(s) + 1.0) * (_SLOTS // 2 - 1))
+    if keys[slot] == s:
+        return values[slot]
+    v = _value(np.float64(s), 0.0, False, exponent, integral, odd)
+    keys[slot] = s
+    values[slot] = v
+    return v
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _powers(sims, exponent):
-    """float64(s) ** exponent as CPython computes it (pow(|s|, y), negated for odd integer y when s < 0)."""
+def _powers(sims, exponent, remember=False):
+    """float64(s) ** exponent as CPython computes it (:func:`_value`) for every cosine of ``sims`` (2-D);
+    ``remember``: through a table per thread (for few distinct cosines)."""
     out = np.empty(sims.shape, dtype=np.float64)
     integral = exponent == math.floor(exponent)
     odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
-    for r in numba.prange(sims.shape[0]):
-        for j in range(sims.shape[1]):
-            s = np.float64(sims[r, j])
-            if exponent == 1.0:
-                out[r, j] = s
-            elif exponent == 2.0:
-                out[r, j] = s * s
-            elif s < 0.0:
-                v = math.pow(-s, exponent) if integral else np.nan
-                out[r, j] = -v if odd else v
-            else:
-                out[r, j] = math.pow(s, exponent)
+    m = sims.shape[0]
+    parts = min(m, 256)
+    for t in numba.prange(parts):
+        keys = np.full(_SLOTS, np.nan, dtype=np.float32)
+        values = np.empty(_SLOTS, dtype=np.float64)
+        for r in range(m * t // parts, m * (t + 1) // parts):
+            for j in range(sims.shape[1]):
+                out[r, j] = _remembered_value(sims[r, j], exponent, integral, odd, keys, values, remember)
+    return out
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _smallest_similarity(cand_pos, cand_sim, n_cand, limit):
+    """The smallest cosine among the candidates that a fill with ``nonzero_limit=limit`` can visit (rank below
+    ``limit``; +inf for none): a threshold below it filters nothing."""
+    m = cand_sim.shape[0]
+    smallest = np.full(m, np.inf)
+    for c in numba.prange(m):
+        low = np.inf
+        for j in range(n_cand[c]):
+            if cand_pos[c, j] < limit and cand_sim[c, j] < low:
+                low = cand_sim[c, j]
+        smallest[c] = low
+    return smallest.min() if m else np.inf
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _raised(similarities, exponent, out, remember=False):
+    """out = float32(similarity ** exponent) entry by entry (the value of every entry of S', its unit diagonal
+    included: 1 ** exponent is 1), computed as the fills and the assembly compute it (``remember``: as
+    :func:`_powers`)."""
+    integral = exponent == math.floor(exponent)
+    odd = integral and exponent * 0.5 != math.floor(exponent * 0.5)
+    n = len(similarities)
+    parts = min(n, 256)
+    for t in numba.prange(parts):
+        keys = np.full(_SLOTS, np.nan, dtype=np.float32)
+        values = np.empty(_SLOTS, dtype=np.float64)
+        for i in range(n * t // parts, n * (t + 1) // parts):
+            out[i] = np.float32(_remembered_value(similarities[i], exponent, integral, odd, keys, values, remember))
     return out
 
 
@@ -680,6 +729,16 @@ def _sort_positions(keys, out):
     for r in range(keys.shape[0]):
         out[r] = np.argsort(keys[r], kind="mergesort")
     return out
+
+
+_KEPT_BYTES = 768 << 20  # the last matrices a builder keeps for the next grid points (bytes of their arrays)
+
+
+def _copy(matrix: sparse.csc_matrix) -> sparse.csc_matrix:
+    """A copy of a kept matrix (callers may change theirs), its indices sorted as the original's."""
+    copy = sparse.csc_matrix((matrix.data.copy(), matrix.indices.copy(), matrix.indptr.copy()), shape=matrix.shape)
+    copy.has_sorted_indices = True
+    return copy
 
 
 @same_result_as(reference_term_similarity_matrix)  # exact: every grid point's S' equals the reference's (tests)
@@ -781,13 +840,17 @@ class TermSimilarityBuilder:
         del nbr_idx, sorted_pos, id_pos
         self._powers_exponent = None
         self._powers = None
+        self._smallest: dict[int, float] = {}  # C -> the smallest cosine a fill with that C can visit
+        # few distinct cosines (1-bit embeddings: at most d + 1): their powers are remembered rather than recomputed
+        self._few_cosines = bool(np.unique(self.cand_sim[:64]).size <= _SLOTS // 4)
+        self._built: OrderedDict = OrderedDict()  # the last matrices built, by what determines them
 
     def powers(self, exponent: float) -> np.ndarray:
         """similarity ** exponent over the cache in column order (float64), memoised for the last exponent (Python's
         float pow)."""
         if exponent != self._powers_exponent:
             self._powers = None  # free the old one first
-            self._powers = _powers(self.cand_sim, float(exponent))
+            self._powers = _powers(self.cand_sim, float(exponent), self._few_cosines)
             self._powers_exponent = exponent
         return self._powers
 
@@ -795,8 +858,51 @@ class TermSimilarityBuilder:
               symmetric: bool = True, dominant: bool = False, fill_rule: str = "paper",
               memoise_powers: bool = True) -> sparse.csc_matrix:
         """One matrix; see :func:`term_similarity_matrix`. ``memoise_powers`` keeps similarity**exponent for the
-        whole cache between calls (m × k float64) when the exponent is neither 1 nor 2."""
+        whole cache between calls (m × k float64) when the exponent is neither 1 nor 2 and the fill needs it
+        (Dom).
+
+        Grid points share what they can: a threshold below every cosine that the fill can visit (the candidates of
+        rank below C) filters nothing, so all such thresholds give one matrix; without Dom the exponent changes no
+        choice, only the values, so S' at any exponent is the matrix of cosines (exponent 1) with every entry
+        raised (:func:`_raised`); the last matrices built are kept (:data:`_KEPT_BYTES`) and copied."""
         nonzero_limit, threshold, exponent = _validate(nonzero_limit, threshold, exponent, fill_rule, self.neighbours.depth)
+        if nonzero_limit not in self._smallest:
+            self._smallest[nonzero_limit] = float(_smallest_similarity(self.cand_pos, self.cand_sim, self.n_cand,
+                                                                       nonzero_limit))
+        filters = not self._smallest[nonzero_limit] > threshold
+        choice = (bool(symmetric), bool(dominant), fill_rule, nonzero_limit, threshold if filters else None)
+        if dominant:
+            return _copy(self._kept(choice + (exponent,), lambda: self._fill(
+                nonzero_limit, threshold, exponent, symmetric, dominant, fill_rule, memoise_powers)))
+        cosines = self._kept(choice + (1.0,), lambda: self._fill(nonzero_limit, threshold, 1.0, symmetric, False,
+                                                                 fill_rule, False))
+        if exponent == 1.0:
+            return _copy(cosines)
+
+        def raised():  # kept matrices are never handed out (only copies), so they may share the cosines' indices
+            matrix = sparse.csc_matrix((_raised(cosines.data, exponent, np.empty_like(cosines.data), self._few_cosines),
+                                        cosines.indices, cosines.indptr), shape=cosines.shape)
+            matrix.has_sorted_indices = True
+            return matrix
+        return _copy(self._kept(choice + (exponent,), raised, keep=choice + (1.0,)))
+
+    def _kept(self, key, build, keep=None) -> sparse.csc_matrix:
+        """The matrix of ``key`` from the last ones built, or ``build()`` kept (the oldest but ``keep`` dropped
+        beyond :data:`_KEPT_BYTES`)."""
+        matrix = self._built.get(key)
+        if matrix is None:
+            matrix = build()
+            self._built[key] = matrix
+            for old in [k for k in self._built if k not in (key, keep)]:
+                if sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in self._built.values()) \
+                        <= _KEPT_BYTES:
+                    break
+                del self._built[old]
+        self._built.move_to_end(key)
+        return matrix
+
+    def _fill(self, nonzero_limit, threshold, exponent, symmetric, dominant, fill_rule, memoise_powers):
+        """S' at one grid point by the fill, the transpose and the assembly."""
         if memoise_powers and exponent not in (1.0, 2.0):
             powers = self.powers(exponent)
         else:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import joblib
 import pytest
 
-from regemb_utils.classification.selection import evaluate_grid, parameter_grid, select_best, select_grid
+from regemb_utils.classification.selection import (evaluate_grid, evaluate_grid_in_batches, parameter_grid, select_best,
+                                                  select_grid)
 
 
 def test_selection_ties_go_to_the_earliest_point_then_the_smallest_k():
@@ -46,3 +47,24 @@ def test_grid_evaluated_locally_and_on_dask_selects_the_same():
     assert distributed == local
     with pytest.raises(ValueError, match="the grid is empty"):
         select_grid([], evaluate_grid(_validation_error, []))
+
+
+def _point_and_thread(point):
+    import threading
+    import time
+
+    time.sleep(0.02)  # both workers get points
+    return point["a"], point["b"], threading.get_ident()
+
+
+def test_grid_in_batches_gives_the_same_results_with_neighbours_on_one_worker():
+    """Batches of consecutive points (four per worker): the results of evaluate_grid, in grid order, and each batch
+    of neighbouring points evaluated by one worker (where S′ of neighbouring points is shared)."""
+    grid = parameter_grid({"a": list(range(8)), "b": [0.0, 0.5]})  # 16 points, 2 workers: batches of 2
+    assert evaluate_grid_in_batches(_validation_error, grid, n_jobs=2) == evaluate_grid(_validation_error, grid,
+                                                                                        n_jobs=2)
+    with joblib.parallel_backend("threading"):
+        outcomes = evaluate_grid_in_batches(_point_and_thread, grid, n_jobs=2)
+    assert [outcome[:2] for outcome in outcomes] == [(point["a"], point["b"]) for point in grid]
+    assert len({outcome[2] for outcome in outcomes}) == 2
+    assert all(outcomes[i][2] == outcomes[i + 1][2] for i in range(0, len(grid), 2))

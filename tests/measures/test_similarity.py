@@ -269,6 +269,26 @@ def test_sparse_scm_equals_the_reference_with_any_threads():
     assert np.allclose(sparse_scm(shuffled, collection, S, method="gather"), expected, atol=1e-12)
 
 
+def test_sparse_scm_chunks_of_terms_change_no_value(monkeypatch):
+    """The gather path forms and reads Zᵀ one chunk of terms at a time: with chunks of a few terms (many chunks of
+    heavy, light and X-only terms) every value is the same, bit for bit, as with one chunk, and the definition's."""
+    from regemb_utils.measures import similarity
+    from regemb_utils.measures.similarity import reference_sparse_scm
+
+    X, S = _frequent_term_problem(9)
+    queries, collection = X[:150], X[150:260]  # the later documents' terms include some that only X uses
+    expected = reference_sparse_scm(queries, collection, S)
+    for dtype in (np.float64, np.float32):
+        whole = sparse_scm(queries, collection, S, dtype=dtype, method="gather")
+        for chunk in (1, 7):  # terms per chunk
+            monkeypatch.setattr(similarity, "_CHUNK_BYTES", chunk * 64 * np.dtype(dtype).itemsize)
+            for n_threads in (1, 2):
+                assert np.array_equal(sparse_scm(queries, collection, S, dtype=dtype, method="gather",
+                                                 n_threads=n_threads), whole)
+            monkeypatch.undo()
+        assert np.allclose(whole, expected, atol=1e-12 if dtype == np.float64 else 2e-6)
+
+
 def test_sparse_scm_dense_part_equals_no_dense_part():
     """The heavy terms' dense product (numba, registers) and the gather over the same terms agree."""
     X, S = _frequent_term_problem(8)

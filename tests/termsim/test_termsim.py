@@ -316,6 +316,49 @@ def test_shared_builder_equals_reference_and_a_builder_per_point(setting, rule):
                 exponent=exponent, **kwargs))
 
 
+@pytest.mark.parametrize("kept_bytes", [1 << 30, 0])
+def test_grid_points_sharing_matrices_equal_points_built_alone(setting, kept_bytes, monkeypatch):
+    """The paper grid's order (Sym, Dom, C, t, o) on one builder, with thresholds below every neighbour's cosine
+    (they filter nothing and share one matrix) and exponents that share one choice of entries without Dom: every
+    point equals a fresh builder's matrix for that point alone, and changing a returned matrix changes no later
+    one; also when the builder keeps no matrix but the one it derives the others from."""
+    from regemb_utils.termsim import matrix
+
+    monkeypatch.setattr(matrix, "_KEPT_BYTES", kept_bytes)
+    s = setting
+    builder = TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"])
+    similarities = s["fast"].similarities
+    assert similarities.min() > 0.0 and similarities[:, :3].min() < 0.6  # -1 and 0 filter nothing here; 0.6 does
+    for symmetric, dominant, nonzero_limit, threshold, exponent in itertools.product(
+            [True, False], [True, False], [50, 3], [-1.0, 0.0, 0.6], [1, 2, 3]):
+        kwargs = dict(symmetric=symmetric, dominant=dominant, fill_rule="paper")
+        ours = builder.build(nonzero_limit, threshold, exponent, **kwargs)
+        alone = TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"]).build(
+            nonzero_limit, threshold, exponent, memoise_powers=False, **kwargs)
+        assert_same(ours, alone)
+        ours.data[:] = -7.0  # a caller's change stays in its copy
+        ours.indices[:] = 0
+
+
+@pytest.mark.parametrize("exponent", [1.0, 2.0, 3.0, 4.0, 2.5])
+def test_powers_remembered_by_cosine_equal_python_pow(exponent):
+    """The powers of the cosines, remembered per cosine (few distinct 1-bit cosines, many distinct float ones that
+    share a slot, the unit diagonal), equal CPython's ``float(s) ** exponent`` bit for bit."""
+    from regemb_utils.termsim.matrix import _powers, _raised
+
+    rng = np.random.default_rng(1)
+    lattice = ((1000 - 2 * rng.integers(0, 1001, 3000)) / 1000).astype(np.float32)  # 1-bit cosines, repeated
+    floats = rng.uniform(-1.0, 1.0, 3000).astype(np.float32)
+    cosines = np.concatenate([lattice, floats, np.float32([1.0, -1.0, 0.0])])
+    if exponent != int(exponent):
+        cosines = np.abs(cosines)
+    expected = np.array([float(s) ** exponent for s in cosines])
+    for remember in (True, False):
+        assert np.array_equal(_powers(cosines.reshape(-1, 1), exponent, remember).ravel(), expected)
+        assert np.array_equal(_raised(cosines, exponent, np.empty_like(cosines), remember),
+                              expected.astype(np.float32))
+
+
 def test_builder_with_few_neighbours_in_the_dictionary():
     """Most neighbours outside the dictionary (as with a large embedding vocabulary), idf ties, a word whose
     neighbours are all outside: the fast builder equals the reference at every C of the cache."""
