@@ -17,6 +17,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# One BLAS and one OpenMP thread per process, and OpenMP threads that sleep when idle instead of spinning: the suite runs
+# a process per core (pytest-xdist) besides the chapters' kernels, so more threads only spin on busy cores (gensim's
+# analogy benchmark took 22 s of CPU with OpenBLAS's threads and 1.4 s without, scikit-learn's t-SNE 13 s and 1.1 s).
+# Set before NumPy loads; the workers and every subprocess (chapters, book build) inherit them. Numba keeps its own
+# thread count, so its parallel code still runs on several threads.
+for _name, _value in (("OPENBLAS_NUM_THREADS", "1"), ("OMP_NUM_THREADS", "1"), ("OMP_WAIT_POLICY", "PASSIVE")):
+    os.environ.setdefault(_name, _value)
+
 
 def pytest_collection_modifyitems(config, items):
     """The slow end-to-end tests first (stable otherwise): with several workers, the longest work starts first."""
