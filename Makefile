@@ -41,9 +41,10 @@ rerun: setup
 	$(BIN)/python scripts/run_chapters.py --profile $(PROFILE) --output notebooks --from $(CHAPTER) $(ARGS)
 	$(BIN)/jupyter-book build --warningiserror --keep-going .
 
-# On every core (pytest-xdist); workers that are idle take queued tests from busy ones.
+# On every core (pytest-xdist); a worker takes the next test when it finishes one (one test queued ahead), so the long
+# end-to-end tests, which come first, start at once on different cores and the unit tests fill in around them.
 test: setup
-	$(BIN)/python -m pytest -n auto --dist worksteal
+	$(BIN)/python -m pytest -n auto --dist load --maxschedchunk 1
 
 setup: $(VENV)/.installed assets/plotly.min.js assets/mathjax/.node
 

@@ -1,8 +1,10 @@
 """Fixtures that several test modules share: every chapter run once with the smoke profile, for all the tests that
 read the executed chapters (the book's build and checks, the reruns).
 
-`make test` runs the suite on every core with pytest-xdist (``-n auto --dist worksteal``); the end-to-end tests
-(marked ``book``) come first, so that the chapter runs start at once and the unit tests fill the other core."""
+`make test` runs the suite on every core with pytest-xdist (``-n auto --dist load --maxschedchunk 1``: each worker
+takes the next test when it finishes one); the end-to-end tests (marked ``book``) come first, so that the two chapter
+runs from empty caches (this session's and test_rerun.py's second one) start at once on two workers, the other long
+tests follow on whichever worker is free, and the unit tests fill in."""
 from __future__ import annotations
 
 import fcntl
@@ -16,6 +18,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# One BLAS and one OpenMP thread per process, and OpenMP threads that sleep when idle instead of spinning: the suite runs
+# a process per core (pytest-xdist) besides the chapters' kernels, so more threads only spin on busy cores (gensim's
+# analogy benchmark took 22 s of CPU with OpenBLAS's threads and 1.4 s without, scikit-learn's t-SNE 13 s and 1.1 s).
+# Set before NumPy loads; the workers and every subprocess (chapters, book build) inherit them. Numba keeps its own
+# thread count, so its parallel code still runs on several threads.
+for _name, _value in (("OPENBLAS_NUM_THREADS", "1"), ("OMP_NUM_THREADS", "1"), ("OMP_WAIT_POLICY", "PASSIVE")):
+    os.environ.setdefault(_name, _value)
 
 
 def pytest_collection_modifyitems(config, items):
