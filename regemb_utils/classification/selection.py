@@ -148,7 +148,17 @@ def evaluate_grid_in_batches(
     """:func:`evaluate_grid`, with neighbouring grid points sent to a worker together: batches of consecutive points,
     about four per worker, so that a worker's points share what it keeps between them (S′ of one Sym, Dom, Idf and
     C at several thresholds and exponents: :class:`regemb_utils.termsim.matrix.TermSimilarityBuilder`); one joblib
-    task per point would scatter each group of neighbours over the workers. Same arguments and results.
+    task per point would scatter each group of neighbours over the workers.
+
+    Parameters
+    ----------
+    evaluate, points, n_jobs, verbose, progress, description
+        As :func:`evaluate_grid` takes them.
+
+    Returns
+    -------
+    list
+        ``evaluate(point)`` for every point, in order (as :func:`evaluate_grid`).
 
     Examples
     --------
