@@ -72,8 +72,8 @@ class Evidence:
         Chapter 3's ``idf_orthogonality``: per model
         :func:`regemb_utils.chapters.orthogonalization.idf_orthogonality`'s counts.
     trainer_check : mapping, optional
-        Chapter 2's ``trainer_check``: the side-by-side with the original Word2Bits tool (``epochs``, ``unavailable``,
-        ``table``).
+        Chapter 2's ``trainer_check``: the side-by-side with the original Word2Bits tool (``epochs``, ``articles``,
+        ``unavailable``, ``table``).
     speed : pandas.DataFrame, optional
         Chapter 4's ``speed_timings`` (:func:`regemb_utils.classification.speed.measure_speed`'s rows).
 
@@ -789,7 +789,9 @@ def model_gap(evidence: Evidence) -> str:
     check = evidence.trainer_check or {}
     if check.get("table"):
         account = gap_account(pd.DataFrame(check["table"]))
-        text += (f"; the original Word2Bits tool, trained on the same token stream with the same flags for "
+        stream = ("the same token stream" if check.get("articles") is None else
+                  f"the same token stream (the corpus's first {check['articles']:,} articles)")
+        text += (f"; the original Word2Bits tool, trained on {stream} with the same flags for "
                  f"{check['epochs']} epochs, shows a {account['gap Word2Bits']:.1f}-point gap (our trainer "
                  f"{account['gap ours']:.1f})")
     elif check.get("unavailable"):

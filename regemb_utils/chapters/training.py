@@ -40,7 +40,8 @@ class Trainings:
     """Every model that chapter 2 trains, started at once: the book's two models (seed :data:`BOOK_SEED`), the
     :data:`SEEDED_MODELS` with each of the other ``seeds``, and both models trained by the book's trainer and by the
     original Word2Bits tool for the check (:func:`regemb_utils.embeddings.original.trainer_comparison`, with
-    ``training["check_epochs"]`` epochs). Each is loaded from the cache when it is there.
+    ``training["check_epochs"]`` epochs on the first ``training["check_articles"]`` articles of the corpus, or all of
+    it when it is smaller or that is None). Each is loaded from the cache when it is there.
 
     They run on a pool of as many trainings at a time as the machine's cores allow (each uses ``training["workers"]``
     threads): the book's two models first, because the chapter reads them first, then the others longest first, so
@@ -50,7 +51,8 @@ class Trainings:
     Parameters
     ----------
     training : mapping
-        Chapter 2's parameters (:func:`regemb_utils.embeddings.trained.embedding_settings`, and ``check_epochs``).
+        Chapter 2's parameters (:func:`regemb_utils.embeddings.trained.embedding_settings`, ``check_epochs`` and
+        ``check_articles``).
     corpus_articles : int or None
         Chapter 1's corpus: its first articles (None: all).
     tokenizer : str
@@ -67,7 +69,7 @@ class Trainings:
     >>> import tempfile
     >>> from regemb_utils.infra.cache import ArtifactCache
     >>> training = dict(dimensions=8, quantized_dimensions=16, epochs=1, window=2, negative=2, sample=1e-3,
-    ...                 min_count=5, workers=1, check_epochs=1)
+    ...                 min_count=5, workers=1, check_epochs=1, check_articles=None)
     >>> with tempfile.TemporaryDirectory() as root:
     ...     trainings = Trainings(training, 200, "paper", [2, 3], ArtifactCache(root))
     ...     models, seeded = trainings.models(), trainings.seeds()
@@ -79,12 +81,13 @@ class Trainings:
 
     def __init__(self, training: Mapping, corpus_articles: int | None, tokenizer: str, seeds: Sequence[int] = (),
                  cache: ArtifactCache | None = None, cores: int | None = None):
-        def settings(model, epochs=training["epochs"]):
-            return embedding_settings(dict(training, epochs=epochs), model, corpus_articles, tokenizer)
+        def settings(model, epochs=training["epochs"], articles=corpus_articles):
+            return embedding_settings(dict(training, epochs=epochs), model, articles, tokenizer)
 
         def size(model):
             return settings(model)["size"]
 
+        check_articles = min(filter(None, (corpus_articles, training["check_articles"])), default=None)
         # (what, model, seed) -> (the work, in size x epochs; the check also runs the original tool, ~3x slower)
         jobs = {("model", model, BOOK_SEED): (partial(trained_embeddings, model, cache=cache, **settings(model)),
                                               np.inf) for model in BITLEVELS}
@@ -92,11 +95,12 @@ class Trainings:
                                                      **settings(model)), size(model) * training["epochs"])
                      for model in SEEDED_MODELS for seed in seeds})
         jobs.update({("check", model, None): (partial(trainer_comparison, model, cache=cache,
-                                                      **settings(model, training["check_epochs"])),
+                                                      **settings(model, training["check_epochs"], check_articles)),
                                               4 * size(model) * training["check_epochs"]) for model in BITLEVELS})
         order = sorted(jobs, key=lambda job: -jobs[job][1])  # stable: the book's models in BITLEVELS order first
         threads = max(1, (cores or os.cpu_count() or 1) // training["workers"])
         self.seeds_trained = tuple(seeds)
+        self.check_articles = check_articles  # the articles the check reads (None: all of the corpus)
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="training")
         self._futures = {job: self._pool.submit(jobs[job][0]) for job in order}
         self._pool.shutdown(wait=False)  # the submitted trainings still run; nothing else can be submitted
@@ -313,7 +317,8 @@ def gap_account(check: pd.DataFrame) -> dict[str, float]:
     return account
 
 
-def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epochs: int, check_epochs: int) -> str:
+def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epochs: int, check_epochs: int,
+                words: int) -> str:
     """Chapter 2's paragraph on where the analogy gap between its two models comes from, from :meth:`Trainings.check`'s
     result (Markdown, every number computed).
 
@@ -330,6 +335,8 @@ def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epoc
         The chapter's models' gap (points): the 32-bit model's analogies minus the 1-bit model's.
     epochs, check_epochs : int
         The chapter's epochs and the check's.
+    words : int
+        The words the chapter's models read per epoch (the check's own are in ``check``: it may read fewer articles).
 
     Returns
     -------
@@ -340,10 +347,12 @@ def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epoc
     --------
     >>> check = pd.DataFrame({"model": ["32-bit", "32-bit", "1-bit", "1-bit"],
     ...                       "trainer": ["ours", "Word2Bits", "ours", "Word2Bits"],
-    ...                       "analogies (%)": [30.0, 29.0, 21.8, 20.5], "minutes": [1.0, 3.0, 4.0, 17.0]})
-    >>> "not from our trainer" in check_prose(check, None, 10.8, 10, 2)
-    True
-    >>> check_prose(None, "no C++ compiler", 10.8, 10, 2)[:46]
+    ...                       "analogies (%)": [30.0, 29.0, 21.8, 20.5], "minutes": [1.0, 3.0, 4.0, 17.0],
+    ...                       "training words": [4_000_000] * 4})
+    >>> account = check_prose(check, None, 10.8, 10, 2, 16_000_000)
+    >>> "not from our trainer" in account, "would take the tool about 400 minutes" in account
+    (True, True)
+    >>> check_prose(None, "no C++ compiler", 10.8, 10, 2, 16_000_000)[:46]
     'The original Word2Bits tool did not run here: '
     """
     if check is None:
@@ -354,15 +363,17 @@ def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epoc
     score = check.set_index(["model", "trainer"])["analogies (%)"]
     minutes = check.groupby("trainer")["minutes"].sum()
     ours, tool = TRAINERS
-    run = (f"With {check_epochs} epoch{'s' if check_epochs > 1 else ''} for both trainers"
-           + (f" (the chapter's models: {epochs}; the tool's two runs took {minutes[tool]:.1f} minutes, ours "
-              f"{minutes[ours]:.1f}, so the chapter's epochs would take the tool about "
-              f"{minutes[tool] * epochs / check_epochs:.0f} minutes)" if check_epochs != epochs else "")
+    check_words = int(check["training words"].max())
+    smaller = check_epochs != epochs or check_words < words
+    run = (f"With {check_epochs} epoch{'s' if check_epochs > 1 else ''} of {check_words:,} words for both trainers"
+           + (f" (the chapter's models: {epochs} of {words:,}; the tool's two runs took {minutes[tool]:.1f} minutes, "
+              f"ours {minutes[ours]:.1f}, so the chapter's training would take the tool about "
+              f"{minutes[tool] * epochs * words / (check_epochs * check_words):.0f} minutes)" if smaller else "")
            + f", the original tool's 1-bit model answers {score['1-bit', tool]:.1f} % of the analogies and ours "
            f"{score['1-bit', ours]:.1f} %, its 32-bit model {score['32-bit', tool]:.1f} % and ours "
            f"{score['32-bit', ours]:.1f} %. Its 32-bit model answers {account[f'gap {tool}']:.1f} points more than its "
            f"1-bit model, ours {account[f'gap {ours}']:.1f} points more.")
-    at = f" at {check_epochs} epoch{'s' if check_epochs > 1 else ''}" if check_epochs != epochs else ""
+    at = f" at {check_epochs} epoch{'s' if check_epochs > 1 else ''} of {check_words:,} words" if smaller else ""
     if abs(account[f"gap {ours}"]) < 1:
         cause = (f" With this setting the two models hardly differ on analogies{at}, so the check cannot say where "
                  f"the chapter's gap comes from (too few words or epochs for the analogies).")
@@ -371,7 +382,7 @@ def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epoc
                  "our trainer: it comes from what both share, this corpus and its tokenizer, the number of epochs and "
                  "the evaluator (gensim's `questions-words.txt` restricted to 30,000 words; the text8 numbers above "
                  "used word2vec's own program)"
-                 + (f"; at the chapter's {epochs} epochs only our trainer ran" if check_epochs != epochs else "")
+                 + ("; for the chapter's models only our trainer ran" if smaller else "")
                  + ". The paper reports no analogy score for its own models, so whether they were comparable on its "
                  "corpus cannot be checked.")
     else:

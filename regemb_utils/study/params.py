@@ -444,6 +444,15 @@ def _vocabulary_for_min_count(values, given, lineage):
             f"{MIN_VOCABULARY}: give at most {int(counts[MIN_VOCABULARY - 1]) if len(counts) >= MIN_VOCABULARY else 1}")
 
 
+def _check_articles_within_the_corpus(values, given, lineage):
+    """A given check_articles at most chapter 1's corpus (the profile's default reads at most all of it)."""
+    first = lineage["01_preprocessing"]
+    corpus, wanted = first.parameter("corpus_articles"), given.get("check_articles")
+    if corpus is not None and wanted is not None and (wanted == "all" or wanted > corpus):
+        raise ParameterError(f"check_articles={wanted!r} is not allowed; chapter 01_preprocessing (record {first.id}) "
+                             f"read {corpus:,} articles: give at most {corpus}, or rerun chapter 1 with more")
+
+
 def _nonzero_limits_below_vocabulary(values, given, lineage):
     training = lineage["02_training"]
     vocabulary = min(training.values.get("vocabulary", {"": float("inf")}).values())
@@ -540,8 +549,12 @@ CHAPTERS: dict[str, ChapterSpec] = {
         'extra 32-bit and 1-bit models, trained with the same settings; the book\'s models use seed 1) or "none"', _seeds),
         Parameter("check_epochs", {"smoke": 1, "paper": 2}, "an integer in [1, 10] (epochs of the check against the "
                   "original Word2Bits tool, both trainers)", _between(1, 10)),
+        Parameter("check_articles", {"smoke": None, "paper": 1_500}, 'an integer of at least 200 (the first articles '
+                  'of chapter 1\'s corpus that the check against the original Word2Bits tool trains on) or "all"',
+                  lambda value: None if value == "all" else _at_least(200)(value)),
         Parameter("cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
-        _between(1, 100_000_000)), _PREVIOUS_RECORD), input_checks=(_vocabulary_for_min_count,)),
+        _between(1, 100_000_000)), _PREVIOUS_RECORD), input_checks=(_vocabulary_for_min_count,
+                                                                    _check_articles_within_the_corpus)),
     "03_orthogonalization": ChapterSpec((*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
                                         checks=(_svd_below_factor_words, _tsne_words_among_factor_words),
                                         input_checks=(_nonzero_limits_below_vocabulary,)),

@@ -9,6 +9,7 @@ import shutil
 import numpy as np
 import pytest
 
+from regemb_utils.chapters import training as training_module
 from regemb_utils.chapters.training import Trainings, check_prose
 from regemb_utils.embeddings import original
 from regemb_utils.embeddings.original import ToolUnavailable, build_word2bits, run_word2bits, write_token_stream
@@ -80,7 +81,7 @@ def test_without_a_compiler_the_check_says_why_and_the_chapter_goes_on(monkeypat
     assert set(trainings.models()) == {"32-bit", "1-bit"}  # the chapter goes on with the book's models
     trained = [p.name for p in tmp_path.iterdir() if p.name.startswith("word2bits")]
     assert len(trained) == 2, trained  # the book's two models: the check trained nothing before the refusal
-    assert "did not run here: no C++ compiler" in check_prose(check, reason, 10.8, 10, 2)
+    assert "did not run here: no C++ compiler" in check_prose(check, reason, 10.8, 10, 2, 16_000_000)
 
 
 @pytest.mark.parametrize("given", [0, 11, 1.5, True, "2"])
@@ -98,7 +99,8 @@ def _check(ours_32, tool_32, ours_1, tool_1):
     import pandas as pd
     return pd.DataFrame({"model": ["32-bit", "32-bit", "1-bit", "1-bit"],
                          "trainer": ["ours", "Word2Bits", "ours", "Word2Bits"],
-                         "analogies (%)": [ours_32, tool_32, ours_1, tool_1], "minutes": [1.0, 3.0, 4.0, 17.0]})
+                         "analogies (%)": [ours_32, tool_32, ours_1, tool_1], "minutes": [1.0, 3.0, 4.0, 17.0],
+                         "training words": [4_000_000] * 4})
 
 
 @pytest.mark.parametrize("scores, expected", [
@@ -108,35 +110,36 @@ def _check(ours_32, tool_32, ours_1, tool_1):
     ((0.5, 0.4, 0.1, 0.2), "cannot say where"),  # no gap to explain
 ])
 def test_the_account_blames_our_trainer_only_when_the_tool_shows_less_than_half_our_gap(scores, expected):
-    text = check_prose(_check(*scores), None, 10.8, 10, 2)
+    text = check_prose(_check(*scores), None, 10.8, 10, 2, 16_000_000)
     assert expected in text
     assert "answer 10.8 points fewer analogies" in text  # the chapter's own gap is carried in every case
-    assert ("at the chapter's 10 epochs only our trainer ran" in text) == expected.startswith("so it is")
+    assert ("for the chapter's models only our trainer ran" in text) == expected.startswith("so it is")
 
 
-@needs_compiler
-def test_the_comparison_is_cached_and_read_back_without_a_compiler(monkeypatch, tmp_path):
-    settings = dict(size=8, corpus_articles=20, tokenizer="paper", epochs=1, window=5, negative=2, sample=1e-4,
-                    min_count=5, workers=1)
-    cache = ArtifactCache(tmp_path)
-    first = original.trainer_comparison("1-bit", cache=cache, **settings)
-    assert set(first) == set(original.TRAINERS)
-    ours, theirs = (first[trainer] for trainer in original.TRAINERS)
-    assert ours["vocabulary"] == theirs["vocabulary"] and ours["training words"] == theirs["training words"]
-    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # no g++ any more: the stored result needs none
-    np.testing.assert_equal(original.trainer_comparison("1-bit", cache=cache, **settings), first)  # NaN == NaN
-    with pytest.raises(ToolUnavailable, match="no C\\+\\+ compiler"):  # another setting is not stored
-        original.trainer_comparison("1-bit", cache=cache, **dict(settings, epochs=2))
+def test_the_account_scales_the_tools_time_by_epochs_and_words_and_says_both():
+    text = check_prose(_check(32.0, 31.0, 21.8, 20.5), None, 10.8, 10, 2, 16_000_000)
+    # the tool took 3 + 17 minutes for 2 epochs of 4 M words; the chapter trains 10 epochs of 16 M: x 20
+    assert "2 epochs of 4,000,000 words for both trainers (the chapter's models: 10 of 16,000,000" in text
+    assert "would take the tool about 400 minutes" in text
+    same = check_prose(_check(32.0, 31.0, 21.8, 20.5), None, 10.8, 2, 2, 4_000_000)
+    assert "would take" not in same and "only our trainer ran" not in same  # the check is the chapter's training
 
 
-@needs_compiler
-def test_two_threads_building_the_tool_at_once_get_one_working_executable(tmp_path):
-    """Chapter 2 checks both models at once: their builds race for the same executable."""
-    from concurrent.futures import ThreadPoolExecutor
+@pytest.mark.parametrize("given", [0, 199, 1.5, True, "200"])
+def test_check_articles_refuses_what_is_not_an_integer_of_at_least_200(given):
+    with pytest.raises(ParameterError, match=r'check_articles must be an integer of at least 200 .* or "all"'):
+        chapter_parameters("02_training", "smoke", check_articles=given)
 
-    from regemb_utils.embeddings.original import build_word2bits
 
-    with ThreadPoolExecutor(2) as pool:
-        built = list(pool.map(lambda _: build_word2bits(tmp_path / "tools"), range(2)))
-    assert built[0] == built[1] and os.access(built[0], os.X_OK)
-    assert [p.name for p in (tmp_path / "tools").iterdir()] == [built[0].name]  # no staging file left behind
+def test_the_check_reads_the_first_check_articles_of_the_chapters_corpus_and_no_more(tmp_path, monkeypatch):
+    asked = []
+    monkeypatch.setattr(training_module, "trainer_comparison", lambda model, **settings: asked.append(
+        (model, settings["corpus_articles"], settings["epochs"])) or {})
+    monkeypatch.setattr(training_module, "trained_embeddings", lambda *args, **settings: None)
+    for corpus, check_articles, expected in ((200, None, 200), (300, 250, 250), (None, 250, 250), (200, 250, 200),
+                                             (None, None, None)):
+        asked.clear()
+        training = chapter_parameters("02_training", "smoke", check_articles=check_articles, check_epochs=3)
+        Trainings(training, corpus, "paper", cache=ArtifactCache(tmp_path)).check()
+        assert sorted(asked) == [("1-bit", expected, 3), ("32-bit", expected, 3)]
+    assert chapter_parameters("02_training", "paper").check_articles == 1_500

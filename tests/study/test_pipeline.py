@@ -103,6 +103,16 @@ def test_chapter_4_inherits_chapter_1s_data_sets_and_documents(tmp_path):
         run("04_scm_vs_wmd", cache, ks=[1], datasets=["bbcsport"], wmd_queries={"twitter": 5})
 
 
+def test_check_articles_above_chapter_1s_corpus_is_refused_at_the_first_cell(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    run("01_preprocessing", cache, datasets=["bbcsport"], corpus_articles=300).finish()
+    assert run("02_training", cache, check_articles=300).params.check_articles == 300
+    for given in (301, "all"):
+        with pytest.raises(ParameterError, match=rf"check_articles={given!r} is not allowed; chapter 01_preprocessing "
+                                                 r".* read 300 articles: give at most 300"):
+            run("02_training", cache, check_articles=given)
+
+
 def test_chapter_5_checks_its_maps_against_chapter_4(tmp_path):
     from types import SimpleNamespace
 
