@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 import plotly.io as pio
 
+__all__ = ["glue", "glue_all", "OfflinePlotly", "MISSING", "Format", "Table", "table", "collapsible"]
+
 
 def glue(name: str, value, display: bool = False):
     """``myst_nb.glue`` for numbers in the prose; numpy scalars become Python numbers, so that a format spec such as

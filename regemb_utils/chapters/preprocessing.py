@@ -11,6 +11,9 @@ from ..text.datasets import Dataset
 from ..text.tokenization import tokenize
 from ..paper import DIFFERENT_DATA, TEST_ERRORS, table_1
 
+__all__ = ["dataset_statistics", "class_distribution", "table_1_comparison", "majority_class_error",
+           "majority_class_table", "e_p_gaps", "class_distribution_figure", "table_1_summary"]
+
 
 def _mean_unique_words(texts, tokenizer: str, vocabularies: dict) -> dict[str, float]:
     """E[p] for several vocabularies at once (``None``: every word), tokenizing each document once."""

@@ -15,6 +15,10 @@ from ..infra.keys import computes
 from ..text.corpus import WikipediaCorpus
 from .word2bits import load_vectors, save_vectors, train_word2bits
 
+__all__ = ["BITLEVELS", "TrainingSummary", "trained_embeddings", "word_benchmarks", "sample_cosines", "cosine_summary",
+           "cosine_signs", "cosine_lattice_step", "lattice_bins", "cosine_histogram_bins", "neighbour_table",
+           "word_pair_table", "embedding_settings"]
+
 
 # The paper's two models: full precision ("32-bit") and 1-bit quantized.
 BITLEVELS = {"32-bit": 0, "1-bit": 1}

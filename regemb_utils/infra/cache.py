@@ -40,6 +40,9 @@ from typing import Any
 
 from .keys import code_hash, computation
 
+__all__ = ["REPOSITORY", "ACCESSED", "CacheError", "directory_from_environment", "artifact_key", "unpickle",
+           "load_pickle", "file_sha256", "damage", "write_error", "ArtifactCache"]
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 _MANIFEST = "manifest.json"

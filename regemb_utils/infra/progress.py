@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 
+__all__ = ["VARIABLE", "mode", "progress_bar"]
+
 VARIABLE = "REGEMB_PROGRESS"
 MODES = ("auto", "text")
 

@@ -28,6 +28,9 @@ from ..classification.methods import METHODS
 from ..text.datasets import DATASETS
 from ..text.tokenization import TOKENIZERS
 
+__all__ = ["BOOK_SEED", "SEEDED_MODELS", "SEEDED_METHODS", "PROFILES", "INHERITED", "ParameterError", "Parameter",
+           "ChapterSpec", "CHAPTERS", "ChapterParameters", "chapter_parameters"]
+
 # The seed study (chapters 2, 4 and 6): the book's seed, and the model and methods that other seeds rerun.
 BOOK_SEED = 1  # the seed of the book's models (trained_embeddings' default)
 SEEDED_MODELS = ("32-bit", "1-bit")

@@ -55,6 +55,9 @@ from ..book.tables import table
 from ..infra.cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle, write_error
 from .params import BOOK_SEED, CHAPTERS, INHERITED, SEEDED_METHODS, ChapterParameters, ParameterError, chapter_parameters
 
+__all__ = ["ORDER", "PipelineError", "given_parameters", "Record", "records", "Chapter", "run_classification",
+           "run_seed_classification", "start_chapter"]
+
 ORDER = tuple(CHAPTERS)
 
 

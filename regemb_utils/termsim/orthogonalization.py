@@ -16,6 +16,8 @@ from ..infra.cache import ArtifactCache
 from ..infra.keys import computes, fingerprint
 from .matrix import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
+__all__ = ["neighbour_key", "neighbour_cache", "SPARSE_KEYS", "neighbour_depth", "MatrixGrid", "most_frequent"]
+
 
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:

@@ -30,6 +30,9 @@ from ..infra.keys import computes
 from .datasets import FILES, data_file
 from .tokenization import TOKENIZERS, tokenize
 
+__all__ = ["WIKIPEDIA_ARTICLES", "wikipedia_articles", "WikipediaCorpus", "frequent_words", "corpus_dictionary",
+           "corpus_statistics"]
+
 
 WIKIPEDIA_ARTICLES = 6514
 

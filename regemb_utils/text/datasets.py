@@ -32,6 +32,9 @@ from sklearn.utils import check_random_state
 
 from ..infra.cache import directory_from_environment, file_sha256
 
+__all__ = ["REPOSITORY", "DATA_DIR", "DATASETS", "FILES", "DataChecksumError", "DataFileError", "data_dir", "data_file",
+           "Split", "Dataset", "dataset_from_texts", "load_20newsgroups_bydate", "load_dataset", "head"]
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 DATA_DIR = REPOSITORY / "data"
 

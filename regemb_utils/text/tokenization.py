@@ -15,6 +15,8 @@ import unicodedata
 
 from gensim.utils import tokenize as gensim_tokenize
 
+__all__ = ["TOKENIZERS", "tokenize"]
+
 TOKENIZERS = ("paper", "gensim")
 
 # [^\W_] is a Unicode alphanumeric character: a letter or a digit of any script, not the underscore.
