@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import numbers
 
+import numba
 import numpy as np
+
+from ..infra.keys import same_result_as
+from .reference import _similarities
+from .reference import top_k as top_k_by_partition
 
 __all__ = ["K_VALUES", "ODD_K", "is_odd_k", "top_k", "knn_votes"]
 
@@ -46,22 +51,38 @@ def is_odd_k(k) -> bool:
     return not isinstance(k, (bool, np.bool_)) and isinstance(k, numbers.Integral) and k >= 1 and k % 2 == 1
 
 
-def _similarities(similarities) -> np.ndarray:
-    similarities = np.asarray(similarities)
-    if similarities.ndim != 2:
-        raise ValueError("similarities must be a 2-D array [n_queries, n_train]")
-    if not np.issubdtype(similarities.dtype, np.floating):
-        similarities = similarities.astype(np.float64)
-    if np.isnan(similarities).any():
-        raise ValueError("similarities contain NaN; define the similarity of every pair first")
-    return similarities
+@numba.njit(nogil=True, cache=True)
+def _top_k_rows(similarities, k, out):  # pragma: no cover - numba
+    """One pass over each row, keeping its best k so far in (value descending, index ascending) order: a later
+    element enters only with a larger value than the k-th (an equal one has the larger index, so it ranks after),
+    and goes after every kept element of at least its value."""
+    values = np.empty(k, dtype=similarities.dtype)
+    for q in range(similarities.shape[0]):
+        kept = 0
+        for j in range(similarities.shape[1]):
+            v = similarities[q, j]
+            if kept == k:
+                if not v > values[k - 1]:
+                    continue
+                p = k - 1
+            else:
+                p = kept
+                kept += 1
+            while p > 0 and values[p - 1] < v:
+                values[p] = values[p - 1]
+                out[q, p] = out[q, p - 1]
+                p -= 1
+            values[p] = v
+            out[q, p] = j
 
 
+@same_result_as(top_k_by_partition)  # exact: the same indices (tests), in one pass instead of a partition and a sort
 def top_k(similarities, k: int) -> np.ndarray:
     """Indices ``[n_queries, k]`` of the ``k`` most similar training documents, best first.
 
-    Ranked by (similarity descending, training index ascending): an argpartition finds the k-th largest value of
-    each row, then only rows with a tie that straddles the k-th place are re-ranked exactly.
+    Ranked by (similarity descending, training index ascending), in one pass over each row (a compiled loop that
+    keeps the best k so far; ``top_k_by_partition``, :mod:`regemb_utils.classification.reference`'s ``top_k``, is
+    the NumPy definition it equals).
 
     Parameters
     ----------
@@ -84,27 +105,8 @@ def top_k(similarities, k: int) -> np.ndarray:
     n_queries, n_train = similarities.shape
     if not 1 <= k <= n_train:
         raise ValueError(f"k must lie in [1, n_train = {n_train}], got {k}")
-    if n_queries == 0:
-        return np.empty((0, k), dtype=np.int64)
-    if k == n_train:
-        candidates = np.broadcast_to(np.arange(n_train), (n_queries, n_train))
-    else:
-        candidates = np.argpartition(-similarities, k - 1, axis=1)[:, :k]
-    values = np.take_along_axis(similarities, candidates, axis=1)
-    # stable order inside the candidate set: by value descending, then index ascending
-    order = np.lexsort((candidates, -values), axis=1)
-    result = np.take_along_axis(candidates, order, axis=1).astype(np.int64)
-    if k == n_train:
-        return result
-    # rows where some non-selected document ties with the k-th value need the exact rule
-    kth = np.take_along_axis(similarities, result[:, -1:], axis=1)
-    n_at_least = np.sum(similarities >= kth, axis=1)
-    for row in np.flatnonzero(n_at_least > k):
-        values_row = similarities[row]
-        above = np.flatnonzero(values_row > kth[row, 0])
-        tied = np.flatnonzero(values_row == kth[row, 0])
-        above = above[np.lexsort((above, -values_row[above]))]
-        result[row] = np.concatenate([above, tied[: k - len(above)]])
+    result = np.empty((n_queries, k), dtype=np.int64)
+    _top_k_rows(np.ascontiguousarray(similarities), k, result)
     return result
 
 
