@@ -20,7 +20,7 @@ from ..termsim.orthogonalization import MatrixGrid, most_frequent
 from ..infra.progress import progress_bar
 
 __all__ = ["sparsity_table", "positive_definite_table", "theorem_table", "THEOREM_HEADERS", "factorization_table",
-           "inner_product_fidelity", "idf_orthogonality"]
+           "idf_orthogonality"]
 
 # theorem_table's keys (plain text: they name the record's values) as the book's table heads them, in mathematical type
 THEOREM_HEADERS = {"max |⟨e'_i, e'_j⟩ - s'_ij|": "max |⟨e′ᵢ, e′ⱼ⟩ − s′ᵢⱼ|",
@@ -197,34 +197,6 @@ def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, p
                      "seconds": info.seconds, "memory of L (MiB)": info.nnz_factor * 12 / 2**20,
                      "positive definite": info.ok})
     return pd.DataFrame(rows)
-
-
-def inner_product_fidelity(S, X) -> dict[str, float]:
-    """:func:`regemb_utils.termsim.cholesky.inner_product_errors` with chapter 3's labels.
-
-    Parameters
-    ----------
-    S : scipy.sparse matrix
-        S'.
-    X : scipy.sparse matrix or numpy.ndarray
-        Rows whose inner products should equal S' (a Cholesky factor, or dense embeddings fitted to it).
-
-    Returns
-    -------
-    dict of str to float
-        ``max |⟨x_i, x_j⟩ - s'_ij|`` and ``mean |⟨x_i, x_j⟩ - s'_ij|`` over the stored entries of S'.
-
-    Examples
-    --------
-    >>> S = sparse.csc_matrix(np.array([[1.0, 0.5], [0.5, 1.0]]))
-    >>> inner_product_fidelity(S, np.array([[1.0, 0.0], [0.5, 0.75 ** 0.5]]))["max |⟨x_i, x_j⟩ - s'_ij|"] < 1e-12
-    True
-    """
-    errors = inner_product_errors(S, X)
-    return {"max |⟨x_i, x_j⟩ - s'_ij|": errors["max"], "mean |⟨x_i, x_j⟩ - s'_ij|": errors["mean"]}
-
-
-ORTHOGONALITY_GROUPS = ("frequent", "rare", "numeral")
 
 
 def idf_orthogonality(grid: MatrixGrid, dictionary: Dictionary, point: dict, embedded: np.ndarray,
