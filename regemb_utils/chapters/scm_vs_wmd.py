@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from pathlib import Path
 
+import joblib
 import numpy as np
 import pandas as pd
 
@@ -16,6 +17,7 @@ from ..classification.wmd_store import default_folder
 from ..classification.methods import METHODS
 from ..classification.speed import COLUMNS as _SPEED_COLUMNS, measure_speed, speed_rates, speed_ratios
 from ..termsim.sources import restricted
+from ..infra.processes import parallel_context
 from .. import paper
 from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
                          paper_t_test)
@@ -716,7 +718,8 @@ def speed_sample(chapter, results: Mapping[tuple[str, str], MethodResult], queri
     """Chapter 4's speed with the paper's measure (:mod:`regemb_utils.classification.speed`): every method of the
     paper's Figure 9 that this run ran, on every data set, at the parameters that model selection chose (its S'
     built first, not timed), with the run's reference set, the largest k and the WMD's solver; a WMD by brute force on
-    ``queries`` test queries. Each (data set, method) is an artifact (kind ``"speed"``) of ``chapter.cache``.
+    ``queries`` test queries. Each (data set, method) is an artifact (kind ``"speed"``) of ``chapter.cache``, measured on
+    one core; the run's ``n_jobs`` measurements run at once (with its ``scheduler``), longest first.
 
     Parameters
     ----------
@@ -738,7 +741,7 @@ def speed_sample(chapter, results: Mapping[tuple[str, str], MethodResult], queri
     methods = [m for m in params.methods if METHODS[m].source == "paper"]
     dictionary, documents = chapter.documents(params.datasets, params.max_documents)
     models = chapter.embeddings(models=tuple(dict.fromkeys(METHODS[m].model for m in methods if METHODS[m].model)))
-    frames = []
+    jobs = []
     for method in methods:
         embeddings, matrices = chapter.method_inputs(method, params, dictionary, documents, models)
         built = {}  # S' of each chosen grid point, built once for the data sets that chose it
@@ -750,13 +753,20 @@ def speed_sample(chapter, results: Mapping[tuple[str, str], MethodResult], queri
                 if point_key not in built:
                     built[point_key] = matrices.build(point)
                 S = restricted(built[point_key], d.terms)
-            frames.append(measure_speed(method, d, reference=params.reference, slope=point.get("slope", 0.0),
-                                        embeddings=None if embeddings is None else embeddings[name],
-                                        term_similarity=S, queries=queries, k=max(params.ks),
-                                        solver=params.wmd_solver, cache=chapter.cache))
-    if not frames:
+            jobs.append(joblib.delayed(measure_speed)(
+                method, d, reference=params.reference, slope=point.get("slope", 0.0),
+                embeddings=None if embeddings is None else embeddings[name], term_similarity=S, queries=queries,
+                k=max(params.ks), solver=params.wmd_solver, cache=chapter.cache))
+    if not jobs:
         return pd.DataFrame(columns=[*_SPEED_COLUMNS, "neighbours"])
-    return pd.concat(frames, ignore_index=True)
+    # each measurement runs on one core and is its own artifact: as many at once as the run has workers, the WMD's
+    # (brute force, by far the longest) first and the larger data sets first, so that no core idles at the end
+    order = sorted(range(len(jobs)), key=lambda i: (not Measure.of(jobs[i][1][0]).transport,
+                                                    -jobs[i][1][1].labels["test"].shape[0], i))
+    with parallel_context(params.scheduler, params.n_jobs):
+        frames = joblib.Parallel(n_jobs=params.n_jobs)(jobs[i] for i in order)
+    by_job = dict(zip(order, frames))
+    return pd.concat([by_job[i] for i in range(len(jobs))], ignore_index=True)
 
 
 def measured_speed(timings: pd.DataFrame, methods: Sequence[str], fast: str = "soft_vsm_quantized_ortho",
