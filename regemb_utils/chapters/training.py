@@ -101,9 +101,9 @@ class Trainings:
         threads = max(1, (cores or os.cpu_count() or 1) // training["workers"])
         self.seeds_trained = tuple(seeds)
         self.check_articles = check_articles  # the articles the check reads (None: all of the corpus)
-        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="training")
-        self._futures = {job: self._pool.submit(jobs[job][0]) for job in order}
-        self._pool.shutdown(wait=False)  # the submitted trainings still run; nothing else can be submitted
+        pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="training")
+        self._futures = {job: pool.submit(jobs[job][0]) for job in order}
+        pool.shutdown(wait=False)  # the submitted trainings still run; nothing else can be submitted
 
     def models(self) -> dict[str, tuple[KeyedVectors, TrainingSummary]]:
         """The book's two models: ``{model: (vectors, TrainingSummary)}`` in :data:`BITLEVELS` order."""
