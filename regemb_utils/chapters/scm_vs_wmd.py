@@ -753,18 +753,19 @@ def speed_sample(chapter, results: Mapping[tuple[str, str], MethodResult], queri
                 if point_key not in built:
                     built[point_key] = matrices.build(point)
                 S = restricted(built[point_key], d.terms)
-            jobs.append(joblib.delayed(measure_speed)(
+            # the WMD's (brute force, by far the longest) first, then the larger data sets
+            longest_first = (not Measure.of(method).transport, -d.labels["test"].shape[0])
+            jobs.append((longest_first, joblib.delayed(measure_speed)(
                 method, d, reference=params.reference, slope=point.get("slope", 0.0),
                 embeddings=None if embeddings is None else embeddings[name], term_similarity=S, queries=queries,
-                k=max(params.ks), solver=params.wmd_solver, cache=chapter.cache))
+                k=max(params.ks), solver=params.wmd_solver, cache=chapter.cache)))
     if not jobs:
         return pd.DataFrame(columns=[*_SPEED_COLUMNS, "neighbours"])
-    # each measurement runs on one core and is its own artifact: as many at once as the run has workers, the WMD's
-    # (brute force, by far the longest) first and the larger data sets first, so that no core idles at the end
-    order = sorted(range(len(jobs)), key=lambda i: (not Measure.of(jobs[i][1][0]).transport,
-                                                    -jobs[i][1][1].labels["test"].shape[0], i))
+    # each measurement runs on one core and is its own artifact: as many at once as the run has workers, longest
+    # first so that no core idles at the end; the rows come back in the jobs' order
+    order = sorted(range(len(jobs)), key=lambda i: (*jobs[i][0], i))
     with parallel_context(params.scheduler, params.n_jobs):
-        frames = joblib.Parallel(n_jobs=params.n_jobs)(jobs[i] for i in order)
+        frames = joblib.Parallel(n_jobs=params.n_jobs)(jobs[i][1] for i in order)
     by_job = dict(zip(order, frames))
     return pd.concat([by_job[i] for i in range(len(jobs))], ignore_index=True)
 
