@@ -14,6 +14,7 @@
 
 Registered in ``_config.yml`` (``sphinx: local_extensions``); the favicon is ``html: favicon``.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,7 @@ from sphinx.errors import ExtensionError
 
 _TAGS = (
     re.compile(r'\s*<link[^>]*href="[^"]*_static/sphinx-thebe\.css[^"]*"[^>]*/?>'),
-    re.compile(r'\s*<script>const THEBE_JS_URL = [^<]*</script>'),
+    re.compile(r"\s*<script>const THEBE_JS_URL = [^<]*</script>"),
     re.compile(r'\s*<script[^>]*src="[^"]*_static/sphinx-thebe\.js[^"]*"[^>]*></script>'),
     re.compile(r'\s*<script type="text/x-thebe-config">.*?</script>', re.S),
 )
@@ -42,6 +43,7 @@ def whole_tokens(page: str) -> str:
     >>> whole_tokens('<td class="x">TF-IDF <b>non-zero</b> |⟨e′ᵢ, 3 - 2</td><p>a-b</p>')
     '<td class="x"><span class="regemb-token">TF-IDF</span> <b><span class="regemb-token">non-zero</span></b> <span class="regemb-token">|⟨e′ᵢ,</span> 3 - 2</td><p>a-b</p>'
     """
+
     def cell(match):
         parts = _TAG.split(match.group(2))  # text, tag, text, ...: only the text is touched
         text = "".join(part if i % 2 else _TOKEN.sub(_kept, part) for i, part in enumerate(parts))

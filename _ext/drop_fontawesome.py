@@ -7,6 +7,7 @@ script has no configuration option, so when the HTML build finishes this removes
 and the file (and its source map) from ``_static``; a build in which no page carried the tag fails, so that a theme
 upgrade that moves it is noticed. Registered in ``_config.yml`` (``sphinx: local_extensions``).
 """
+
 from __future__ import annotations
 
 import re

@@ -23,6 +23,7 @@ When the HTML build finishes (after the other extensions have written the pages)
 
 Registered in ``_config.yml`` (``sphinx: local_extensions``).
 """
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,10 @@ from pathlib import Path
 from sphinx.errors import ExtensionError
 
 SEARCH_PAGE = "search.html"
-_SEARCH_TAGS = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)"'
-                          r'></script>')
+_SEARCH_TAGS = re.compile(
+    r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)"'
+    r"></script>"
+)
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")  # an innermost rule: selectors { declarations }
 _EMPTY_BLOCK = re.compile(r"@(?:media|supports)[^{}]*\{\s*\}")
 _PREFIX = re.compile(r"^(?:\s*(?:@[^;{}]*;|/\*.*?\*/))*\s*", re.S)
@@ -46,7 +49,7 @@ _WORD = re.compile(r"[_a-zA-Z][_a-zA-Z0-9-]*")
 _SOURCE_MAP = re.compile(r"\n?(?://# sourceMappingURL=\S+|/\*# sourceMappingURL=\S+ ?\*/)\s*$")
 _FONT_FACE = re.compile(r"@font-face\{[^}]*\}")
 _FONT_URL = re.compile(r"url\(([^)]*?/webfonts/([^)/]+?))\.woff2\)")
-_CODEPOINT = re.compile(r'\\([0-9a-fA-F]{4,6})(?![0-9a-fA-F])')
+_CODEPOINT = re.compile(r"\\([0-9a-fA-F]{4,6})(?![0-9a-fA-F])")
 
 
 def _selectors(group: str) -> list[str]:
@@ -67,14 +70,18 @@ def purge_css(css: str, words: set[str]) -> str:
     ...           {"a", "c", "d"})
     '@import url(x.css);/* c */.a{x:1}.c:is(.b,.c){y:2}@media (min-width:1px){.d:not(.e){z:3}}'
     """
+
     def keep(match):
         group, body = match.group(1), match.group(2)
         prefix = _PREFIX.match(group).group(0)  # at-statements and comments before the rule stay
-        rest = group[len(prefix):]
+        rest = group[len(prefix) :]
         if not rest or rest.startswith("@") or "\\" in rest:  # an at-rule's block, or an escaped class name
             return match.group(0)
-        alive = [s.strip() for s in _selectors(_COMMENT.sub("", rest))
-                 if all(name in words for name in _CLASS.findall(_FUNCTIONAL.sub("", s)))]
+        alive = [
+            s.strip()
+            for s in _selectors(_COMMENT.sub("", rest))
+            if all(name in words for name in _CLASS.findall(_FUNCTIONAL.sub("", s)))
+        ]
         return f"{prefix}{','.join(alive)}{{{body}}}" if alive else prefix
 
     purged = _RULE.sub(keep, css)
@@ -153,6 +160,7 @@ def lean_pages(app, exception):
         rules = _FONT_FACE.sub("", css)
         codepoints |= {int(code, 16) for code in _CODEPOINT.findall(rules)} | {ord(c) for c in rules if ord(c) > 127}
     for sheet, css in sheets.items():
+
         def lean_face(face):
             found = _FONT_URL.search(face.group(0))
             if not found:

@@ -12,6 +12,7 @@ A list of hover texts that a figure repeats (chapter 5's viewer shows each data 
 written once in that file and shared by the traces that show it. Registered in ``_config.yml``
 (``sphinx: local_extensions``).
 """
+
 from __future__ import annotations
 
 import json

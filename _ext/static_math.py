@@ -11,6 +11,7 @@ share their glyphs: each SVG refers to a glyph by id (MathJax's global font cach
 each glyph it uses once, in a hidden ``<svg>`` at the start of its body. A formula MathJax cannot typeset fails the
 build. Registered in ``_config.yml`` (``sphinx: local_extensions``).
 """
+
 from __future__ import annotations
 
 import html
@@ -24,8 +25,11 @@ from sphinx.errors import ExtensionError
 
 NODE_MAIN = Path("assets") / "mathjax" / "node" / "es5" / "node-main.js"
 _FORMULA = re.compile(r'(<(span|div) class="math notranslate nohighlight">)\s*\\[(\[](.*?)\\[)\]]\s*(</\2>)', re.S)
-_SCRIPTS = re.compile(r'\s*<script>window\.MathJax = .*?</script>|\s*<script[^>]*src="[^"]*_static/mathjax/[^"]*"'
-                      r'[^>]*></script>', re.S)
+_SCRIPTS = re.compile(
+    r'\s*<script>window\.MathJax = .*?</script>|\s*<script[^>]*src="[^"]*_static/mathjax/[^"]*"'
+    r"[^>]*></script>",
+    re.S,
+)
 _STYLE = "regemb-static-math"
 _TEXT = "regemb-math-text"
 _GLYPHS = "regemb-math-glyphs"  # hidden (assets/regemb.css)
@@ -37,8 +41,9 @@ def typeset(formulas: list[tuple[str, bool]], node_main: Path) -> tuple[str, lis
     """(style sheet, one SVG per formula, {glyph id: its ``<path>``}) for ``formulas`` [(TeX, display), ...], typeset
     by MathJax in node."""
     script = Path(__file__).with_name("tex2svg.js")
-    done = subprocess.run(["node", str(script), str(node_main.resolve())], input=json.dumps(formulas),
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["node", str(script), str(node_main.resolve())], input=json.dumps(formulas), capture_output=True, text=True
+    )
     if done.returncode:
         raise ExtensionError(f"MathJax could not typeset the book's formulas: {done.stderr.strip()}")
     result = json.loads(done.stdout)

@@ -1,6 +1,7 @@
 """Sphinx extension: the package's version as the MyST substitution ``{{ version }}`` (the landing page shows it), read
 from the installed package's metadata (``pyproject.toml``), so that the book, the package and ``CITATION.cff`` name one
 version. Registered in ``_config.yml`` (``sphinx: local_extensions``)."""
+
 from __future__ import annotations
 
 from importlib.metadata import version

@@ -14,6 +14,7 @@ Run:  .venv/bin/python benchmarks/bench_grid_search.py            (defaults: 1,5
       .venv/bin/python benchmarks/bench_grid_search.py --quick    (600 abstracts, 2 folds, 4 grid points)
       .venv/bin/python benchmarks/bench_grid_search.py --quick --vocabulary 100000   (a pre-trained model's vocabulary)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,12 @@ def baseline_estimators(ref: str):
     import tempfile
 
     root = pathlib.Path(__file__).resolve().parents[1]
-    source = subprocess.run(["git", "-C", str(root), "show", f"{ref}:regemb_utils/classification/estimators.py"],
-                            capture_output=True, text=True, check=True).stdout
+    source = subprocess.run(
+        ["git", "-C", str(root), "show", f"{ref}:regemb_utils/classification/estimators.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     path = pathlib.Path(tempfile.mkdtemp()) / "baseline_estimators.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location("regemb_utils.classification.baseline_estimators", path)
@@ -74,8 +79,9 @@ def timed_search(estimator, grid, texts, labels, folds):
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
     from threadpoolctl import threadpool_limits
 
-    search = GridSearchCV(estimator, grid, cv=StratifiedKFold(folds, shuffle=True, random_state=0), n_jobs=1,
-                          error_score="raise")
+    search = GridSearchCV(
+        estimator, grid, cv=StratifiedKFold(folds, shuffle=True, random_state=0), n_jobs=1, error_score="raise"
+    )
     with threadpool_limits(1), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         wall, cpu = time.perf_counter(), time.process_time()
@@ -94,9 +100,13 @@ def main():
     parser.add_argument("--exponents", type=float, nargs="+", default=[1.0, 2.0])
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--min-count", type=int, default=5, help="word2vec: words rarer than this get no embedding")
-    parser.add_argument("--vocabulary", type=int, default=None,
-                        help="pad the embeddings with random vectors of other words up to this many words (a "
-                             "pre-trained model's vocabulary, among which S′'s neighbours are searched)")
+    parser.add_argument(
+        "--vocabulary",
+        type=int,
+        default=None,
+        help="pad the embeddings with random vectors of other words up to this many words (a "
+        "pre-trained model's vocabulary, among which S′'s neighbours are searched)",
+    )
     parser.add_argument("--baseline-ref", default="dfbe8a2", help="git ref of the estimators before the shared engine")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--quick", action="store_true", help="600 abstracts, 2 folds, C in {100, 200}, one exponent")
@@ -112,20 +122,31 @@ def main():
 
     texts, labels = ohsumed_unused(args.documents, args.seed)
     start = time.perf_counter()
-    model = Word2Vec([tokenize(text) for text in texts], vector_size=200, window=10, min_count=args.min_count,
-                     seed=args.seed, workers=1, epochs=5)
+    model = Word2Vec(
+        [tokenize(text) for text in texts],
+        vector_size=200,
+        window=10,
+        min_count=args.min_count,
+        seed=args.seed,
+        workers=1,
+        epochs=5,
+    )
     kv = model.wv
     if args.vocabulary and args.vocabulary > len(kv):
         rng = np.random.default_rng(args.seed)
         extra = args.vocabulary - len(kv)
         scale = float(np.std(kv.vectors))
-        kv.add_vectors([f"other{i}" for i in range(extra)],
-                       (scale * rng.standard_normal((extra, kv.vector_size))).astype(np.float32))
+        kv.add_vectors(
+            [f"other{i}" for i in range(extra)],
+            (scale * rng.standard_normal((extra, kv.vector_size))).astype(np.float32),
+        )
     grid = {"C": args.C, "threshold": args.thresholds, "exponent": args.exponents}
     points = int(np.prod([len(v) for v in grid.values()]))
-    print(f"OHSUMED C11–C23: {len(texts):,} abstracts, {len(set(labels))} categories; word2vec {len(kv):,} words "
-          f"× 200 ({time.perf_counter() - start:.1f} s); grid {grid}, k = {args.k}: {points} points × {args.folds} "
-          f"folds + refit = {points * args.folds + 1} fits, one core")
+    print(
+        f"OHSUMED C11–C23: {len(texts):,} abstracts, {len(set(labels))} categories; word2vec {len(kv):,} words "
+        f"× 200 ({time.perf_counter() - start:.1f} s); grid {grid}, k = {args.k}: {points} points × {args.folds} "
+        f"folds + refit = {points * args.folds + 1} fits, one core"
+    )
 
     old = baseline_estimators(args.baseline_ref).SoftCosineClassifier(kv, k=args.k, orthogonalized=True)
     before, before_wall, before_cpu, _ = timed_search(old, grid, texts, labels, args.folds)
@@ -136,16 +157,22 @@ def main():
     old_scores, new_scores = before.cv_results_["mean_test_score"], after.cv_results_["mean_test_score"]
     print(f"{'route':<42}{'wall s':>9}{'CPU s':>9}{'s / fit':>9}")
     fits = points * args.folds + 1
-    for name, wall, cpu in ((f"before ({args.baseline_ref}): S′ prepared per fit", before_wall, before_cpu),
-                            ("today: shared neighbours and preparation", after_wall, after_cpu)):
+    for name, wall, cpu in (
+        (f"before ({args.baseline_ref}): S′ prepared per fit", before_wall, before_cpu),
+        ("today: shared neighbours and preparation", after_wall, after_cpu),
+    ):
         print(f"{name:<42}{wall:9.1f}{cpu:9.1f}{wall / fits:9.2f}")
     print(f"speed-up (wall): {before_wall / after_wall:.1f}×; CPU: {before_cpu / after_cpu:.1f}×")
-    print(f"scores: max |difference| {np.max(np.abs(old_scores - new_scores)):.2g}; best {after.best_params_} "
-          f"(before: {before.best_params_}), accuracy {after.best_score_:.4f}")
+    print(
+        f"scores: max |difference| {np.max(np.abs(old_scores - new_scores)):.2g}; best {after.best_params_} "
+        f"(before: {before.best_params_}), accuracy {after.best_score_:.4f}"
+    )
     best = after.best_estimator_
-    print(f"words without an embedding: {len(reports)} warning(s) in {fits} fits; the refit model: "
-          f"{best.n_missing_words_:,} words, {100 * best.missing_share_:.2f} % of the tokens, most frequent "
-          f"{best.missing_words_[:5]}")
+    print(
+        f"words without an embedding: {len(reports)} warning(s) in {fits} fits; the refit model: "
+        f"{best.n_missing_words_:,} words, {100 * best.missing_share_:.2f} % of the tokens, most frequent "
+        f"{best.missing_words_[:5]}"
+    )
 
 
 if __name__ == "__main__":

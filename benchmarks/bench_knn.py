@@ -9,6 +9,7 @@ the 1-bit embeddings' similarities and the WMD's ±inf give). One core; both res
 
 Run:  .venv/bin/python benchmarks/bench_knn.py [--queries 1130] [--train 10168] [--repeat 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,10 +41,14 @@ def main():
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     shape = (args.queries, args.train)
-    matrices = {"continuous": rng.beta(2, 5, size=shape),
-                "tie-heavy": rng.integers(0, 50, size=shape).astype(np.float64)}
-    print(f"{args.queries:,} queries x {args.train:,} training documents, k = {args.k}, one core, best of "
-          f"{args.repeat} (CPU seconds)")
+    matrices = {
+        "continuous": rng.beta(2, 5, size=shape),
+        "tie-heavy": rng.integers(0, 50, size=shape).astype(np.float64),
+    }
+    print(
+        f"{args.queries:,} queries x {args.train:,} training documents, k = {args.k}, one core, best of "
+        f"{args.repeat} (CPU seconds)"
+    )
     with threadpool_limits(1):
         top_k(np.zeros((1, 2)), 1)  # compile (or load) the kernel outside the timing
         for name, similarities in matrices.items():

@@ -20,6 +20,7 @@ figure) is measured in the same run, and the RATIO line divides each page's medi
 Run:  .venv/bin/python benchmarks/bench_page_load.py [--page notebooks/05_confusion_tsne.html] [--repeat 3]
       (build the book first: ``jupyter-book build .``; ``--book`` points elsewhere)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -126,14 +127,16 @@ def main() -> None:
             kinds = ("load", "figures", "ready", "bytes", "html", "shared", "plotly", "figure_data", "images")
             median = {key: statistics.median(run[key] for run in runs) for key in kinds}
             medians[page] = median
-            print(f"{page}: {runs[0]['count']} plotly figures; load event {median['load'] / 1000:.2f} s, figures drawn "
-                  f"{median['figures'] / 1000:.2f} s, ready {median['ready'] / 1000:.2f} s (median of {args.repeat}: "
-                  f"{', '.join(format(r['ready'] / 1000, '.2f') for r in runs)} s); "
-                  f"{median['bytes'] / 1e6:.2f} MB in {runs[0]['requests']} requests: "
-                  f"HTML {median['html'] / 1e3:.0f} KB, shared {median['shared'] / 1e3:.0f} KB, "
-                  f"plotly.js {median['plotly'] / 1e3:.0f} KB "
-                  f"({runs[0]['plotly_loads']} loads), figures' data {median['figure_data'] / 1e3:.0f} KB, images "
-                  f"{median['images'] / 1e3:.0f} KB")
+            print(
+                f"{page}: {runs[0]['count']} plotly figures; load event {median['load'] / 1000:.2f} s, figures drawn "
+                f"{median['figures'] / 1000:.2f} s, ready {median['ready'] / 1000:.2f} s (median of {args.repeat}: "
+                f"{', '.join(format(r['ready'] / 1000, '.2f') for r in runs)} s); "
+                f"{median['bytes'] / 1e6:.2f} MB in {runs[0]['requests']} requests: "
+                f"HTML {median['html'] / 1e3:.0f} KB, shared {median['shared'] / 1e3:.0f} KB, "
+                f"plotly.js {median['plotly'] / 1e3:.0f} KB "
+                f"({runs[0]['plotly_loads']} loads), figures' data {median['figure_data'] / 1e3:.0f} KB, images "
+                f"{median['images'] / 1e3:.0f} KB"
+            )
     for page in pages:
         ratio = medians[page]["ready"] / medians[args.reference]["ready"]
         print(f"RATIO ready time {page} / {args.reference}: {ratio:.1f}x")

@@ -13,6 +13,7 @@ gensim (``SparseTermSimilarityMatrix(S').inner_product(X, Y, normalized=(True, T
 
 Run:  .venv/bin/python benchmarks/bench_scm.py            (defaults: 9000 × 7500, 60k terms, C = 100)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -108,8 +109,10 @@ def main():
         ours_seconds, ours_cpu = time.perf_counter() - t0, time.process_time() - c0
         pairs = X.shape[0] * Y.shape[0]
         ours_rate = pairs / ours_seconds
-        print(f"sparse SCM (ours, 1 core): {pairs:,} pairs in {ours_seconds:.2f} s = {ours_rate / 1e6:.2f} M pairs/s "
-              f"({ours_cpu:.2f} CPU s = {pairs / ours_cpu / 1e6:.2f} M pairs per CPU second)")
+        print(
+            f"sparse SCM (ours, 1 core): {pairs:,} pairs in {ours_seconds:.2f} s = {ours_rate / 1e6:.2f} M pairs/s "
+            f"({ours_cpu:.2f} CPU s = {pairs / ours_cpu / 1e6:.2f} M pairs per CPU second)"
+        )
 
         # --- gensim on a subset, one core
         gx, gy = X[: args.gensim_queries], Y[: args.gensim_collection]
@@ -159,8 +162,10 @@ def main():
         sk_seconds = time.perf_counter() - t0
         sk_rate = sx.shape[0] * sy.shape[0] / sk_seconds
         difference = float(np.max(np.abs(l1[: sx.shape[0], : sy.shape[0]] - reference)))
-        print(f"L1 distance (ours, 1 core): {pairs / l1_seconds / 1e6:.1f} M pairs/s; scikit-learn "
-              f"manhattan_distances: {sk_rate / 1e6:.3f} M pairs/s (max |difference| = {difference:.1e})")
+        print(
+            f"L1 distance (ours, 1 core): {pairs / l1_seconds / 1e6:.1f} M pairs/s; scikit-learn "
+            f"manhattan_distances: {sk_rate / 1e6:.3f} M pairs/s (max |difference| = {difference:.1e})"
+        )
         print(f"RATIO L1 distance ours / scikit-learn (pairs/s per core): {pairs / l1_seconds / sk_rate:.1f}x")
 
     for threads in sorted({min(2, numba.config.NUMBA_NUM_THREADS), numba.config.NUMBA_NUM_THREADS}):

@@ -16,6 +16,7 @@ over the same words, so that idf ties look like real ones.
 
     .venv/bin/python benchmarks/bench_termsim.py            # defaults: A on 20,000 words, B on 70,556 x 1000 dims, 1-bit
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,13 +49,16 @@ def part_a(args):
 
     from regemb_utils.termsim.matrix import TermSimilarityBuilder, nearest_neighbours
 
-    print(f"== A. gensim vs ours: {args.compare_words} words, {args.compare_dims} dims, C=100, symmetric, dominant, "
-          f"tf-idf, threshold 0, exponent 2, rule gensim")
+    print(
+        f"== A. gensim vs ours: {args.compare_words} words, {args.compare_dims} dims, C=100, symmetric, dominant, "
+        f"tf-idf, threshold 0, exponent 2, rule gensim"
+    )
     kv, dictionary, tfidf = make_setting(args.compare_words, args.compare_dims)
     start = time.perf_counter()
     index = WordEmbeddingSimilarityIndex(kv, threshold=0.0, exponent=2.0)
-    reference = SparseTermSimilarityMatrix(index, dictionary, tfidf, symmetric=True, dominant=True,
-                                           nonzero_limit=100, dtype=np.float32).matrix
+    reference = SparseTermSimilarityMatrix(
+        index, dictionary, tfidf, symmetric=True, dominant=True, nonzero_limit=100, dtype=np.float32
+    ).matrix
     t_gensim = time.perf_counter() - start
     print(f"gensim SparseTermSimilarityMatrix:          {t_gensim:8.2f} s   nnz={reference.nnz}")
 
@@ -71,8 +75,10 @@ def part_a(args):
     differing = (abs(ours - reference) > 1e-6).nnz
     print(f"ours: neighbour cache (depth={args.depth}, once):      {t_cache:8.2f} s")
     print(f"ours: per-dictionary preparation (once):    {t_prep:8.2f} s")
-    print(f"ours: matrix at this grid point:            {t_build:8.3f} s   nnz={ours.nnz}   "
-          f"entries differing from gensim: {differing} ({differing / reference.nnz:.4%})")
+    print(
+        f"ours: matrix at this grid point:            {t_build:8.3f} s   nnz={ours.nnz}   "
+        f"entries differing from gensim: {differing} ({differing / reference.nnz:.4%})"
+    )
     print(f"speed-up per grid point: {t_gensim / t_build:8.0f} x")
     print(f"speed-up incl. cache + preparation:  {t_gensim / (t_cache + t_prep + t_build):8.1f} x")
 
@@ -96,8 +102,10 @@ def part_b(args):
         start = time.perf_counter()
         nearest_neighbours(kv, words[:rows], depth=args.depth, progress=False, bits=False)
         t_blas = (time.perf_counter() - start) * len(words) / rows
-        print(f"the same with BLAS (from {rows} rows):      {t_blas:8.2f} s   bit operations are {t_blas / t_cache:.1f}x "
-              f"faster")
+        print(
+            f"the same with BLAS (from {rows} rows):      {t_blas:8.2f} s   bit operations are {t_blas / t_cache:.1f}x "
+            f"faster"
+        )
     del kv
     start = time.perf_counter()
     builder = TermSimilarityBuilder(neighbours, dictionary, tfidf)
@@ -105,9 +113,11 @@ def part_b(args):
     builder.build(10, 0.0, 2.0)  # numba warm-up
     builder.build(10, 0.0, 3.0, symmetric=False)
     grid = list(itertools.product((True, False), (True, False), args.C, args.thresholds, args.exponents))
-    print(f"the paper's grid in its order (Sym, Dom, C, t, o), rule {args.rule}, one builder (one idf order): "
-          f"{len(grid)} points; per (Sym, Dom, C): the sum and the slowest of its {len(grid) // (4 * len(args.C))} "
-          f"points")
+    print(
+        f"the paper's grid in its order (Sym, Dom, C, t, o), rule {args.rule}, one builder (one idf order): "
+        f"{len(grid)} points; per (Sym, Dom, C): the sum and the slowest of its {len(grid) // (4 * len(args.C))} "
+        f"points"
+    )
     print(f"{'sym':>5} {'dom':>5} {'C':>4} {'seconds':>8} {'cpu s':>7} {'slowest':>8} {'its cpu s':>9}")
     times = {}
     for group in itertools.groupby(grid, key=lambda point: point[:3]):
@@ -122,10 +132,14 @@ def part_b(args):
             total, cpu_total = total + seconds, cpu_total + cpu
             if seconds > slowest:
                 slowest, slowest_cpu = seconds, cpu
-        print(f"{symmetric!s:>5} {dominant!s:>5} {C:>4} {total:8.2f} {cpu_total:7.2f} {slowest:8.3f} {slowest_cpu:9.3f}")
+        print(
+            f"{symmetric!s:>5} {dominant!s:>5} {C:>4} {total:8.2f} {cpu_total:7.2f} {slowest:8.3f} {slowest_cpu:9.3f}"
+        )
     worst = max(times, key=times.get)
-    print(f"all {len(grid)} grid points: {sum(times.values()):.1f} s; slowest grid point: {times[worst]:.3f} s at "
-          f"{worst} (target <= 1 s)")
+    print(
+        f"all {len(grid)} grid points: {sum(times.values()):.1f} s; slowest grid point: {times[worst]:.3f} s at "
+        f"{worst} (target <= 1 s)"
+    )
     # the same run's reference: the points of the largest C built alone (the fill, transpose and assembly of every
     # point, as before grid points shared matrices)
     C = max(args.C)
@@ -137,9 +151,11 @@ def part_b(args):
         alone[point] = time.perf_counter() - start
         del S
     shared = {point: times[point] for point in alone}
-    print(f"C = {C}: each point alone {sum(alone.values()):.1f} s (slowest {max(alone.values()):.3f} s), shared "
-          f"{sum(shared.values()):.1f} s (slowest {max(shared.values()):.3f} s): RATIO alone / shared "
-          f"{sum(alone.values()) / sum(shared.values()):.1f}x")
+    print(
+        f"C = {C}: each point alone {sum(alone.values()):.1f} s (slowest {max(alone.values()):.3f} s), shared "
+        f"{sum(shared.values()):.1f} s (slowest {max(shared.values()):.3f} s): RATIO alone / shared "
+        f"{sum(alone.values()) / sum(shared.values()):.1f}x"
+    )
 
 
 def main():

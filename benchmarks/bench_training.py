@@ -22,6 +22,7 @@ With ``--quality`` gensim and ours (200-d, bit level 0) are also trained with th
 on the whole corpus, and the analogy accuracy on gensim's questions-words.txt (restrict_vocab=30000, as chapter 2) is
 printed for both.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,9 +51,9 @@ def corpus_pieces(n_words: int | None) -> list[list[str]]:
     pieces, total = [], 0
     for article in WikipediaCorpus():
         for start in range(0, len(article), PIECE):
-            piece = article[start:start + PIECE]
+            piece = article[start : start + PIECE]
             if n_words is not None:
-                piece = piece[:n_words - total]
+                piece = piece[: n_words - total]
             if piece:
                 pieces.append(piece)
                 total += len(piece)
@@ -61,12 +62,25 @@ def corpus_pieces(n_words: int | None) -> list[list[str]]:
     return pieces
 
 
-def train_gensim(corpus, *, size, epochs, workers, window=10, negative=24, sample=1e-4, min_count=5, alpha=0.05,
-                 seed=1):
+def train_gensim(
+    corpus, *, size, epochs, workers, window=10, negative=24, sample=1e-4, min_count=5, alpha=0.05, seed=1
+):
     from gensim.models import Word2Vec
 
-    model = Word2Vec(vector_size=size, window=window, negative=negative, sample=sample, min_count=min_count,
-                     alpha=alpha, min_alpha=alpha * 1e-4, sg=0, cbow_mean=1, hs=0, workers=workers, seed=seed)
+    model = Word2Vec(
+        vector_size=size,
+        window=window,
+        negative=negative,
+        sample=sample,
+        min_count=min_count,
+        alpha=alpha,
+        min_alpha=alpha * 1e-4,
+        sg=0,
+        cbow_mean=1,
+        hs=0,
+        workers=workers,
+        seed=seed,
+    )
     model.build_vocab(corpus)
     start = time.perf_counter()
     _, raw = model.train(corpus, total_examples=model.corpus_count, epochs=epochs)
@@ -74,16 +88,36 @@ def train_gensim(corpus, *, size, epochs, workers, window=10, negative=24, sampl
     return model.wv, raw / seconds, seconds
 
 
-def train_original(binary, stream, *, size, bitlevel, epochs, workers, window=10, negative=24, sample=1e-4,
-                   min_count=5, alpha=0.05) -> float:
+def train_original(
+    binary, stream, *, size, bitlevel, epochs, workers, window=10, negative=24, sample=1e-4, min_count=5, alpha=0.05
+) -> float:
     """The original tool trained on ``stream``: its training's wall seconds (first epoch's start to last epoch's end,
     timed as its lines arrive; ``stdbuf`` makes its output line-buffered)."""
     with tempfile.TemporaryDirectory() as folder:
-        flags = dict(size=size, bitlevel=bitlevel, window=window, negative=negative, sample=sample, iter=epochs,
-                     threads=workers, alpha=alpha, binary=1, debug=0)
-        command = ["stdbuf", "-oL", str(binary), "-train", str(stream), "-output", str(Path(folder) / "vectors.bin"),
-                   "-min-count", str(min_count), *(part for name, value in flags.items()
-                                                   for part in (f"-{name}", repr(value)))]
+        flags = dict(
+            size=size,
+            bitlevel=bitlevel,
+            window=window,
+            negative=negative,
+            sample=sample,
+            iter=epochs,
+            threads=workers,
+            alpha=alpha,
+            binary=1,
+            debug=0,
+        )
+        command = [
+            "stdbuf",
+            "-oL",
+            str(binary),
+            "-train",
+            str(stream),
+            "-output",
+            str(Path(folder) / "vectors.bin"),
+            "-min-count",
+            str(min_count),
+            *(part for name, value in flags.items() for part in (f"-{name}", repr(value))),
+        ]
         start = end = None
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as tool:
             for line in tool.stdout:
@@ -115,18 +149,23 @@ def main(argv=None) -> None:
     if not args.skip_speed:
         corpus = corpus_pieces(args.words)
         words = sum(map(len, corpus))
-        print(f"corpus: {words:,} words in {len(corpus):,} pieces; workers={args.workers}, epochs={args.epochs}; "
-              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall-clock speeds: compare the ratios)")
+        print(
+            f"corpus: {words:,} words in {len(corpus):,} pieces; workers={args.workers}, epochs={args.epochs}; "
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall-clock speeds: compare the ratios)"
+        )
         _, gensim_wps, gensim_s = train_gensim(corpus, size=200, epochs=args.epochs, workers=args.workers)
         print(f"gensim Word2Vec CBOW 200-d:            {gensim_wps:12,.0f} raw words/s ({gensim_s:.1f} s)")
         models = [(200, 0)] + ([] if args.skip_1000d else [(1000, 1)])
         ours = {}
         for size, bitlevel in models:
-            ours[size, bitlevel] = train_word2bits(corpus, size=size, bitlevel=bitlevel, epochs=args.epochs,
-                                                   workers=args.workers, progress=False)
+            ours[size, bitlevel] = train_word2bits(
+                corpus, size=size, bitlevel=bitlevel, epochs=args.epochs, workers=args.workers, progress=False
+            )
             result = ours[size, bitlevel]
-            print(f"word2bits bitlevel {bitlevel} {size}-d:{'':{11 - len(str(size))}}{result.words_per_second:12,.0f} "
-                  f"raw words/s ({result.seconds:.1f} s)")
+            print(
+                f"word2bits bitlevel {bitlevel} {size}-d:{'':{11 - len(str(size))}}{result.words_per_second:12,.0f} "
+                f"raw words/s ({result.seconds:.1f} s)"
+            )
         print(f"ratio ours/gensim (200-d, 32 bit):     {ours[200, 0].words_per_second / gensim_wps:12.2f}")
         binary = None
         if not args.skip_original:
@@ -143,14 +182,19 @@ def main(argv=None) -> None:
                 write_token_stream(corpus, stream)
                 for size, bitlevel in models:
                     result = ours[size, bitlevel]
-                    seconds = train_original(binary, stream, size=size, bitlevel=bitlevel, epochs=args.epochs,
-                                             workers=args.workers)
+                    seconds = train_original(
+                        binary, stream, size=size, bitlevel=bitlevel, epochs=args.epochs, workers=args.workers
+                    )
                     tool_wps = args.epochs * result.training_words / seconds
-                    print(f"original Word2Bits (C++) bitlevel {bitlevel} {size}-d:{'':{5 - len(str(size))}}"
-                          f"{tool_wps:12,.0f} raw words/s ({seconds:.1f} s)")
-                    print(f"ratio ours/original ({size}-d, {32 if bitlevel == 0 else bitlevel} bit):"
-                          f"{'':{8 - len(str(size)) - len(str(32 if bitlevel == 0 else bitlevel))}}"
-                          f"{result.words_per_second / tool_wps:12.2f}")
+                    print(
+                        f"original Word2Bits (C++) bitlevel {bitlevel} {size}-d:{'':{5 - len(str(size))}}"
+                        f"{tool_wps:12,.0f} raw words/s ({seconds:.1f} s)"
+                    )
+                    print(
+                        f"ratio ours/original ({size}-d, {32 if bitlevel == 0 else bitlevel} bit):"
+                        f"{'':{8 - len(str(size)) - len(str(32 if bitlevel == 0 else bitlevel))}}"
+                        f"{result.words_per_second / tool_wps:12.2f}"
+                    )
 
     if args.quality:
         corpus = corpus_pieces(None)
@@ -160,8 +204,10 @@ def main(argv=None) -> None:
         print(f"gensim 200-d:          analogy {gensim_accuracy:.4f}  ({wps:,.0f} raw words/s, {s:.0f} s)")
         r = train_word2bits(corpus, size=200, bitlevel=0, epochs=args.quality_epochs, workers=args.workers)
         ours_accuracy = analogy(r.vectors)
-        print(f"word2bits 0-bit 200-d: analogy {ours_accuracy:.4f}  ({r.words_per_second:,.0f} raw words/s, "
-              f"{r.seconds:.0f} s)")
+        print(
+            f"word2bits 0-bit 200-d: analogy {ours_accuracy:.4f}  ({r.words_per_second:,.0f} raw words/s, "
+            f"{r.seconds:.0f} s)"
+        )
         print(f"difference ours - gensim: {100 * (ours_accuracy - gensim_accuracy):+.1f} points (target within 2)")
 
 

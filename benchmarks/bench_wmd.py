@@ -34,6 +34,7 @@ neighbours (k = 19) and their distances are identical. Both run with the same ``
 
 Run:  .venv/bin/python benchmarks/bench_wmd.py [--queries 220] [--jobs 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,15 @@ def bbcsport_problem(dim: int, seed: int):
     dictionary = Dictionary(train + validation + test)
     dictionary.filter_extremes(no_below=2, no_above=1.0, keep_n=None)  # like a corpus dictionary: no hapaxes
     model = Word2Vec(
-        train + validation + test, vector_size=dim, window=10, min_count=3, sg=0, negative=10, epochs=10,
-        workers=2, seed=seed,
+        train + validation + test,
+        vector_size=dim,
+        window=10,
+        min_count=3,
+        sg=0,
+        negative=10,
+        epochs=10,
+        workers=2,
+        seed=seed,
     )
     return train, test, dictionary, model.wv, "BBCSPORT (real text, Word2Vec trained on it)"
 
@@ -73,7 +81,9 @@ def synthetic_problem(dim: int, seed: int):
     cdf /= cdf[-1]
 
     def documents(n):
-        return [[vocabulary[i] for i in np.searchsorted(cdf, rng.random(int(rng.integers(150, 450))))] for _ in range(n)]
+        return [
+            [vocabulary[i] for i in np.searchsorted(cdf, rng.random(int(rng.integers(150, 450))))] for _ in range(n)
+        ]
 
     train, test = documents(413), documents(220)
     dictionary = Dictionary(train + test)
@@ -100,8 +110,17 @@ def real_problem(dataset: str, corpus_articles, epochs: int, cache_dir: str, pap
         corpus_articles = None
         settings = embedding_settings(chapter_parameters("02_training", "paper"), "32-bit", None, "paper")
     else:
-        settings = dict(size=200, corpus_articles=corpus_articles, tokenizer="paper", epochs=epochs, window=10,
-                        negative=24, sample=1e-4, min_count=5, workers=1)
+        settings = dict(
+            size=200,
+            corpus_articles=corpus_articles,
+            tokenizer="paper",
+            epochs=epochs,
+            window=10,
+            negative=24,
+            sample=1e-4,
+            min_count=5,
+            workers=1,
+        )
     try:  # the paper profile's model is read from the cache, never trained here
         vectors, summary = trained_embeddings("32-bit", cache=cache, train=not paper_embeddings, **settings)
     except LookupError as error:
@@ -125,8 +144,12 @@ def baseline_module(ref: str):
     import tempfile
 
     root = pathlib.Path(__file__).resolve().parents[1]
-    source = subprocess.run(["git", "-C", str(root), "show", f"{ref}:regemb_utils/measures/wmd.py"], capture_output=True,
-                            text=True, check=True).stdout
+    source = subprocess.run(
+        ["git", "-C", str(root), "show", f"{ref}:regemb_utils/measures/wmd.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     source = source.replace("from ..study.progress import", "from ..infra.progress import")  # where it lives today
     path = pathlib.Path(tempfile.mkdtemp()) / "baseline_wmd.py"
     path.write_text(source)
@@ -138,8 +161,13 @@ def baseline_module(ref: str):
 
 
 # the before search's phases: its functions, measured with cProfile (CPU time, cumulative)
-BASELINE_PHASES = {"query_distances": "setup (Dᵀ)", "_wcd": "WCD", "_relaxed": "ICT (every candidate)",
-                   "_dual": "entropic dual bounds", "_exact": "exact solves"}
+BASELINE_PHASES = {
+    "query_distances": "setup (Dᵀ)",
+    "_wcd": "WCD",
+    "_relaxed": "ICT (every candidate)",
+    "_dual": "entropic dual bounds",
+    "_exact": "exact solves",
+}
 
 
 def profiled(call):
@@ -187,8 +215,9 @@ def real_documents(args) -> None:
     from regemb_utils.measures.wmd import wmd_distances, wmd_knn
 
     t0 = time.perf_counter()
-    Q, T, E32, dictionary_size, summary = real_problem(args.dataset, args.corpus_articles, args.epochs, args.cache,
-                                                       args.paper_embeddings)
+    Q, T, E32, dictionary_size, summary = real_problem(
+        args.dataset, args.corpus_articles, args.epochs, args.cache, args.paper_embeddings
+    )
     Q = Q[: args.queries]
     missing = int(np.sum(~np.any(E32 != 0, axis=1)))
     print(
@@ -222,12 +251,16 @@ def real_documents(args) -> None:
             full = wmd_distances(Q[:b], T, E)
             brute_cpu = (time.process_time() - cpu) / b
         print(f"\n{kind} embeddings, one core, CPU seconds per query:")
-        for name, result, seconds in (("before (" + args.baseline_ref + ")", before, before_cpu),
-                                      ("after (this wmd_knn)", after, after_cpu)):
-            print(f"  {name}: {seconds / n:.3f} s ({(seconds - preparation(result)) / n:.3f} s without the one-time "
-                  f"preparation); per query {result.n_solved / n:,.1f} exact EMD solves "
-                  f"({100 * result.share_solved:.2f} % of pairs), {result.n_certified / n:,.1f} candidates ruled out "
-                  f"by a per-candidate bound")
+        for name, result, seconds in (
+            ("before (" + args.baseline_ref + ")", before, before_cpu),
+            ("after (this wmd_knn)", after, after_cpu),
+        ):
+            print(
+                f"  {name}: {seconds / n:.3f} s ({(seconds - preparation(result)) / n:.3f} s without the one-time "
+                f"preparation); per query {result.n_solved / n:,.1f} exact EMD solves "
+                f"({100 * result.share_solved:.2f} % of pairs), {result.n_certified / n:,.1f} candidates ruled out "
+                f"by a per-candidate bound"
+            )
         print(f"  brute force (POT, every pair) on the first {b} quer{'y' if b == 1 else 'ies'}: {brute_cpu:.3f} s")
         how = "its own clock" if getattr(before, "phases", None) else "a second run under cProfile"
         print(f"  before, by phase ({how}): {breakdown(before_phases, n)}")
@@ -238,19 +271,33 @@ def real_documents(args) -> None:
             assert np.array_equal(result.indices[:b], reference), f"{kind} {name}: neighbours differ from brute force"
             assert np.array_equal(result.distances[:b], exact), f"{kind} {name}: distances differ from brute force"
         assert np.array_equal(after.indices, before.indices) and np.array_equal(after.distances, before.distances)
-        print(f"  neighbours and distances (k = {args.k}) identical to brute force on {b} quer"
-              f"{'y' if b == 1 else 'ies'} and between before and after on all {n}: OK")
+        print(
+            f"  neighbours and distances (k = {args.k}) identical to brute force on {b} quer"
+            f"{'y' if b == 1 else 'ies'} and between before and after on all {n}: OK"
+        )
         print(f"  RATIO {kind} CPU per query, before / after: {before_cpu / after_cpu:.1f}x")
         print(f"  RATIO {kind} CPU per query, brute force / after: {brute_cpu * n / after_cpu:.1f}x")
         print(f"  RATIO {kind} CPU per query, brute force / before: {brute_cpu * n / before_cpu:.1f}x")
         search_before, search_after = before_cpu - preparation(before), after_cpu - preparation(after)
-        print(f"  RATIO {kind} without the one-time preparation, before / after: {search_before / search_after:.1f}x, "
-              f"brute force / after: {brute_cpu * n / search_after:.1f}x")
+        print(
+            f"  RATIO {kind} without the one-time preparation, before / after: {search_before / search_after:.1f}x, "
+            f"brute force / after: {brute_cpu * n / search_after:.1f}x"
+        )
         if args.record:
-            record(args.record, {"dataset": args.dataset, "embeddings": kind, "queries": n, "brute-force queries": b,
-                                 "before (s / query)": before_cpu / n, "after (s / query)": after_cpu / n,
-                                 "brute force (s / query)": brute_cpu, "before": f"{args.baseline_ref}, bound=dual",
-                                 "measured": time.strftime("%Y-%m-%d")})
+            record(
+                args.record,
+                {
+                    "dataset": args.dataset,
+                    "embeddings": kind,
+                    "queries": n,
+                    "brute-force queries": b,
+                    "before (s / query)": before_cpu / n,
+                    "after (s / query)": after_cpu / n,
+                    "brute force (s / query)": brute_cpu,
+                    "before": f"{args.baseline_ref}, bound=dual",
+                    "measured": time.strftime("%Y-%m-%d"),
+                },
+            )
 
 
 def record(path: str, row: dict) -> None:
@@ -264,23 +311,42 @@ def record(path: str, row: dict) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", choices=("bbcsport", "twitter", "ohsumed", "reuters", "amazon", "20news"),
-                        default="bbcsport")
-    parser.add_argument("--real", action="store_true", help="the data set's real documents against the common "
-                        "dictionary with Wikipedia embeddings, today's search beside the new (implied by 20news)")
-    parser.add_argument("--paper-embeddings", action="store_true",
-                        help="real documents: the paper profile's 32-bit model from --cache (never trained here)")
+    parser.add_argument(
+        "--dataset", choices=("bbcsport", "twitter", "ohsumed", "reuters", "amazon", "20news"), default="bbcsport"
+    )
+    parser.add_argument(
+        "--real",
+        action="store_true",
+        help="the data set's real documents against the common "
+        "dictionary with Wikipedia embeddings, today's search beside the new (implied by 20news)",
+    )
+    parser.add_argument(
+        "--paper-embeddings",
+        action="store_true",
+        help="real documents: the paper profile's 32-bit model from --cache (never trained here)",
+    )
     parser.add_argument("--queries", type=int, default=None, help="220 for bbcsport, 3 with real documents")
     parser.add_argument("--brute-queries", type=int, default=1, help="20news: queries solved by brute force")
     parser.add_argument("--corpus-articles", type=int, default=None, help="20news: Wikipedia articles (all)")
     parser.add_argument("--epochs", type=int, default=3, help="20news: training epochs")
     parser.add_argument("--cache", default="/tmp/regemb-bench-wmd", help="20news: artifact cache directory")
-    parser.add_argument("--baseline-ref", default="ab76922",
-                        help="real documents: git ref of the wmd.py before this search (the 'before')")
-    parser.add_argument("--embeddings", nargs="+", choices=("32-bit", "1-bit"), default=["32-bit", "1-bit"],
-                        help="real documents: the 32-bit embeddings and/or their 1-bit quantization")
-    parser.add_argument("--record", default=None,
-                        help="real documents: keep the CPU seconds per query in this CSV file (results/wmd_search.csv)")
+    parser.add_argument(
+        "--baseline-ref",
+        default="ab76922",
+        help="real documents: git ref of the wmd.py before this search (the 'before')",
+    )
+    parser.add_argument(
+        "--embeddings",
+        nargs="+",
+        choices=("32-bit", "1-bit"),
+        default=["32-bit", "1-bit"],
+        help="real documents: the 32-bit embeddings and/or their 1-bit quantization",
+    )
+    parser.add_argument(
+        "--record",
+        default=None,
+        help="real documents: keep the CPU seconds per query in this CSV file (results/wmd_search.csv)",
+    )
     parser.add_argument("--k", type=int, default=19)
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=2)

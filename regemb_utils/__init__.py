@@ -1,4 +1,5 @@
 """Computations behind the regemb book (Novotný et al., 2020, reproduced and checked)."""
+
 from importlib.metadata import PackageNotFoundError, version
 
 try:

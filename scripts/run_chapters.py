@@ -9,6 +9,7 @@ Parameters given with ``-p NAME VALUE`` (VALUE read as papermill does, and as JS
 its defaults and takes its inputs from the records of the chapters before it (regemb_utils.study.pipeline), so a rerun
 flows into the rest of the book. Unknown parameter names are refused before anything runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,7 +55,7 @@ def terminal_text(text: str) -> str:
             row = max(row - 1, 0)
         elif part:
             line = lines[row].ljust(column)
-            lines[row] = line[:column] + part + line[column + len(part):]
+            lines[row] = line[:column] + part + line[column + len(part) :]
             column += len(part)
     return "\n".join(lines)
 
@@ -74,8 +75,12 @@ def tidy_notebook(path: Path) -> None:
         outputs = []
         for output in cell.get("outputs", []):
             previous = outputs[-1] if outputs else None
-            if (output.get("output_type") == "stream" and previous is not None
-                    and previous.get("output_type") == "stream" and previous["name"] == output["name"]):
+            if (
+                output.get("output_type") == "stream"
+                and previous is not None
+                and previous.get("output_type") == "stream"
+                and previous["name"] == output["name"]
+            ):
                 previous["text"] += output["text"]
             else:
                 outputs.append(output)
@@ -109,8 +114,10 @@ def parse_value(text: str):
 def select(names: list[str], wanted: str) -> int:
     matches = [i for i, name in enumerate(names) if name == wanted or name.split("_", 1)[0] == wanted]
     if len(matches) != 1:
-        raise SystemExit(f"{'ambiguous' if matches else 'unknown'} chapter {wanted!r}; allowed: {', '.join(names)} "
-                         "(or their numbers, where only one chapter has it)")
+        raise SystemExit(
+            f"{'ambiguous' if matches else 'unknown'} chapter {wanted!r}; allowed: {', '.join(names)} "
+            "(or their numbers, where only one chapter has it)"
+        )
     return matches[0]
 
 
@@ -139,8 +146,9 @@ def main(argv=None) -> int:
         try:
             loaded = yaml.safe_load(text)
         except yaml.YAMLError as error:
-            raise SystemExit(f"-y {text!r} is not valid YAML ({str(error).splitlines()[0]}); give a mapping such as "
-                             "'ks: [1, 3]'") from None
+            raise SystemExit(
+                f"-y {text!r} is not valid YAML ({str(error).splitlines()[0]}); give a mapping such as 'ks: [1, 3]'"
+            ) from None
         if not isinstance(loaded, dict):
             raise SystemExit(f"-y {text!r} is not a YAML mapping of parameter names to values")
         parameters.update(loaded)
@@ -164,13 +172,20 @@ def main(argv=None) -> int:
         # Into a temporary file first: a chapter that fails never replaces a good notebook (it is kept for reading).
         partial = args.output / f".{notebook.stem}.partial.ipynb"
         try:
-            papermill.execute_notebook(notebook, partial, parameters={"profile": args.profile, **given},
-                                       cwd=notebook.parent, progress_bar=False)
+            papermill.execute_notebook(
+                notebook,
+                partial,
+                parameters={"profile": args.profile, **given},
+                cwd=notebook.parent,
+                progress_bar=False,
+            )
         except papermill.PapermillExecutionError as error:  # the chapter's own message, not papermill's traceback
             later = ", ".join(notebooks[i].stem for i in selected if i > index)
-            raise SystemExit(f"{notebook.stem} stopped at cell {error.exec_count}: {error.ename}: {error.evalue}\n"
-                             f"The executed chapter, with the error, is kept in {partial}; no record of the chapter was "
-                             f"written" + (f", and {later} did not run." if later else ".")) from None
+            raise SystemExit(
+                f"{notebook.stem} stopped at cell {error.exec_count}: {error.ename}: {error.evalue}\n"
+                f"The executed chapter, with the error, is kept in {partial}; no record of the chapter was "
+                f"written" + (f", and {later} did not run." if later else ".")
+            ) from None
         tidy_notebook(partial)
         partial.replace(args.output / notebook.name)
     return 0

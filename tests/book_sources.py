@@ -1,5 +1,6 @@
 """What a book build needs besides the executed chapters: the tests build the book in a temporary directory from
 notebooks run there, never from the committed ones."""
+
 from __future__ import annotations
 
 import shutil

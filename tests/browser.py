@@ -5,6 +5,7 @@ started headless with software WebGL (:class:`Chromium`), and a minimal WebSocke
 Nothing here reaches the network: the browser runs with background networking, component updates and sync off, and
 reads only what the local server serves.
 """
+
 from __future__ import annotations
 
 import base64
@@ -29,9 +30,18 @@ __all__ = ["CHROMIUM_FLAGS", "chromium_path", "serve", "Chromium", "DevToolsErro
 # The flags every run uses (tests and benchmark alike). SwiftShader is Chromium's software WebGL: this Chromium no
 # longer falls back to it on its own, so it is asked for explicitly.
 CHROMIUM_FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-    "--hide-scrollbars", "--mute-audio",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+    "--hide-scrollbars",
+    "--mute-audio",
 )
 
 
@@ -149,9 +159,19 @@ def page_weight(page: str, requests: list[tuple[str, int]]) -> dict[str, int]:
     weight = dict.fromkeys(("html", "shared", "plotly", "figure_data", "images", "search_index", "plotly_loads"), 0)
     for path, size in requests:
         path = path.split("?", 1)[0].split("#", 1)[0].lstrip("/")
-        kind = ("html" if path == page else "plotly" if path == "_static/plotly.min.js" else
-                "figure_data" if path.startswith("_figures/") else "images" if path.startswith("_images/") else
-                "search_index" if path == "searchindex.js" else "shared")
+        kind = (
+            "html"
+            if path == page
+            else "plotly"
+            if path == "_static/plotly.min.js"
+            else "figure_data"
+            if path.startswith("_figures/")
+            else "images"
+            if path.startswith("_images/")
+            else "search_index"
+            if path == "searchindex.js"
+            else "shared"
+        )
         weight[kind] += size
         weight["plotly_loads"] += kind == "plotly"
     return weight
@@ -177,13 +197,16 @@ class _WebSocket:
 
     def __init__(self, url: str, timeout: float):
         assert url.startswith("ws://")
-        host_port, _, path = url[len("ws://"):].partition("/")
+        host_port, _, path = url[len("ws://") :].partition("/")
         host, _, port = host_port.partition(":")
         self.sock = socket.create_connection((host, int(port)), timeout=timeout)
         key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET /{path} HTTP/1.1\r\nHost: {host_port}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
-                          .encode())
+        self.sock.sendall(
+            (
+                f"GET /{path} HTTP/1.1\r\nHost: {host_port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
         response = b""
         while b"\r\n\r\n" not in response:
             chunk = self.sock.recv(4096)
@@ -285,9 +308,17 @@ class Chromium:
         self._profile = tempfile.TemporaryDirectory(prefix="regemb-chromium-")
         profile = Path(self._profile.name)
         self._process = subprocess.Popen(
-            [self.executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0",
-             f"--window-size={self.width},{self.height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,  # its own process group
+            [
+                self.executable,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--remote-debugging-port=0",
+                f"--window-size={self.width},{self.height}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group
         )
         try:
             port_file = profile / "DevToolsActivePort"
@@ -302,8 +333,13 @@ class Chromium:
             self._ws = _WebSocket(pages[0]["webSocketDebuggerUrl"], self.timeout)
             self.call("Page.enable")
             self.call("Runtime.enable")
-            self.call("Emulation.setDeviceMetricsOverride", width=self.width, height=self.height,
-                      deviceScaleFactor=1, mobile=False)
+            self.call(
+                "Emulation.setDeviceMetricsOverride",
+                width=self.width,
+                height=self.height,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -375,14 +411,16 @@ class Chromium:
                 details = params["exceptionDetails"]
                 found.append(f"exception: {details.get('exception', {}).get('description') or details['text']}")
             elif method == "Runtime.consoleAPICalled" and params["type"] == "error":
-                found.append("console.error: " + " ".join(str(a.get("value", a.get("description", "")))
-                                                          for a in params["args"]))
+                found.append(
+                    "console.error: " + " ".join(str(a.get("value", a.get("description", ""))) for a in params["args"])
+                )
             elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
                 found.append(f"logged error: {params['entry']['text']} {params['entry'].get('url', '')}".strip())
             elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
                 found.append(f"status {params['response']['status']}: {params['response']['url']}")
             elif method == "Network.requestWillBeSent" and not params["request"]["url"].startswith(
-                    (origin, "data:", "blob:")):
+                (origin, "data:", "blob:")
+            ):
                 found.append(f"outside request: {params['request']['url']}")
         self._events.clear()
         return sorted(set(found))
@@ -401,8 +439,13 @@ class Chromium:
 
     def evaluate(self, expression: str, await_promise: bool = False, timeout: float | None = None):
         """The JSON value of a JavaScript expression in the page (a promise is awaited with ``await_promise``)."""
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True,
-                           awaitPromise=await_promise, timeout=int(1000 * (timeout or self.timeout)))
+        result = self.call(
+            "Runtime.evaluate",
+            expression=expression,
+            returnByValue=True,
+            awaitPromise=await_promise,
+            timeout=int(1000 * (timeout or self.timeout)),
+        )
         if "exceptionDetails" in result:
             details = result["exceptionDetails"]
             text = details.get("exception", {}).get("description") or details.get("text")

@@ -1,4 +1,5 @@
 """Small random inputs shared by the classification-core tests (not a test module)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,7 @@ from regemb_utils.text.datasets import Dataset, Split
 def random_documents(rng, n_docs, vocabulary, min_len=1, max_len=30, zipf=1.1):
     """Token lists drawn from ``vocabulary`` with Zipfian word frequencies."""
     ranks = np.arange(1, len(vocabulary) + 1)
-    probabilities = ranks ** -zipf
+    probabilities = ranks**-zipf
     probabilities /= probabilities.sum()
     documents = []
     for _ in range(n_docs):
@@ -71,7 +72,8 @@ def separable_dataset(seed=0, n_per_class=12, length=8):
     dictionary = Dictionary([t.split() for t in dataset.train.texts + dataset.validation.texts] + [["zzz"]])
     kv = KeyedVectors(vector_size=8)
     centre = {0: np.eye(8)[0] * 3, 1: np.eye(8)[1] * 3}
-    kv.add_vectors(words[0] + words[1],
-                   np.array([centre[c] + rng.normal(scale=0.3, size=8) for c in (0, 1) for _ in words[c]],
-                            dtype=np.float32))
+    kv.add_vectors(
+        words[0] + words[1],
+        np.array([centre[c] + rng.normal(scale=0.3, size=8) for c in (0, 1) for _ in words[c]], dtype=np.float32),
+    )
     return dataset, dictionary, kv

@@ -5,6 +5,7 @@ read the executed chapters (the book's build and checks, the reruns).
 takes the next test when it finishes one); the end-to-end tests (marked ``book``) come first, so that the two chapter
 runs from empty caches (this session's and test_rerun.py's second one) start at once on two workers, the other long
 tests follow on whichever worker is free, and the unit tests fill in."""
+
 from __future__ import annotations
 
 import fcntl
@@ -36,8 +37,12 @@ def pytest_collection_modifyitems(config, items):
 def run_chapters(cache: Path, output: Path, *args: str) -> subprocess.CompletedProcess:
     """``scripts/run_chapters.py --profile smoke`` into ``output`` with the artifact cache ``cache``."""
     env = dict(os.environ, REGEMB_CACHE=str(cache))
-    return subprocess.run([sys.executable, ROOT / "scripts" / "run_chapters.py", "--profile", "smoke", "--output",
-                           output, *args], env=env, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, ROOT / "scripts" / "run_chapters.py", "--profile", "smoke", "--output", output, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
 
 
 def _digest(paths):
@@ -67,6 +72,7 @@ def smoke_chapters(tmp_path_factory) -> tuple[Path, Path]:
 
     Made once per test session (:func:`once`). Read-only: a test that runs chapters again works on a copy of the
     cache (:func:`smoke_cache`)."""
+
     def make(where):
         (where / "cache").mkdir()
         committed = sorted((ROOT / "notebooks").glob("*.ipynb"))

@@ -2,6 +2,7 @@
 
 :func:`check_exercise_claims` reads the executed chapters (the smoke run of ``tests/test_book.py``) and asserts each
 solution's stated result; ``python tests/exercise_claims.py DIR`` checks the chapters executed into ``DIR``."""
+
 from __future__ import annotations
 
 import ast

@@ -6,6 +6,7 @@ readable (nothing wider than the text column, no nan/None in tables, every figur
 ``REGEMB_BOOK_HTML=_build/html pytest -m book -k "readable or fit or formula or plotly or clean_console"`` runs the
 checks of the built pages on an already built book (e.g. the one built from the committed notebooks) without
 executing any chapter."""
+
 from __future__ import annotations
 
 import functools
@@ -38,8 +39,11 @@ def book(smoke_chapters, tmp_path_factory):
     def build(where):
         copy_book_sources(where)
         shutil.copytree(notebooks, where / "notebooks")
-        subprocess.run([BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", where], check=True,
-                       env=dict(os.environ, REGEMB_CACHE=str(cache)))
+        subprocess.run(
+            [BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", where],
+            check=True,
+            env=dict(os.environ, REGEMB_CACHE=str(cache)),
+        )
 
     return once(tmp_path_factory, "smoke-book", build)
 
@@ -48,8 +52,9 @@ def book(smoke_chapters, tmp_path_factory):
 def book_cache(smoke_chapters, tmp_path_factory):
     """A copy of the artifact cache of the smoke run the book was built from, made once per session (the explorer
     may add artifacts to it; the session's own cache stays read-only)."""
-    return once(tmp_path_factory, "book-cache",
-                lambda where: shutil.copytree(smoke_chapters[0], where, dirs_exist_ok=True))
+    return once(
+        tmp_path_factory, "book-cache", lambda where: shutil.copytree(smoke_chapters[0], where, dirs_exist_ok=True)
+    )
 
 
 def test_chapters_ran_without_errors(book):
@@ -66,8 +71,9 @@ def test_chapters_ran_without_errors(book):
         assert "\r" not in streams, f"{path.name} keeps every progress-bar update"
         for cell in notebook["cells"]:
             kinds = [o.get("name") if o["output_type"] == "stream" else None for o in cell.get("outputs", [])]
-            assert not any(a is not None and a == b for a, b in zip(kinds, kinds[1:])), \
+            assert not any(a is not None and a == b for a, b in zip(kinds, kinds[1:])), (
                 f"{path.name}: a stream split into many outputs"
+            )
 
 
 def test_exercise_solutions_state_what_they_compute(book):
@@ -100,10 +106,17 @@ def rendered_dom(url: str, tmp_path: Path) -> str:
 
     result = subprocess.run(
         [
-            chromium_path() or "chromium", *CHROMIUM_FLAGS,
-            f"--user-data-dir={tmp_path / 'chromium'}", "--virtual-time-budget=20000", "--dump-dom", url,
+            chromium_path() or "chromium",
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'chromium'}",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+            url,
         ],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     return result.stdout
 
@@ -132,18 +145,20 @@ def test_plotly_js_only_where_needed(built_html):
     for page in html.rglob("*.html"):
         text = page.read_text()
         loads = "plotly.min.js" in text
-        assert loads == ("plotly-graph-div" in text), \
+        assert loads == ("plotly-graph-div" in text), (
             f"{page.relative_to(html)} {'loads' if loads else 'does not load'} plotly.js"
+        )
 
 
 def test_landing_page_leads_with_the_scorecard_headline(book):
     page = (book / "_build" / "html" / "intro.html").read_text()
-    headline = page[page.index('id="the-answer-first"'):page.index('id="what-the-paper-claims"')]
+    headline = page[page.index('id="the-answer-first"') : page.index('id="what-the-paper-claims"')]
     source = (ROOT / "intro.md").read_text()  # every number of these sections is a glue reference
-    glued = source[source.index("## The answer, first"):source.index("## What the paper claims")].count("{glue:text}")
-    assert glued >= 10 and headline.count('class="pasted-text"') == glued, \
+    glued = source[source.index("## The answer, first") : source.index("## What the paper claims")].count("{glue:text}")
+    assert glued >= 10 and headline.count('class="pasted-text"') == glued, (
         "the headline's numbers were not pasted from the scorecard"
-    verdicts = headline[headline.index('<table class="regemb-table'):headline.index("</table>")]
+    )
+    verdicts = headline[headline.index('<table class="regemb-table') : headline.index("</table>")]
     assert ">verdict</th>" in verdicts, "the verdict table was not pasted from the scorecard"
     links = re.findall(r'<a href="([^"#]+)#([^"]+)">', verdicts)
     assert len(links) >= 4, "every claim links to where the book shows it"
@@ -240,8 +255,11 @@ def readability_problems(browser, url: str) -> dict[str, list[str]]:
 def book_pages(html: Path) -> list[str]:
     """The reader's pages of a built book (not the search page, the index or the redirect)."""
     skip = {"search.html", "genindex.html", "index.html"}
-    return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html")
-                  if p.name not in skip and "_static" not in p.parts and "_sources" not in p.parts)
+    return sorted(
+        p.relative_to(html).as_posix()
+        for p in html.rglob("*.html")
+        if p.name not in skip and "_static" not in p.parts and "_sources" not in p.parts
+    )
 
 
 @pytest.fixture(scope="module")
@@ -285,8 +303,7 @@ def test_every_page_has_a_clean_console(built_html):
     report = []
     with serve(built_html) as server, Chromium() as browser:
         for page in book_pages(built_html):
-            report += [f"{page}: {problem}" for problem in
-                       browser.console_problems(f"{server.url}/{page}", server.url)]
+            report += [f"{page}: {problem}" for problem in browser.console_problems(f"{server.url}/{page}", server.url)]
     assert not report, f"{len(report)} console problems:\n" + "\n".join(report)
 
 
@@ -306,7 +323,9 @@ def test_explorer_view_agrees_with_the_measures(book, book_cache):
     from regemb_utils.termsim.sources import restricted
 
     explorer = Explorer(ArtifactCache(book_cache))
-    settings = ExplorerSettings(profile="smoke", dataset="twitter", query=3, reference=5, nonzero_limit=20, dominant=False)
+    settings = ExplorerSettings(
+        profile="smoke", dataset="twitter", query=3, reference=5, nonzero_limit=20, dominant=False
+    )
     view = explorer.view(settings)
     S = explorer.matrix(settings)
     chapter = explorer.chapter("smoke")
@@ -320,8 +339,8 @@ def test_explorer_view_agrees_with_the_measures(book, book_cache):
     scm_q, scm_r = represent_pair("soft_vsm_ortho", documents, "test", "train")
     wmd_q, wmd_r = represent_pair("wmd", documents, "test", "train")
     rows = embedding_matrix(vectors, dictionary, terms=documents.terms)
-    similarities = sparse_scm(scm_q[3], scm_r[:view.references], S_terms)[0]
-    distances = wmd_distances(wmd_q[3], wmd_r[:view.references], rows)[0]
+    similarities = sparse_scm(scm_q[3], scm_r[: view.references], S_terms)[0]
+    distances = wmd_distances(wmd_q[3], wmd_r[: view.references], rows)[0]
     assert view.scm == pytest.approx(similarities[5]) and view.wmd == pytest.approx(wmd(wmd_q[3], wmd_r[5], rows))
     assert view.contributions["contribution to the SCM"].sum() == pytest.approx(view.scm)
     assert view.flows["cost"].sum() == pytest.approx(view.wmd)
@@ -341,9 +360,19 @@ def explorer_url(book, book_cache):
         port = probe.getsockname()[1]
     env = dict(os.environ, REGEMB_CACHE=str(book_cache), REGEMB_PROFILE="smoke", JUPYTER_PATH=str(ROOT))
     server = subprocess.Popen(
-        [BIN / "voila", ROOT / "notebooks" / "explorer.ipynb", "--template=regemb", "--no-browser", f"--port={port}",
-         "--Voila.ip=127.0.0.1"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True)
+        [
+            BIN / "voila",
+            ROOT / "notebooks" / "explorer.ipynb",
+            "--template=regemb",
+            "--no-browser",
+            f"--port={port}",
+            "--Voila.ip=127.0.0.1",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + 120
@@ -363,8 +392,10 @@ def explorer_url(book, book_cache):
 
 def _shown(browser) -> dict[str, str]:
     """The explorer's numbers (and error message) as the page shows them."""
-    return browser.evaluate("Object.fromEntries([...document.querySelectorAll('#explorer-view [data-value]')]"
-                            ".map(e => [e.dataset.value, e.textContent]))")
+    return browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('#explorer-view [data-value]')]"
+        ".map(e => [e.dataset.value, e.textContent]))"
+    )
 
 
 def _until(browser, condition, timeout: float = 90):
@@ -390,8 +421,13 @@ def _set(browser, control: str, value) -> None:
 
 
 def _expected(view) -> dict[str, str]:
-    return {"nonzeros-per-column": f"{view.nonzeros_per_column:.3f}", "words": f"{view.words:,d}",
-            "off-diagonal": f"{view.off_diagonal:,d}", "scm": f"{view.scm:.4f}", "wmd": f"{view.wmd:.4f}"}
+    return {
+        "nonzeros-per-column": f"{view.nonzeros_per_column:.3f}",
+        "words": f"{view.words:,d}",
+        "off-diagonal": f"{view.off_diagonal:,d}",
+        "scm": f"{view.scm:.4f}",
+        "wmd": f"{view.wmd:.4f}",
+    }
 
 
 def _open_explorer(browser, url):
@@ -415,26 +451,32 @@ def test_explorer_answers_a_change_with_the_right_values(explorer_url, book_cach
         # a larger C without dominance: S' fills up, the SCM changes, the WMD (which has no S') does not
         wider = replace(first, nonzero_limit=40)
         _set(browser, "nonzero-limit", 40)
-        shown = _until(browser, lambda s: s.get("nonzeros-per-column") == _expected(explorer.view(wider))[
-            "nonzeros-per-column"])
+        shown = _until(
+            browser, lambda s: s.get("nonzeros-per-column") == _expected(explorer.view(wider))["nonzeros-per-column"]
+        )
         browser.evaluate("document.querySelector('.explorer-dominant input').click()")
         free = replace(wider, dominant=False)
         expected = _expected(explorer.view(free))
         shown = _until(browser, lambda s: s.get("nonzeros-per-column") == expected["nonzeros-per-column"])
         assert {k: shown[k] for k in expected} == expected
-        assert float(expected["nonzeros-per-column"]) > 10 * float(_expected(explorer.view(first))[
-            "nonzeros-per-column"]) and shown["wmd"] == _expected(explorer.view(first))["wmd"]
+        assert (
+            float(expected["nonzeros-per-column"]) > 10 * float(_expected(explorer.view(first))["nonzeros-per-column"])
+            and shown["wmd"] == _expected(explorer.view(first))["wmd"]
+        )
         # another test document: both measures and the neighbour tables follow it
         _set(browser, "query", 7)
         expected = _expected(explorer.view(replace(free, query=7)))
         shown = _until(browser, lambda s: s.get("wmd") == expected["wmd"])
         assert {k: shown[k] for k in expected} == expected
-        table = browser.evaluate("[...document.querySelectorAll('[data-table=scm-neighbours] tr')].slice(1)"
-                                 ".map(r => r.cells[0].textContent)")
+        table = browser.evaluate(
+            "[...document.querySelectorAll('[data-table=scm-neighbours] tr')].slice(1).map(r => r.cells[0].textContent)"
+        )
         assert table == [str(i) for i in explorer.view(replace(free, query=7)).scm_neighbours["training document"]]
-        requested = {event["params"]["request"]["url"].split("/")[2] for event in browser._events
-                     if event["method"] == "Network.requestWillBeSent"
-                     and event["params"]["request"]["url"].startswith("http")}
+        requested = {
+            event["params"]["request"]["url"].split("/")[2]
+            for event in browser._events
+            if event["method"] == "Network.requestWillBeSent" and event["params"]["request"]["url"].startswith("http")
+        }
         assert requested == {explorer_url.split("/")[2]}, f"the explorer loads from {requested}"
 
 
@@ -448,8 +490,10 @@ def test_explorer_shows_bad_input_as_a_message(explorer_url, book_cache):
         _open_explorer(browser, explorer_url)
         _set(browser, "query", 99999)
         shown = _until(browser, lambda s: "error" in s)
-        assert shown["error"] == (f"test document 99999 is out of range: the test split of BBCSPORT has {n_test} "
-                                  f"documents, numbered 0 to {n_test - 1}")
+        assert shown["error"] == (
+            f"test document 99999 is out of range: the test split of BBCSPORT has {n_test} "
+            f"documents, numbered 0 to {n_test - 1}"
+        )
         _set(browser, "query", 2)
         _until(browser, lambda s: "scm" in s)  # back to a view
         _set(browser, "profile", "paper")  # never built in this cache
@@ -504,14 +548,26 @@ def test_pages_fit_the_screen_and_figures_keep_their_size(built_html, width):
         for page in book_pages(built_html):
             browser.navigate(f"{server.url}/{page}")
             # plotly.js arrives after the load event (_ext/plotly_pages.py): wait until every figure has drawn
-            browser.evaluate("""new Promise(resolve => { const t0 = Date.now(); const check = () => {
+            browser.evaluate(
+                """new Promise(resolve => { const t0 = Date.now(); const check = () => {
                 const figures = [...document.querySelectorAll('.plotly-graph-div')];
                 if (figures.every(f => f.querySelector('.main-svg')) || Date.now() - t0 > 60000) resolve(true);
-                else setTimeout(check, 100); }; check(); })""", await_promise=True, timeout=90)
+                else setTimeout(check, 100); }; check(); })""",
+                await_promise=True,
+                timeout=90,
+            )
             found = browser.evaluate(_FIT_PROBE)
-            report += [f"{page}: the page scrolls sideways ({found['sideways'][0]} px wide)"] if found["sideways"] else []
-            report += [f"{page}: {len(found['broken'])} tokens broken inside table cells, e.g. "
-                       + ", ".join(found["broken"][:5])] if found["broken"] else []
+            report += (
+                [f"{page}: the page scrolls sideways ({found['sideways'][0]} px wide)"] if found["sideways"] else []
+            )
+            report += (
+                [
+                    f"{page}: {len(found['broken'])} tokens broken inside table cells, e.g. "
+                    + ", ".join(found["broken"][:5])
+                ]
+                if found["broken"]
+                else []
+            )
             if width == 1280:  # at 400 px a figure is scaled to the screen; the reader zooms
                 report += [f"{page}: figure shown smaller than drawn: {item}" for item in found["scaled"]]
                 report += [f"{page}: plotly text under 9 pt: {item}" for item in found["small"][:5]]
@@ -524,7 +580,7 @@ def test_plotly_figures_wait_for_the_load_event(built_html):
     page = (html / "notebooks" / "05_confusion_tsne.html").read_text()
     assert 'src="../_static/plotly.min.js' not in page, "plotly.js is loaded before the load event"
     assert "addEventListener('load'" in page and "Plotly.newPlot" not in page
-    loader = page[page.index("addEventListener('load'"):]
+    loader = page[page.index("addEventListener('load'") :]
     assert loader.index('"../_static/plotly.min.js"') < loader.index('"../_figures/notebooks/05_confusion_tsne.js"')
     figures = (html / "_figures" / "notebooks" / "05_confusion_tsne.js").read_text()
     assert figures.count("Plotly.newPlot(") == page.count('class="plotly-graph-div"') > 0
@@ -551,7 +607,7 @@ def test_formulas_are_typeset_at_build_time(built_html):
     assert intro.count("<mjx-container") >= 10 and 'display="true"' in intro and "<svg" in intro
     for page in html.rglob("*.html"):  # every formula has an accessible name and searchable text: its TeX
         text = page.read_text()
-        formulas = re.findall(r'<mjx-container[^>]*>\s*<svg[^>]*>', text)
+        formulas = re.findall(r"<mjx-container[^>]*>\s*<svg[^>]*>", text)
         unnamed = [f for f in formulas if 'aria-label="' not in f]
         assert not unnamed, f"{page.name}: {len(unnamed)} of {len(formulas)} formulas have no accessible name"
         assert text.count('class="regemb-math-text"') == len(formulas), f"{page.name}: a formula without its text"
@@ -579,20 +635,28 @@ def weigh_pages(browser, server, pages: list[str]) -> dict[str, dict]:
     for page in pages:
         server.requests = []
         browser.navigate(f"{server.url}/{page}")
-        browser.evaluate("""new Promise(resolve => { const t0 = Date.now(); const check = () => {
+        browser.evaluate(
+            """new Promise(resolve => { const t0 = Date.now(); const check = () => {
             const figures = [...document.querySelectorAll('.plotly-graph-div')];
             if (figures.every(f => f.querySelector('.main-svg')) || Date.now() - t0 > 60000) resolve(true);
-            else setTimeout(check, 100); }; check(); })""", await_promise=True, timeout=90)
+            else setTimeout(check, 100); }; check(); })""",
+            await_promise=True,
+            timeout=90,
+        )
         seen, quiet = -1, time.monotonic()
         while time.monotonic() - quiet < 0.5:
             time.sleep(0.1)
             if len(server.requests) != seen:
                 seen, quiet = len(server.requests), time.monotonic()
         paths = [path.split("?", 1)[0].lstrip("/") for path, _ in server.requests]
-        weights[page] = dict(page_weight(page, server.requests), paths=paths, **browser.evaluate("""({
+        weights[page] = dict(
+            page_weight(page, server.requests),
+            paths=paths,
+            **browser.evaluate("""({
             used: [...document.querySelectorAll('.plotly-graph-div')]
                 .flatMap(f => (f.data || []).map(t => t.type || 'scatter')),
-            bundled: window.Plotly ? Object.keys(Plotly.PlotSchema.get().traces) : []})"""))
+            bundled: window.Plotly ? Object.keys(Plotly.PlotSchema.get().traces) : []})"""),
+        )
     return weights
 
 

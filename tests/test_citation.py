@@ -1,5 +1,6 @@
 """A book one can cite: CITATION.cff, the package, the landing page and the changelog name one version, and the
 citation names the paper the book reproduces as the bibliography does."""
+
 import re
 import tomllib
 from pathlib import Path
@@ -19,8 +20,8 @@ def test_the_citation_file_names_the_version_and_the_paper():
     assert citation["title"].startswith("regemb") and citation["authors"]
     (paper,) = [r for r in citation["references"] if r["type"] == "article"]
     bibliography = (ROOT / "references.bib").read_text()
-    entry = bibliography[bibliography.index("@article{novotny2020text"):]
-    entry = entry[:entry.index("\n}")]
+    entry = bibliography[bibliography.index("@article{novotny2020text") :]
+    entry = entry[: entry.index("\n}")]
     assert paper["title"] in entry and str(paper["year"]) in entry
     assert paper["identifiers"][0]["value"] in entry  # the arXiv number
     assert [a["family-names"] for a in paper["authors"]] == ["Novotný", "Ayetiran", "Štefánik", "Sojka"]

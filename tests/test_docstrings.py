@@ -1,6 +1,7 @@
 """The examples in the package's docstrings run and print what they show (doctest), every public function and class
 documents itself with numpydoc sections (Parameters, Returns or Yields, and Examples; a class Parameters and Examples),
 and the API reference pages document every module."""
+
 import doctest
 import importlib
 import inspect
@@ -9,8 +10,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts) for p in (ROOT / "regemb_utils").rglob("*.py")
-                 if p.name != "__init__.py")
+MODULES = sorted(
+    ".".join(p.relative_to(ROOT).with_suffix("").parts)
+    for p in (ROOT / "regemb_utils").rglob("*.py")
+    if p.name != "__init__.py"
+)
 
 # Public names that cannot show a doctest example, each with the reason.
 NO_EXAMPLE = {
@@ -18,16 +22,20 @@ NO_EXAMPLE = {
     "regemb_utils.study.pipeline.run_seed_classification": "needs chapters 1 and 2's records (trained embeddings)",
     "regemb_utils.chapters.baselines.run_linear_models": "needs chapters 1 to 4's records (tests/chapters/test_baselines.py)",
     "regemb_utils.chapters.scm_vs_wmd.speed_sample": "needs chapters 1-3's records (trained embeddings) and chapter "
-                                                     "4's results",
+    "4's results",
 }
 
 
 def _public(module_name):
     """The public functions and classes that module_name defines itself (not the ones it imports)."""
     module = importlib.import_module(module_name)
-    return [(name, obj) for name, obj in vars(module).items()
-            if not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj))
-            and obj.__module__ == module_name]
+    return [
+        (name, obj)
+        for name, obj in vars(module).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(obj) or inspect.isclass(obj))
+        and obj.__module__ == module_name
+    ]
 
 
 PUBLIC = [(module, name) for module in MODULES for name, _ in _public(module)]
@@ -74,6 +82,7 @@ def test_the_api_reference_documents_every_module():
     untocked = [page.name for page in pages if f"- file: api/{page.stem}\n" not in toc]
     assert not untocked, f"_toc.yml does not list {untocked}"
     found = {name: [page.stem for page in pages if f".. automodule:: {name}\n" in page.read_text()] for name in MODULES}
-    wrong = {name: stems for name, stems in found.items()
-             if len(stems) != 1 or stems[0].split("-")[0] != name.split(".")[1]}
+    wrong = {
+        name: stems for name, stems in found.items() if len(stems) != 1 or stems[0].split("-")[0] != name.split(".")[1]
+    }
     assert not wrong, f"modules not documented on exactly one page of their subpackage: {wrong}"

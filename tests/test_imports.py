@@ -3,6 +3,7 @@
 Both are read from the source with :mod:`ast` (nothing is imported). A function-local import of a sibling module is
 how an import cycle hides; third-party imports inside functions (optional or heavy dependencies) are allowed.
 """
+
 import ast
 from pathlib import Path
 
@@ -28,7 +29,7 @@ def imported(node: ast.AST, module: str, is_package: bool) -> list[str]:
         return []
     if node.level:
         base = module.split(".") if is_package else module.split(".")[:-1]
-        base = base[:len(base) - (node.level - 1)]
+        base = base[: len(base) - (node.level - 1)]
         target = ".".join(base + ([node.module] if node.module else []))
     else:
         target = node.module or ""
@@ -65,7 +66,8 @@ def test_the_parser_sees_the_package():
 def test_no_sibling_module_is_imported_inside_a_function(module):
     _, nested = imports(module)
     assert not nested, f"{module} imports inside a function or class: " + ", ".join(
-        f"{name} (line {line})" for line, name in sorted(set(nested)))
+        f"{name} (line {line})" for line, name in sorted(set(nested))
+    )
 
 
 def test_no_import_cycle():
@@ -78,7 +80,7 @@ def test_no_import_cycle():
         path.append(module)
         for target in sorted(graph[module]):
             if state.get(target) == 1:
-                cycle = path[path.index(target):] + [target]
+                cycle = path[path.index(target) :] + [target]
                 pytest.fail("import cycle: " + " → ".join(cycle))
             if target not in state:
                 visit(target)
@@ -91,8 +93,19 @@ def test_no_import_cycle():
 
 
 # The layers, bottom first: a module imports only from its own layer and the layers below it.
-LAYERS = ("infra", "text", "paper", "embeddings", "termsim", "measures", "classification", "book", "study", "chapters",
-          "apps")
+LAYERS = (
+    "infra",
+    "text",
+    "paper",
+    "embeddings",
+    "termsim",
+    "measures",
+    "classification",
+    "book",
+    "study",
+    "chapters",
+    "apps",
+)
 
 
 def layer(module: str) -> int:
@@ -106,6 +119,10 @@ def test_every_subpackage_has_a_layer():
 
 
 def test_no_layer_imports_a_layer_above_it():
-    upward = sorted(f"{module} imports {target}" for module in MODULES for target in imports(module)[0]
-                    if target in MODULES and layer(target) > layer(module))
+    upward = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        for target in imports(module)[0]
+        if target in MODULES and layer(target) > layer(module)
+    )
     assert not upward, "imports upward: " + "; ".join(upward)

@@ -1,4 +1,5 @@
 """Every number attributed to the paper has a source, and the tables and the scorecard read it from paper.py."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -53,15 +54,21 @@ def _result(dataset, method, errors, n, runs=(), params=None):
     truth = np.zeros(n, dtype=int)
     predicted = truth.copy()
     predicted[:errors] = 1
-    return MethodResult(dataset, method, {"k": 1, **(params or {})}, pd.DataFrame(), truth, {1: predicted},
-                        list(runs))
+    return MethodResult(dataset, method, {"k": 1, **(params or {})}, pd.DataFrame(), truth, {1: predicted}, list(runs))
 
 
 def _timings():
     """measure_speed's rows: the regularized SCM's repeated calls and the WMD's sampled queries on BBCSPORT."""
-    return pd.DataFrame({"dataset": "bbcsport", "method": ["soft_vsm_quantized_ortho"] * 2 + ["wmd"] * 2,
-                         "query": pd.array([pd.NA, pd.NA, 0, 1], "Int64"), "test queries": 100,
-                         "pairs": [10_000, 10_000, 100, 100], "seconds": [0.01, 0.012, 1.0, 2.0]})
+    return pd.DataFrame(
+        {
+            "dataset": "bbcsport",
+            "method": ["soft_vsm_quantized_ortho"] * 2 + ["wmd"] * 2,
+            "query": pd.array([pd.NA, pd.NA, 0, 1], "Int64"),
+            "test queries": 100,
+            "pairs": [10_000, 10_000, 100, 100],
+            "seconds": [0.01, 0.012, 1.0, 2.0],
+        }
+    )
 
 
 def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
@@ -74,11 +81,25 @@ def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
     monkeypatch.setitem(paper.COSINES, ("32-bit", "mean"), PaperValue(0.5, **source))
     monkeypatch.setattr(paper, "ERROR_REDUCTION", PaperValue(11.0, **source))
     monkeypatch.setattr(paper, "SPEED_RATIO", PaperValue(3.0, **source))
-    chosen = {"slope": 0.0, "symmetric": True, "dominant": True, "idf": True, "nonzero_limit": 100, "threshold": -1.0,
-              "exponent": 2.0}
-    results = {("bbcsport", m): _result("bbcsport", m, e, 220, [Run("test", 10**6, s)], chosen)
-               for m, e, s in (("bow", 50, 1.0), ("soft_vsm", 48, 1.0), ("soft_vsm_ortho", 30, 1.0),
-                               ("soft_vsm_quantized_ortho", 30, 1.0), ("wmd", 20, 100.0))}
+    chosen = {
+        "slope": 0.0,
+        "symmetric": True,
+        "dominant": True,
+        "idf": True,
+        "nonzero_limit": 100,
+        "threshold": -1.0,
+        "exponent": 2.0,
+    }
+    results = {
+        ("bbcsport", m): _result("bbcsport", m, e, 220, [Run("test", 10**6, s)], chosen)
+        for m, e, s in (
+            ("bow", 50, 1.0),
+            ("soft_vsm", 48, 1.0),
+            ("soft_vsm_ortho", 30, 1.0),
+            ("soft_vsm_quantized_ortho", 30, 1.0),
+            ("wmd", 20, 100.0),
+        )
+    }
     errors = error_table(results)
     assert errors.set_index("method").loc["bow", "paper"] == 12.34
     relative = relative_error_table(errors)
@@ -88,8 +109,14 @@ def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
     parameters = optimal_parameters(results)
     assert parameters[parameters["source"].str.startswith("paper")].iloc[0]["nonzero_limit"] == 777
     ours = pd.DataFrame({"train": [517], "test": [220], "E[p]": [181.0], "classes": [5]}, index=["bbcsport"])
-    card = scorecard(table_1=pd.concat({"ours": ours}, axis=1), cosines={"32-bit": {"mean": 0.2, "sd": 0.1}},
-                     errors=errors, relative=relative, timings=_timings(), parameters=parameters)
+    card = scorecard(
+        table_1=pd.concat({"ours": ours}, axis=1),
+        cosines={"32-bit": {"mean": 0.2, "sd": 0.1}},
+        errors=errors,
+        relative=relative,
+        timings=_timings(),
+        parameters=parameters,
+    )
     rows = card.set_index("quantity")
     assert rows.loc["test documents", "paper"] == 221
     cosine_mean = next(q for q in rows.index if str(q).startswith("cosine of word pairs, mean"))
@@ -123,6 +150,10 @@ def test_word2bits_learns_at_the_rate_paper_py_attributes_to_the_papers_code():
 
     from regemb_utils.embeddings import word2bits
 
-    defaults = [p.default for name, f in inspect.getmembers(word2bits, inspect.isfunction)
-                for p in inspect.signature(f).parameters.values() if p.name == "alpha" and p.default is not p.empty]
+    defaults = [
+        p.default
+        for name, f in inspect.getmembers(word2bits, inspect.isfunction)
+        for p in inspect.signature(f).parameters.values()
+        if p.name == "alpha" and p.default is not p.empty
+    ]
     assert defaults and set(defaults) == {paper.TRAINING_SETTINGS["alpha"].value}

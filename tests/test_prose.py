@@ -1,6 +1,7 @@
 """Prose a newcomer can follow: no paragraph of the book longer than about 150 words. A static check of the markdown
 cells of every chapter and of the book's markdown pages (those of the table of contents); code cells, code blocks,
 display math, tables and directive options are not prose and are not counted."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,21 @@ ROOT = Path(__file__).resolve().parents[1]
 LONGEST = 150
 
 # Directives whose body is code, math or configuration rather than prose.
-NOT_PROSE = {"code", "code-block", "code-cell", "sourcecode", "math", "raw", "eval-rst", "toctree", "bibliography",
-             "literalinclude", "glue", "glue:md", "glue:any"}
+NOT_PROSE = {
+    "code",
+    "code-block",
+    "code-cell",
+    "sourcecode",
+    "math",
+    "raw",
+    "eval-rst",
+    "toctree",
+    "bibliography",
+    "literalinclude",
+    "glue",
+    "glue:md",
+    "glue:any",
+}
 FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})\s*(\{([^}]*)\})?")
 OPTION = re.compile(r"^:[\w-]+:(\s.*)?$")
 LIST_ITEM = re.compile(r"^([-*+]|\d+[.)])\s")
@@ -44,8 +58,14 @@ def paragraphs(text: str) -> list[str]:
             stripped = stripped.lstrip("> ").strip()
         prose = all(body for _, body in fences)
         fence = FENCE.match(stripped)
-        if fences and fence and fence.group(2) is None and stripped.rstrip(stripped[0]) == "" \
-                and stripped[0] == fences[-1][0][0] and len(stripped) >= len(fences[-1][0]):
+        if (
+            fences
+            and fence
+            and fence.group(2) is None
+            and stripped.rstrip(stripped[0]) == ""
+            and stripped[0] == fences[-1][0][0]
+            and len(stripped) >= len(fences[-1][0])
+        ):
             fences.pop()
             end()
             in_options = False
@@ -67,8 +87,12 @@ def paragraphs(text: str) -> list[str]:
             continue
         if in_math:
             continue
-        if (not stripped or stripped.startswith(("#", "|", "<!--")) or re.fullmatch(r"\(.+\)=", stripped)
-                or re.fullmatch(r"[-*_=]{3,}", stripped)):
+        if (
+            not stripped
+            or stripped.startswith(("#", "|", "<!--"))
+            or re.fullmatch(r"\(.+\)=", stripped)
+            or re.fullmatch(r"[-*_=]{3,}", stripped)
+        ):
             end()
             continue
         if LIST_ITEM.match(stripped) or stripped.startswith(": "):  # a list item or a definition starts its own
@@ -117,15 +141,38 @@ def markdown_cells(path: Path) -> list[tuple[str, str]]:
 
 
 def test_paragraphs_are_split_where_a_reader_sees_them_split():
-    text = "\n".join([
-        "# A heading", "First paragraph, {glue:text}`a:.2f` and {term}`two words <S>` and $x + y$ words.", "",
-        "- an item", "  continued", "- another {cite:p}`a,b`", "",
-        "```python", "code is not prose", "```", "",
-        "````{note}", ":class: dropdown", "Prose in a note, [linked text](x.md).", "````",
-        "$$", "a + b", "$$", "(label)=", "| a | b |", "Last — one."])
-    assert paragraphs(text) == ["First paragraph, {glue:text}`a:.2f` and {term}`two words <S>` and $x + y$ words.",
-                                "- an item continued", "- another {cite:p}`a,b`",
-                                "Prose in a note, [linked text](x.md).", "Last — one."]
+    text = "\n".join(
+        [
+            "# A heading",
+            "First paragraph, {glue:text}`a:.2f` and {term}`two words <S>` and $x + y$ words.",
+            "",
+            "- an item",
+            "  continued",
+            "- another {cite:p}`a,b`",
+            "",
+            "```python",
+            "code is not prose",
+            "```",
+            "",
+            "````{note}",
+            ":class: dropdown",
+            "Prose in a note, [linked text](x.md).",
+            "````",
+            "$$",
+            "a + b",
+            "$$",
+            "(label)=",
+            "| a | b |",
+            "Last — one.",
+        ]
+    )
+    assert paragraphs(text) == [
+        "First paragraph, {glue:text}`a:.2f` and {term}`two words <S>` and $x + y$ words.",
+        "- an item continued",
+        "- another {cite:p}`a,b`",
+        "Prose in a note, [linked text](x.md).",
+        "Last — one.",
+    ]
     assert [words(p) for p in paragraphs(text)] == [8, 3, 2, 6, 2]
 
 
@@ -137,7 +184,11 @@ def test_the_book_pages_include_the_landing_page_and_every_chapter_but_not_the_r
 
 @pytest.mark.parametrize("path", book_pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_no_paragraph_is_longer_than_about_150_words(path):
-    long = [f"{where or 'page'}, {words(p)} words: {' '.join(p.split()[:8])} ..."
-            for where, text in markdown_cells(path) for p in paragraphs(text) if words(p) > LONGEST]
+    long = [
+        f"{where or 'page'}, {words(p)} words: {' '.join(p.split()[:8])} ..."
+        for where, text in markdown_cells(path)
+        for p in paragraphs(text)
+        if words(p) > LONGEST
+    ]
     if long:
         pytest.fail(f"{path.relative_to(ROOT)}: paragraphs over {LONGEST} words:\n" + "\n".join(long))

@@ -9,6 +9,7 @@ numbers carry ``data-value`` attributes (for the browser test), and :func:`app` 
 (a document index out of range, a data set or profile that was never built) raises :class:`ExplorerError`, which the
 app shows as a message.
 """
+
 from __future__ import annotations
 
 import html
@@ -88,6 +89,7 @@ class ExplorerSettings:
     >>> settings.profile, settings.dataset, settings.nonzero_limit, settings.threshold
     ('smoke', 'twitter', 100, -1.0)
     """
+
     profile: str = "smoke"
     dataset: str = "bbcsport"
     query: int = 0  # row of the test split
@@ -207,9 +209,11 @@ class Explorer:
                 raise ExplorerError(
                     f"the {profile} profile was never built in {self.cache.root}: run chapters 1 to 3 first, e.g. "
                     f"`make book PROFILE={profile}` or `scripts/run_chapters.py --profile {profile} --output "
-                    f"notebooks`") from None
-            self._chapters[profile] = Chapter("04_scm_vs_wmd", chapter_parameters("04_scm_vs_wmd", profile), lineage,
-                                              self.cache)
+                    f"notebooks`"
+                ) from None
+            self._chapters[profile] = Chapter(
+                "04_scm_vs_wmd", chapter_parameters("04_scm_vs_wmd", profile), lineage, self.cache
+            )
         return self._chapters[profile]
 
     def datasets(self, profile: str) -> list[str]:
@@ -233,13 +237,16 @@ class Explorer:
 
     def _documents(self, profile, dataset):
         if dataset not in self.datasets(profile):
-            raise ExplorerError(f"the data set {dataset!r} was never built for the {profile} profile: chapter 1 ran "
-                                f"with {', '.join(self.datasets(profile))}; rerun it with this data set, e.g. "
-                                f"`make rerun CHAPTER=01 PROFILE={profile} ARGS=\"-p datasets '[\\\"{dataset}\\\"]'\"`")
+            raise ExplorerError(
+                f"the data set {dataset!r} was never built for the {profile} profile: chapter 1 ran "
+                f"with {', '.join(self.datasets(profile))}; rerun it with this data set, e.g. "
+                f'`make rerun CHAPTER=01 PROFILE={profile} ARGS="-p datasets \'[\\"{dataset}\\"]\'"`'
+            )
         chapter = self.chapter(profile)
-        return self._cached(("documents", profile, dataset),
-                            lambda: (chapter.documents([dataset], None)[1][dataset],
-                                     chapter.datasets([dataset])[dataset]))
+        return self._cached(
+            ("documents", profile, dataset),
+            lambda: (chapter.documents([dataset], None)[1][dataset], chapter.datasets([dataset])[dataset]),
+        )
 
     def _grid(self, profile, model):
 
@@ -250,6 +257,7 @@ class Explorer:
             fill_rule = chapter.record("03_orthogonalization").parameter("fill_rule")
             embedded = np.array([dictionary[i] in models[model][0] for i in range(len(dictionary))])
             return MatrixGrid(neighbours, dictionary, fill_rule), embedded
+
         return self._cached(("grid", profile, model), build)
 
     def matrix(self, s: ExplorerSettings) -> sparse.csc_matrix:
@@ -259,8 +267,14 @@ class Explorer:
             self._matrices.move_to_end(key)
             return self._matrices[key]
         grid, _ = self._grid(s.profile, s.model)
-        S = grid.build(symmetric=s.symmetric, dominant=s.dominant, idf=s.idf, nonzero_limit=s.nonzero_limit,
-                       threshold=s.threshold, exponent=s.exponent).tocsc()
+        S = grid.build(
+            symmetric=s.symmetric,
+            dominant=s.dominant,
+            idf=s.idf,
+            nonzero_limit=s.nonzero_limit,
+            threshold=s.threshold,
+            exponent=s.exponent,
+        ).tocsc()
         self._matrices[key] = S
         while len(self._matrices) > self.keep:
             self._matrices.popitem(last=False)
@@ -273,8 +287,10 @@ class Explorer:
             raise ExplorerError(f"unknown model {s.model!r}; allowed: {', '.join(MEASURES)}")
         depth = self.depth(s.profile)
         if not 1 <= s.nonzero_limit <= depth:
-            raise ExplorerError(f"C = {s.nonzero_limit} is not allowed: chapter 3 kept {depth} neighbours per word, "
-                                f"so C must be an integer from 1 to {depth}")
+            raise ExplorerError(
+                f"C = {s.nonzero_limit} is not allowed: chapter 3 kept {depth} neighbours per word, "
+                f"so C must be an integer from 1 to {depth}"
+            )
         if not -1 <= s.threshold < 1:
             raise ExplorerError(f"threshold t = {s.threshold} is not allowed: t must be in [-1, 1)")
         if not s.exponent > 0:
@@ -283,8 +299,10 @@ class Explorer:
         for name, index, split in (("test document", s.query, "test"), ("training document", s.reference, "train")):
             n = documents.counts[split].shape[0]
             if not (isinstance(index, (int, np.integer)) and 0 <= index < n):
-                raise ExplorerError(f"{name} {index} is out of range: the {split} split of {s.dataset.upper()} has "
-                                    f"{n} documents, numbered 0 to {n - 1}")
+                raise ExplorerError(
+                    f"{name} {index} is out of range: the {split} split of {s.dataset.upper()} has "
+                    f"{n} documents, numbered 0 to {n - 1}"
+                )
 
     def view(self, s: ExplorerSettings) -> View:
 
@@ -302,9 +320,10 @@ class Explorer:
         scm_q, scm_r = represent_pair(scm_method, documents, "test", "train")
         wmd_q, wmd_r = represent_pair(wmd_method, documents, "test", "train")
         S_terms = restricted(S, documents.terms)
-        rows = self._cached(("rows", s.profile, s.dataset, s.model),
-                            lambda: Measure.of(wmd_method).embeddings(models[s.model][0], dictionary,
-                                                                      documents.terms))
+        rows = self._cached(
+            ("rows", s.profile, s.dataset, s.model),
+            lambda: Measure.of(wmd_method).embeddings(models[s.model][0], dictionary, documents.terms),
+        )
         words = lambda ids: [dictionary[int(documents.terms[i])] for i in ids]  # noqa: E731
         q, r = s.query, s.reference
 
@@ -317,24 +336,51 @@ class Explorer:
         texts, labels, names = dataset.train.texts, dataset.train.labels, dataset.class_names
         similarities = sparse_scm(scm_q[q], scm_r[:n_ref], S_terms)[0]
         order = np.argsort(-similarities, kind="stable")[:NEIGHBOURS]
-        scm_neighbours = pd.DataFrame({"training document": order, "class": [names[labels[k]] for k in order],
-                                       "SCM": similarities[order], "text": [_snippet(texts[k]) for k in order]})
+        scm_neighbours = pd.DataFrame(
+            {
+                "training document": order,
+                "class": [names[labels[k]] for k in order],
+                "SCM": similarities[order],
+                "text": [_snippet(texts[k]) for k in order],
+            }
+        )
         found = wmd_knn(wmd_q[q], wmd_r[:n_ref], rows, k=min(NEIGHBOURS, n_ref))
         order = found.indices[0]
-        wmd_neighbours = pd.DataFrame({"training document": order, "class": [names[labels[k]] for k in order],
-                                       "WMD": found.distances[0], "text": [_snippet(texts[k]) for k in order]})
-        return View(s, int(embedded.sum()), float(per_column.mean()), off_diagonal,
-                    dataset.test.texts[q], names[dataset.test.labels[q]], texts[r], names[labels[r]],
-                    float(scm), float(pair.wmd), contributions, flows, scm_neighbours, wmd_neighbours, n_ref,
-                    time.perf_counter() - start)
+        wmd_neighbours = pd.DataFrame(
+            {
+                "training document": order,
+                "class": [names[labels[k]] for k in order],
+                "WMD": found.distances[0],
+                "text": [_snippet(texts[k]) for k in order],
+            }
+        )
+        return View(
+            s,
+            int(embedded.sum()),
+            float(per_column.mean()),
+            off_diagonal,
+            dataset.test.texts[q],
+            names[dataset.test.labels[q]],
+            texts[r],
+            names[labels[r]],
+            float(scm),
+            float(pair.wmd),
+            contributions,
+            flows,
+            scm_neighbours,
+            wmd_neighbours,
+            n_ref,
+            time.perf_counter() - start,
+        )
 
 
 def _snippet(text: str, n: int = 90) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= n else text[:n - 1] + "…"
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 # -- HTML --------------------------------------------------------------------------------------------------------------
+
 
 def _number(name: str, value: float, spec: str) -> str:
     return f'<span data-value="{name}">{format(value, spec)}</span>'
@@ -343,9 +389,11 @@ def _number(name: str, value: float, spec: str) -> str:
 def _table(frame: pd.DataFrame, formats: Mapping[str, str], name: str) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(format(v, formats[c]) if c in formats else str(v))}</td>"
-                         for c, v in row.items()) + "</tr>"
-        for _, row in frame.iterrows())
+        "<tr>"
+        + "".join(f"<td>{html.escape(format(v, formats[c]) if c in formats else str(v))}</td>" for c, v in row.items())
+        + "</tr>"
+        for _, row in frame.iterrows()
+    )
     return f'<table class="explorer-table" data-table="{name}"><tr>{head}</tr>{body}</table>'
 
 
@@ -373,28 +421,39 @@ def render(view: View) -> str:
     """
     s = view.settings
     options = ", ".join(name for name, on in (("Sym", s.symmetric), ("Dom", s.dominant), ("Idf", s.idf)) if on)
-    matrix = (f"<p><b>S′</b> ({s.model} embeddings, C = {s.nonzero_limit}, t = {s.threshold:g}, o = {s.exponent:g}"
-              f"{', ' + options if options else ''}): "
-              f"{_number('nonzeros-per-column', view.nonzeros_per_column, '.3f')} non-zeros per column on average "
-              f"over the {_number('words', view.words, ',d')} words with an embedding (the diagonal included), "
-              f"{_number('off-diagonal', view.off_diagonal, ',d')} stored pairs of distinct words.</p>")
-    documents = (f"<p><b>Test document {s.query}</b> ({html.escape(view.query_class)}): "
-                 f"{html.escape(_snippet(view.query_text, 300))}</p>"
-                 f"<p><b>Training document {s.reference}</b> ({html.escape(view.reference_class)}): "
-                 f"{html.escape(_snippet(view.reference_text, 300))}</p>")
-    measures = (f"<p>SCM = {_number('scm', view.scm, '.4f')}, the sum of the word pairs' contributions; "
-                f"WMD = {_number('wmd', view.wmd, '.4f')}, the sum of the flows' costs.</p>")
-    pairs = ('<div class="explorer-row">'
-             f'<div><p>The SCM\'s largest word-pair contributions</p>'
-             f'{_table(view.contributions.head(TOP), {"contribution to the SCM": ".4f"}, "contributions")}</div>'
-             f'<div><p>The WMD\'s most expensive flows</p>'
-             f'{_table(view.flows.head(TOP), {"mass": ".3f", "distance": ".3f", "cost": ".4f"}, "flows")}</div>'
-             "</div>")
-    neighbours = (f"<p>The test document's nearest neighbours among the first {view.references:,} training documents"
-                  f"</p>" '<div class="explorer-row">'
-                  f'<div><p>under the SCM</p>{_table(view.scm_neighbours, {"SCM": ".4f"}, "scm-neighbours")}</div>'
-                  f'<div><p>under the WMD</p>{_table(view.wmd_neighbours, {"WMD": ".4f"}, "wmd-neighbours")}</div>'
-                  "</div>")
+    matrix = (
+        f"<p><b>S′</b> ({s.model} embeddings, C = {s.nonzero_limit}, t = {s.threshold:g}, o = {s.exponent:g}"
+        f"{', ' + options if options else ''}): "
+        f"{_number('nonzeros-per-column', view.nonzeros_per_column, '.3f')} non-zeros per column on average "
+        f"over the {_number('words', view.words, ',d')} words with an embedding (the diagonal included), "
+        f"{_number('off-diagonal', view.off_diagonal, ',d')} stored pairs of distinct words.</p>"
+    )
+    documents = (
+        f"<p><b>Test document {s.query}</b> ({html.escape(view.query_class)}): "
+        f"{html.escape(_snippet(view.query_text, 300))}</p>"
+        f"<p><b>Training document {s.reference}</b> ({html.escape(view.reference_class)}): "
+        f"{html.escape(_snippet(view.reference_text, 300))}</p>"
+    )
+    measures = (
+        f"<p>SCM = {_number('scm', view.scm, '.4f')}, the sum of the word pairs' contributions; "
+        f"WMD = {_number('wmd', view.wmd, '.4f')}, the sum of the flows' costs.</p>"
+    )
+    pairs = (
+        '<div class="explorer-row">'
+        f"<div><p>The SCM's largest word-pair contributions</p>"
+        f"{_table(view.contributions.head(TOP), {'contribution to the SCM': '.4f'}, 'contributions')}</div>"
+        f"<div><p>The WMD's most expensive flows</p>"
+        f"{_table(view.flows.head(TOP), {'mass': '.3f', 'distance': '.3f', 'cost': '.4f'}, 'flows')}</div>"
+        "</div>"
+    )
+    neighbours = (
+        f"<p>The test document's nearest neighbours among the first {view.references:,} training documents"
+        f"</p>"
+        '<div class="explorer-row">'
+        f"<div><p>under the SCM</p>{_table(view.scm_neighbours, {'SCM': '.4f'}, 'scm-neighbours')}</div>"
+        f"<div><p>under the WMD</p>{_table(view.wmd_neighbours, {'WMD': '.4f'}, 'wmd-neighbours')}</div>"
+        "</div>"
+    )
     timing = f'<p class="explorer-time">Computed in {_number("seconds", view.seconds, ".2f")} s.</p>'
     return f'<div id="explorer-view">{STYLE}{matrix}{documents}{measures}{pairs}{neighbours}{timing}</div>'
 
@@ -420,12 +479,15 @@ def render_error(error: Exception) -> str:
     return f'<div id="explorer-view"><p class="explorer-error" data-value="error">{html.escape(str(error))}</p></div>'
 
 
-STYLE = ("<style>.explorer-row{display:flex;gap:1.5em;flex-wrap:wrap}.explorer-table{border-collapse:collapse;"
-         "font-size:90%}.explorer-table td,.explorer-table th{padding:2px 6px;border-bottom:1px solid #ddd;"
-         "text-align:left}.explorer-error{color:#a00;font-weight:bold}</style>")
+STYLE = (
+    "<style>.explorer-row{display:flex;gap:1.5em;flex-wrap:wrap}.explorer-table{border-collapse:collapse;"
+    "font-size:90%}.explorer-table td,.explorer-table th{padding:2px 6px;border-bottom:1px solid #ddd;"
+    "text-align:left}.explorer-error{color:#a00;font-weight:bold}</style>"
+)
 
 
 # -- the app ---------------------------------------------------------------------------------------------------------
+
 
 def app(profile: str = "smoke", explorer: Explorer | None = None):
     """The ipywidgets app: controls on top, the view below, recomputed on every change.
@@ -451,7 +513,6 @@ def app(profile: str = "smoke", explorer: Explorer | None = None):
     ('VBox', True)
     """
     import ipywidgets as w
-
 
     explorer = explorer or Explorer()
     defaults = ExplorerSettings(profile=profile)
@@ -500,8 +561,10 @@ def app(profile: str = "smoke", explorer: Explorer | None = None):
     for control in controls.values():
         control.observe(update, names="value")
     update()
-    rows = [w.HBox([controls["profile"], controls["dataset"], controls["model"]]),
-            w.HBox([controls["query"], controls["reference"]]),
-            w.HBox([controls["nonzero_limit"], controls["threshold"], controls["exponent"]]),
-            w.HBox([controls["symmetric"], controls["dominant"], controls["idf"], status])]
+    rows = [
+        w.HBox([controls["profile"], controls["dataset"], controls["model"]]),
+        w.HBox([controls["query"], controls["reference"]]),
+        w.HBox([controls["nonzero_limit"], controls["threshold"], controls["exponent"]]),
+        w.HBox([controls["symmetric"], controls["dominant"], controls["idf"], status]),
+    ]
     return w.VBox([*rows, output])

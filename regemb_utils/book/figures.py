@@ -8,6 +8,7 @@
   (:func:`paired_figure`), and the speed ratio measured with the paper's measure (:func:`speed_ratio_figure`).
 * Chapter 6: the paper's test errors against ours (:func:`paper_vs_ours_figure`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -24,12 +25,26 @@ from sklearn.manifold import TSNE
 from .style import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
 from .plotting import place_labels
 
-__all__ = ["SPARSITY_PANELS", "sparsity_figure", "figure_1_tsne", "figure_1_matrices", "figure_8",
-           "significance_figure", "paired_figure", "relative_figure", "speed_figure", "paper_vs_ours_figure",
-           "speed_ratio_figure"]
+__all__ = [
+    "SPARSITY_PANELS",
+    "sparsity_figure",
+    "figure_1_tsne",
+    "figure_1_matrices",
+    "figure_8",
+    "significance_figure",
+    "paired_figure",
+    "relative_figure",
+    "speed_figure",
+    "paper_vs_ours_figure",
+    "speed_ratio_figure",
+]
 
-SPARSITY_PANELS = {(True, True): "Sym, Dom", (True, False): "Sym only", (False, True): "Dom only",
-                   (False, False): "neither"}
+SPARSITY_PANELS = {
+    (True, True): "Sym, Dom",
+    (True, False): "Sym only",
+    (False, True): "Dom only",
+    (False, False): "neither",
+}
 
 
 def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
@@ -56,13 +71,28 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
     """
     sparsity = sparsity.assign(
         panel=[SPARSITY_PANELS[s, d] for s, d in zip(sparsity.symmetric, sparsity.dominant)],
-        ordering=sparsity.idf.map({True: "Idf", False: "no Idf"}), o=sparsity.exponent.map("{:g}".format))
+        ordering=sparsity.idf.map({True: "Idf", False: "no Idf"}),
+        o=sparsity.exponent.map("{:g}".format),
+    )
     figure = px.line(
-        sparsity, x="nonzero_limit", y="nonzeros_per_column", color="o", line_dash="ordering", facet_col="panel",
-        facet_row="model", markers=True, log_x=True, log_y=True, height=560,
+        sparsity,
+        x="nonzero_limit",
+        y="nonzeros_per_column",
+        color="o",
+        line_dash="ordering",
+        facet_col="panel",
+        facet_row="model",
+        markers=True,
+        log_x=True,
+        log_y=True,
+        height=560,
         category_orders={"panel": list(SPARSITY_PANELS.values()), "model": list(models)},
-        labels={"nonzero_limit": "C", "nonzeros_per_column": "off-diagonal non-zeros per column", "ordering": "",
-                "o": "o"},
+        labels={
+            "nonzero_limit": "C",
+            "nonzeros_per_column": "off-diagonal non-zeros per column",
+            "ordering": "",
+            "o": "o",
+        },
     )
     limits = sorted(sparsity.nonzero_limit.unique())
     figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1], font_size=13))
@@ -71,8 +101,11 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
     ticks = [m * 10**e for e in range(-1, 5) for m in (1, 2, 5) if low / 1.5 <= m * 10**e <= high * 1.5]
     figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:,g}" for t in ticks], minor_showgrid=False)
     figure.update_traces(hovertemplate="C=%{x}<br>off-diagonal non-zeros per column=%{y:.2f}")
-    figure.update_layout(font_size=13, margin=dict(l=10, r=40, t=40, b=10),
-                         legend=dict(orientation="h", x=0, xanchor="left", y=-0.14, yanchor="top", title_text="o:"))
+    figure.update_layout(
+        font_size=13,
+        margin=dict(l=10, r=40, t=40, b=10),
+        legend=dict(orientation="h", x=0, xanchor="left", y=-0.14, yanchor="top", title_text="o:"),
+    )
     return figure
 
 
@@ -101,8 +134,9 @@ def figure_1_tsne(words: Sequence[str], E: np.ndarray, E_prime: np.ndarray):
     tsne, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 4.2), dpi=FIGURE_DPI, layout="constrained")
     points = []
     for ax, X, title in ((axes[0], E, "t-SNE of E"), (axes[1], E_prime, "t-SNE of E′ (orthogonalized)")):
-        xy = TSNE(n_components=2, metric="cosine", perplexity=min(10, len(words) - 1), init="random",
-                  random_state=0).fit_transform(X)
+        xy = TSNE(
+            n_components=2, metric="cosine", perplexity=min(10, len(words) - 1), init="random", random_state=0
+        ).fit_transform(X)
         ax.scatter(xy[:, 0], xy[:, 1], s=6, color="C0", zorder=2)
         ax.set_title(title, fontsize=MIN_FONT_PT + 1)
         ax.set(xticks=[], yticks=[])
@@ -145,8 +179,15 @@ def figure_1_matrices(words: Sequence[str], S_dense: np.ndarray, S_prime: np.nda
     ax.set_xticks(shown, [words[i] for i in shown], rotation=90, fontsize=MIN_FONT_PT)
     ax.set_yticks(shown, [words[i] for i in shown], fontsize=MIN_FONT_PT)
     ax.set_title("below the diagonal: S (all cosines); above it: S′ (orthogonalized)", fontsize=MIN_FONT_PT + 1)
-    bar = images.colorbar(image, ax=ax, orientation="horizontal", shrink=0.6, aspect=40, pad=0.02,
-                          extend="min" if both.min() < -0.2 else "neither")  # cosines below -0.2 share its colour
+    bar = images.colorbar(
+        image,
+        ax=ax,
+        orientation="horizontal",
+        shrink=0.6,
+        aspect=40,
+        pad=0.02,
+        extend="min" if both.min() < -0.2 else "neither",
+    )  # cosines below -0.2 share its colour
     bar.set_label("similarity", fontsize=MIN_FONT_PT)
     bar.ax.tick_params(labelsize=MIN_FONT_PT)
     plt.close(images)
@@ -191,21 +232,35 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
     names = list(dict.fromkeys(errors["dataset"]))
     columns = min(2, len(names))
     rows_n = -(-len(names) // columns)
-    fig, axes = plt.subplots(rows_n, columns, figsize=(FIGURE_WIDTH_IN, rows_n * (0.24 * len(labels) + 0.55) + 0.9),
-                             dpi=FIGURE_DPI, squeeze=False, sharey=True, layout="constrained")
+    fig, axes = plt.subplots(
+        rows_n,
+        columns,
+        figsize=(FIGURE_WIDTH_IN, rows_n * (0.24 * len(labels) + 0.55) + 0.9),
+        dpi=FIGURE_DPI,
+        squeeze=False,
+        sharey=True,
+        layout="constrained",
+    )
     y = np.arange(len(labels))
     for ax, name in zip(axes.flat, names):
         rows = errors[errors["dataset"] == name].set_index("label").reindex(labels)
-        ax.barh(y, rows["error"], xerr=[rows["error"] - rows["lower"], rows["upper"] - rows["error"]],
-                color=[_method_colour(label) for label in labels], alpha=0.8, capsize=2)
+        ax.barh(
+            y,
+            rows["error"],
+            xerr=[rows["error"] - rows["lower"], rows["upper"] - rows["error"]],
+            color=[_method_colour(label) for label in labels],
+            alpha=0.8,
+            capsize=2,
+        )
         ax.plot(rows["paper"], y, "kD", markersize=4)
         whole = rows["test documents"].max()
         # each panel its own range, so that the small errors of an easy data set can be read
         right = min(100.0, 1.3 * float(np.nanmax([rows["upper"].max(), rows["paper"].max()])) + 2)
         for position, label, n, upper in zip(y, labels, rows["test documents"], rows["upper"]):
             if "WMD" in label and np.isfinite(n) and n < whole:  # a WMD method may answer a prefix of the queries
-                ax.text(min(upper + 0.02 * right, 0.7 * right), position, f"n = {n:,.0f}", va="center",
-                        fontsize=MIN_FONT_PT)
+                ax.text(
+                    min(upper + 0.02 * right, 0.7 * right), position, f"n = {n:,.0f}", va="center", fontsize=MIN_FONT_PT
+                )
         ax.set_title(name.upper(), fontsize=MIN_FONT_PT + 1)
         ax.set_xlim(0, right)
         ax.tick_params(labelsize=MIN_FONT_PT)
@@ -213,10 +268,12 @@ def figure_8(errors: pd.DataFrame, labels: Sequence[str]):
     axes[0, 0].invert_yaxis()
     for ax in axes[-1]:
         ax.set_xlabel("test error (%)", fontsize=MIN_FONT_PT + 1)
-    for ax in list(axes.flat)[len(names):]:
+    for ax in list(axes.flat)[len(names) :]:
         ax.set_axis_off()
-    handles = [Patch(color=_method_colour(kind), alpha=0.8, label=text) for kind, text in
-               (("ortho", "ours: orthogonalized SCM"), ("WMD", "ours: WMD"), ("", "ours: the other methods"))]
+    handles = [
+        Patch(color=_method_colour(kind), alpha=0.8, label=text)
+        for kind, text in (("ortho", "ours: orthogonalized SCM"), ("WMD", "ours: WMD"), ("", "ours: the other methods"))
+    ]
     handles.append(Line2D([], [], marker="D", color="k", linestyle="", markersize=4, label="the paper"))
     fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=MIN_FONT_PT, frameon=False)
     plt.close(fig)
@@ -276,8 +333,12 @@ def speed_figure(speeds: pd.DataFrame):
     """
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.5 * len(speeds) + 1.6), dpi=FIGURE_DPI, layout="constrained")
     y = np.arange(len(speeds))
-    ax.barh(y - 0.27, speeds["exact evaluations per second per core"], height=0.27,
-            label="ours: exact evaluations (as the paper's code counted)")
+    ax.barh(
+        y - 0.27,
+        speeds["exact evaluations per second per core"],
+        height=0.27,
+        label="ours: exact evaluations (as the paper's code counted)",
+    )
     ax.barh(y, speeds["pairs per second per core"], height=0.27, label="ours: kNN search rate", color="tab:green")
     ax.barh(y + 0.27, speeds["paper"], height=0.27, label="paper (one Xeon X7560 core)", color="tab:gray")
     ax.set(xscale="log", yticks=y, yticklabels=speeds["label"], xlabel="document pairs per second per core")
@@ -312,8 +373,16 @@ def paper_vs_ours_figure(rows: pd.DataFrame):
     colours = {method: f"C{i}" for i, method in enumerate(dict.fromkeys(rows["method"]))}
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 6.2), dpi=FIGURE_DPI, layout="constrained")
     for r in rows.itertuples(index=False):
-        ax.errorbar(r.paper, r.ours, yerr=[[r.ours - r.lower], [r.upper - r.ours]], fmt=markers[r.dataset],
-                    color=colours[r.method], markersize=6, capsize=2, alpha=0.85)
+        ax.errorbar(
+            r.paper,
+            r.ours,
+            yerr=[[r.ours - r.lower], [r.upper - r.ours]],
+            fmt=markers[r.dataset],
+            color=colours[r.method],
+            markersize=6,
+            capsize=2,
+            alpha=0.85,
+        )
     top = 5 + max(rows["paper"].max(), rows["upper"].max()) if len(rows) else 100
     ax.plot([0, top], [0, top], color="0.5", lw=0.8, ls="--")
     ax.set_xlim(0, top)
@@ -323,10 +392,10 @@ def paper_vs_ours_figure(rows: pd.DataFrame):
     ax.tick_params(labelsize=MIN_FONT_PT)
     methods = [Line2D([], [], marker="o", linestyle="", color=c, label=m) for m, c in colours.items()]
     datasets = [Line2D([], [], marker=m, linestyle="", color="0.3", label=d.upper()) for d, m in markers.items()]
-    ax.add_artist(ax.legend(handles=methods, title="method", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT,
-                            loc="upper left"))
-    ax.legend(handles=datasets, title="data set", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT,
-              loc="lower right")
+    ax.add_artist(
+        ax.legend(handles=methods, title="method", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT, loc="upper left")
+    )
+    ax.legend(handles=datasets, title="data set", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT, loc="lower right")
     plt.close(fig)
     return fig
 
@@ -360,13 +429,26 @@ def significance_figure(chosen: pd.DataFrame, test: str):
         plt.close(figure)
         return figure
     signed = -np.log10(chosen["q"].clip(lower=1e-12)) * np.sign(chosen["error b"] - chosen["error a"])
-    grid = (chosen.assign(pair=chosen["a"] + " vs " + chosen["b"], signed=signed)
-            .pivot(index="pair", columns="dataset", values="signed")
-            .reindex(index=list(dict.fromkeys(chosen["a"] + " vs " + chosen["b"])),
-                     columns=list(dict.fromkeys(chosen["dataset"]))))
+    grid = (
+        chosen.assign(pair=chosen["a"] + " vs " + chosen["b"], signed=signed)
+        .pivot(index="pair", columns="dataset", values="signed")
+        .reindex(
+            index=list(dict.fromkeys(chosen["a"] + " vs " + chosen["b"])),
+            columns=list(dict.fromkeys(chosen["dataset"])),
+        )
+    )
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.24 * len(grid) + 1.6), dpi=FIGURE_DPI, layout="constrained")
-    sns.heatmap(grid, cmap="RdBu", center=0, vmin=-12, vmax=12, ax=ax, linewidths=0.5, linecolor="white",
-                cbar_kws={"label": "−log₁₀ q, signed  (+: the first method errs less)", "shrink": 0.6})
+    sns.heatmap(
+        grid,
+        cmap="RdBu",
+        center=0,
+        vmin=-12,
+        vmax=12,
+        ax=ax,
+        linewidths=0.5,
+        linecolor="white",
+        cbar_kws={"label": "−log₁₀ q, signed  (+: the first method errs less)", "shrink": 0.6},
+    )
     dots = grid.abs() < -np.log10(0.05 if test == "mcnemar" else 0.025)
     for (row, column), small in np.ndenumerate(dots.to_numpy()):
         if small and np.isfinite(grid.iat[row, column]):
@@ -407,14 +489,23 @@ def paired_figure(paired: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.32 * len(paired) + 1.6), dpi=FIGURE_DPI, layout="constrained")
     colours = {"SCM better": "tab:orange", "WMD better": "tab:blue", "not decided": "tab:gray"}
     y = np.arange(len(paired))
-    ax.errorbar(paired["difference"], y, xerr=[paired["difference"] - paired["difference lower"],
-                                             paired["difference upper"] - paired["difference"]],
-                fmt="none", ecolor="0.4", capsize=2)
+    ax.errorbar(
+        paired["difference"],
+        y,
+        xerr=[paired["difference"] - paired["difference lower"], paired["difference upper"] - paired["difference"]],
+        fmt="none",
+        ecolor="0.4",
+        capsize=2,
+    )
     ax.scatter(paired["difference"], y, c=[colours[v] for v in paired["verdict"]], zorder=3)
     ax.axvline(0, color="k", lw=0.8)
-    ax.set(yticks=y, yticklabels=[f"{d.upper()}: {l} (n = {n:,d})" for d, l, n in
-                                   zip(paired["dataset"], paired["label"], paired["queries"])],
-           xlabel="WMD's test error − regularized SCM's (points)")
+    ax.set(
+        yticks=y,
+        yticklabels=[
+            f"{d.upper()}: {l} (n = {n:,d})" for d, l, n in zip(paired["dataset"], paired["label"], paired["queries"])
+        ],
+        xlabel="WMD's test error − regularized SCM's (points)",
+    )
     ax.invert_yaxis()
     for verdict, colour in colours.items():
         ax.scatter([], [], c=colour, label=verdict)
@@ -453,13 +544,27 @@ def speed_ratio_figure(ratios: pd.DataFrame, claims: Sequence[tuple[float, str]]
         return figure
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.32 * len(ratios) + 1.8), dpi=FIGURE_DPI, layout="constrained")
     y = np.arange(len(ratios))
-    ax.errorbar(ratios["ratio"], y, xerr=[ratios["ratio"] - ratios["lower"], ratios["upper"] - ratios["ratio"]],
-                fmt="o", color="tab:orange", ecolor="0.4", capsize=2, label="ours, with its 95 % interval")
+    ax.errorbar(
+        ratios["ratio"],
+        y,
+        xerr=[ratios["ratio"] - ratios["lower"], ratios["upper"] - ratios["ratio"]],
+        fmt="o",
+        color="tab:orange",
+        ecolor="0.4",
+        capsize=2,
+        label="ours, with its 95 % interval",
+    )
     for (value, label), style in zip(claims, ("--", ":", "-.")):
         ax.axvline(value, color="k", lw=0.9, ls=style, label=label)
-    ax.set(xscale="log", yticks=y, xlabel="pairs per second: regularized SCM / WMD",
-           yticklabels=[f"{d if d == 'pooled' else d.upper()} (n = {n:,d})"
-                        for d, n in zip(ratios["dataset"], ratios["slow timings"])])
+    ax.set(
+        xscale="log",
+        yticks=y,
+        xlabel="pairs per second: regularized SCM / WMD",
+        yticklabels=[
+            f"{d if d == 'pooled' else d.upper()} (n = {n:,d})"
+            for d, n in zip(ratios["dataset"], ratios["slow timings"])
+        ],
+    )
     ax.invert_yaxis()
     fig.legend(fontsize=MIN_FONT_PT, loc="outside lower center", ncol=2, frameon=False)
     plt.close(fig)

@@ -1,4 +1,5 @@
 """Small matplotlib helpers for the chapters' figures."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +7,24 @@ import numpy as np
 __all__ = ["place_labels"]
 
 # where a label may go relative to its point, in order of preference: right, above, left, below, the diagonals
-_DIRECTIONS = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1),
-               (1, 0.5), (-1, 0.5), (-1, -0.5), (1, -0.5), (0.5, 1), (-0.5, 1), (-0.5, -1), (0.5, -1))
+_DIRECTIONS = (
+    (1, 0),
+    (0, 1),
+    (-1, 0),
+    (0, -1),
+    (1, 1),
+    (-1, 1),
+    (-1, -1),
+    (1, -1),
+    (1, 0.5),
+    (-1, 0.5),
+    (-1, -0.5),
+    (1, -0.5),
+    (0.5, 1),
+    (-0.5, 1),
+    (-0.5, -1),
+    (0.5, -1),
+)
 _RADII = (3, 8, 14, 22, 32, 44, 58, 75, 95, 120, 150)  # pixels between the point and the label's nearest edge
 
 
@@ -78,7 +95,7 @@ def place_labels(ax, xy, labels, fontsize: float, pad: float = 1.0) -> list:
                 left = x + dx * radius - (width * (1 - dx) / 2 if abs(dx) < 1 else width if dx < 0 else 0)
                 bottom = y + dy * radius - (height * (1 - dy) / 2 if abs(dy) < 1 else height if dy < 0 else 0)
                 box = (left, bottom, left + width, bottom + height)
-                inside = (box[0] >= frame.x0 and box[2] <= frame.x1 and box[1] >= frame.y0 and box[3] <= frame.y1)
+                inside = box[0] >= frame.x0 and box[2] <= frame.x1 and box[1] >= frame.y0 and box[3] <= frame.y1
                 if inside and not _overlaps(box, taken):
                     choice = (box, radius)
                     break
@@ -91,12 +108,10 @@ def place_labels(ax, xy, labels, fontsize: float, pad: float = 1.0) -> list:
         taken.append(box)
         text.remove()
         position = ax.transData.inverted().transform((box[0] + pad, box[1] + pad))
-        placed = ax.annotate(label, tuple(position), fontsize=fontsize, ha="left", va="bottom",
-                             annotation_clip=False)
+        placed = ax.annotate(label, tuple(position), fontsize=fontsize, ha="left", va="bottom", annotation_clip=False)
         if radius > _RADII[1]:  # far from its point: a leader line to the label's nearest edge
             edge = (min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3]))
             (x0, y0), (x1, y1) = ax.transData.inverted().transform([(x, y), edge])
             ax.plot([x0, x1], [y0, y1], color="0.6", linewidth=0.6, zorder=1)
         texts.append(placed)
     return texts
-

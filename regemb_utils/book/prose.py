@@ -3,6 +3,7 @@
 Every value comes from :mod:`regemb_utils.paper` (with its source there); these functions only name them as the
 chapters' prose does (``{glue:text}`paper_epochs```) and write sets and powers the way the prose shows them.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -83,13 +84,15 @@ def orthogonalization_prose() -> dict:
     '{100, 200, 400, 800}'
     """
     not_definite = [d.upper() for d, row in paper.table_2().iterrows() if not (row.symmetric and row.dominant)]
-    return {"text_thresholds": value_set(paper.TEXT_THRESHOLDS.value),
-            "code_thresholds": value_set(paper.PAPER_GRID["threshold"]),
-            "code_nonzero_limits": value_set(paper.PAPER_GRID["nonzero_limit"]),
-            "paper_figure_1_words": paper.FIGURE_1_WORDS.value,
-            "table_2_not_definite": Markdown(", ".join(not_definite)),
-            "table_2_thresholds": value_set(sorted(set(paper.table_2().threshold))),
-            "table_2_exponents": value_set(sorted(set(paper.table_2().exponent)))}
+    return {
+        "text_thresholds": value_set(paper.TEXT_THRESHOLDS.value),
+        "code_thresholds": value_set(paper.PAPER_GRID["threshold"]),
+        "code_nonzero_limits": value_set(paper.PAPER_GRID["nonzero_limit"]),
+        "paper_figure_1_words": paper.FIGURE_1_WORDS.value,
+        "table_2_not_definite": Markdown(", ".join(not_definite)),
+        "table_2_thresholds": value_set(sorted(set(paper.table_2().threshold))),
+        "table_2_exponents": value_set(sorted(set(paper.table_2().exponent))),
+    }
 
 
 def classification_prose() -> dict:
@@ -110,14 +113,23 @@ def classification_prose() -> dict:
     >>> round(values["paper_caption_ratio"], 2)  # not §6.2's 60.57 %: §6.2's pair is not this one
     60.62
     """
-    values = {name: item.value for name, item in (
-        ("paper_reduction", paper.ERROR_REDUCTION), ("paper_lowest", paper.LOWEST_RELATIVE_ERROR),
-        ("paper_faster", paper.FASTER_THAN), ("paper_slowdown", paper.SPEED_RATIO),
-        ("paper_tests", paper.SIGNIFICANCE_TESTS), ("paper_not_significant", paper.NOT_SIGNIFICANT),
-        ("paper_ratio", paper.REGULARIZED_ERROR_RATIO), ("paper_validation_share", paper.VALIDATION_SHARE))}
+    values = {
+        name: item.value
+        for name, item in (
+            ("paper_reduction", paper.ERROR_REDUCTION),
+            ("paper_lowest", paper.LOWEST_RELATIVE_ERROR),
+            ("paper_faster", paper.FASTER_THAN),
+            ("paper_slowdown", paper.SPEED_RATIO),
+            ("paper_tests", paper.SIGNIFICANCE_TESTS),
+            ("paper_not_significant", paper.NOT_SIGNIFICANT),
+            ("paper_ratio", paper.REGULARIZED_ERROR_RATIO),
+            ("paper_validation_share", paper.VALIDATION_SHARE),
+        )
+    }
     # §6.2's ratio recomputed for the quantized and orthogonalized SCM from the exact caption errors (BoW cancels)
-    caption = {m: np.mean([paper.TEST_ERRORS[m, d].value for d in DATASETS])
-               for m in ("soft_vsm", "soft_vsm_quantized_ortho")}
+    caption = {
+        m: np.mean([paper.TEST_ERRORS[m, d].value for d in DATASETS]) for m in ("soft_vsm", "soft_vsm_quantized_ortho")
+    }
     values["paper_caption_ratio"] = float(100 * caption["soft_vsm_quantized_ortho"] / caption["soft_vsm"])
     values["paper_text_thresholds"] = ", ".join(f"{t:g}" for t in paper.TEXT_THRESHOLDS.value)
     values["paper_code_thresholds"] = ", ".join(f"{t:g}" for t in paper.PAPER_GRID["threshold"])

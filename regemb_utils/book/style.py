@@ -1,5 +1,6 @@
 """The book's figure style: sizes and the smallest text, the same on every page, and the placeholder for a figure a
 run leaves out."""
+
 from __future__ import annotations
 
 __all__ = ["MIN_FONT_PT", "FIGURE_DPI", "FIGURE_WIDTH_IN", "absent_figure"]
@@ -39,6 +40,10 @@ def absent_figure(name: str, reason: str | None = None):
 
     fig, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, 0.6), dpi=FIGURE_DPI)  # an axes: IPython draws no empty figure
     ax.set_axis_off()
-    text = f"{name.upper()}: {reason}" if name and reason else reason or f"{name.upper()} is not among this run's data sets"
+    text = (
+        f"{name.upper()}: {reason}"
+        if name and reason
+        else reason or f"{name.upper()} is not among this run's data sets"
+    )
     ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=11, color="0.35", transform=ax.transAxes)
     return fig

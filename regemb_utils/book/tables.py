@@ -1,4 +1,5 @@
 """How chapters show results: numbers glued into the prose, tables people can read, and figures that render offline."""
+
 from __future__ import annotations
 
 import base64
@@ -142,6 +143,7 @@ def _named_format(name: str) -> Callable[[object], str] | None:
 
 def _shown_with(real: Callable[[float], str]) -> Callable[[object], str]:
     """A formatter: booleans as yes/no, integers with thousands separators, other reals by ``real``."""
+
     def fmt(v) -> str:
         if isinstance(v, (bool, np.bool_)):
             return "yes" if v else "no"
@@ -179,13 +181,16 @@ def _default_formatter(column: pd.Series) -> Callable[[object], str]:
     2 decimals (3 when every value is below 1 in magnitude), in scientific notation below 0.001; booleans yes/no."""
     values = [v for v in column if not _is_missing(v)]
     numeric = [v for v in values if isinstance(v, numbers.Number) and not isinstance(v, (bool, np.bool_))]
-    if values and len(numeric) == len(values) and all(float(v).is_integer() for v in numeric
-                                                       if math.isfinite(float(v))):
+    if (
+        values
+        and len(numeric) == len(values)
+        and all(float(v).is_integer() for v in numeric if math.isfinite(float(v)))
+    ):
         return lambda v: f"{int(v):,}" if math.isfinite(float(v)) else str(float(v))
     decimals = 3 if numeric and max(abs(float(v)) for v in numeric) < 1 else 2
 
     def real(v: float) -> str:
-        if v != 0 and abs(v) < 10 ** -3 and math.isfinite(v):
+        if v != 0 and abs(v) < 10**-3 and math.isfinite(v):
             return f"{v:.2e}"
         return f"{v:,.{decimals}f}"
 
@@ -233,9 +238,16 @@ class Table:
         return f"<Table: {len(self.html):,} characters of HTML>"
 
 
-def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *, download: str | None = None,
-          collapsed: str | None = None, caption: str | None = None,
-          links: Mapping[object, object] | None = None, csv_frame: pd.DataFrame | None = None) -> Table:
+def table(
+    frame: pd.DataFrame,
+    formats: Mapping[object, Format] | None = None,
+    *,
+    download: str | None = None,
+    collapsed: str | None = None,
+    caption: str | None = None,
+    links: Mapping[object, object] | None = None,
+    csv_frame: pd.DataFrame | None = None,
+) -> Table:
     """Render ``frame`` as an HTML table for the book and for JupyterLab.
 
     * Column names are shown as given (put units in them: ``"test error (%)"``, ``"pairs / s"``).
@@ -299,22 +311,25 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
     links = {column: list(hrefs) for column, hrefs in (links or {}).items()}
     unknown = [name for name in [*formats, *links] if name not in data.columns]
     if unknown:
-        raise KeyError(f"formats or links name columns the frame does not have: {unknown}; "
-                       f"columns: {list(data.columns)}")
+        raise KeyError(
+            f"formats or links name columns the frame does not have: {unknown}; columns: {list(data.columns)}"
+        )
     for column, hrefs in links.items():
         if len(hrefs) != len(data):
             raise ValueError(f"links[{column!r}] has {len(hrefs)} hrefs for {len(data)} rows")
 
     formatters = {c: _formatter(formats[c]) if c in formats else _default_formatter(data[c]) for c in data.columns}
     shown_text = {c: [str(MISSING if _is_missing(v) else formatters[c](v)) for v in data[c]] for c in data.columns}
-    constant = [c for c in data.columns if c not in links and len(data) >= CONSTANT_ROWS and len(data.columns) > 2
-                and len(set(shown_text[c])) == 1]  # one value in every row: said once, in the caption
+    constant = [
+        c
+        for c in data.columns
+        if c not in links and len(data) >= CONSTANT_ROWS and len(data.columns) > 2 and len(set(shown_text[c])) == 1
+    ]  # one value in every row: said once, in the caption
     if constant:
         said = "; ".join(f"{_column_name(c)}: {shown_text[c][0]}" for c in constant)
         caption = f"{said} (every row). {caption}" if caption else f"{said} (every row)"
     columns = [c for c in data.columns if c not in constant]
-    header = "".join(f'<th style="text-align: {_align(data[c])}">{html.escape(_column_name(c))}</th>'
-                     for c in columns)
+    header = "".join(f'<th style="text-align: {_align(data[c])}">{html.escape(_column_name(c))}</th>' for c in columns)
     rows = []
     for row, values in enumerate(data[columns].itertuples(index=False, name=None)):
         cells = []
@@ -326,16 +341,20 @@ def table(frame: pd.DataFrame, formats: Mapping[object, Format] | None = None, *
             cells.append(f'<td style="text-align: {_align(data[column])}">{text}</td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
     caption_html = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    body = (f'<table class="regemb-table table">{caption_html}<thead><tr>{header}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    body = (
+        f'<table class="regemb-table table">{caption_html}<thead><tr>{header}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
     csv = None
     if download is not None:
         full = data if csv_frame is None else csv_frame
         csv = full.to_csv(index=False)
         name = download if download.endswith(".csv") else f"{download}.csv"
         uri = "data:text/csv;charset=utf-8;base64," + base64.b64encode(csv.encode("utf-8")).decode("ascii")
-        body += (f'<p class="regemb-download"><a download="{html.escape(name)}" href="{uri}">'
-                 f"Download this table as CSV ({html.escape(name)}, {len(full):,} rows)</a></p>")
+        body += (
+            f'<p class="regemb-download"><a download="{html.escape(name)}" href="{uri}">'
+            f"Download this table as CSV ({html.escape(name)}, {len(full):,} rows)</a></p>"
+        )
     if collapsed is not None:
         body = _details(body, collapsed)
     return Table(body, csv)
@@ -349,7 +368,7 @@ def _align(column: pd.Series) -> str:
 
 
 def _details(body: str, summary: str) -> str:
-    return f"<details class=\"regemb-collapsed\"><summary>{html.escape(summary)}</summary>{body}</details>"
+    return f'<details class="regemb-collapsed"><summary>{html.escape(summary)}</summary>{body}</details>'
 
 
 def collapsible(content, summary: str) -> Table:

@@ -12,6 +12,7 @@ kNN classifiers, on the same splits.
   values, and whether the linear model on E′ᵀx beats both the kNN with the same measure and TF-IDF.
 * :data:`FASTTEXT_LEFT_OUT` – why fastText is not among the models.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -28,16 +29,28 @@ from ..infra.keys import fingerprint
 from ..termsim.orthogonalization import SPARSE_KEYS
 from ..text.datasets import DATASETS
 
-__all__ = ["REGULARIZED", "FASTTEXT_LEFT_OUT", "sparse_point", "run_linear_models", "comparison_table", "error_grid",
-           "kernel_comparison", "SCM_BEST", "verdicts", "verdict_counts"]
+__all__ = [
+    "REGULARIZED",
+    "FASTTEXT_LEFT_OUT",
+    "sparse_point",
+    "run_linear_models",
+    "comparison_table",
+    "error_grid",
+    "kernel_comparison",
+    "SCM_BEST",
+    "verdicts",
+    "verdict_counts",
+]
 
 REGULARIZED = "soft_vsm_ortho"  # chapter 4's regularized SCM kNN (32-bit), against which every model is tested
 
 # Tried on this machine (Python 3.11, GCC 12.2) for this chapter; the chapter quotes it.
-FASTTEXT_LEFT_OUT = ("fastText's supervised classifier is left out: the fasttext package (0.9.3, the latest on PyPI) "
-                     "has no wheel for this Python, and the module that its source distribution builds here stops "
-                     "every supervised training with \"Encountered NaN\", even on 1,000 documents of two classes at a "
-                     "learning rate of 0.01, so the locked environment cannot run it")
+FASTTEXT_LEFT_OUT = (
+    "fastText's supervised classifier is left out: the fasttext package (0.9.3, the latest on PyPI) "
+    "has no wheel for this Python, and the module that its source distribution builds here stops "
+    'every supervised training with "Encountered NaN", even on 1,000 documents of two classes at a '
+    "learning rate of 0.01, so the locked environment cannot run it"
+)
 
 
 def sparse_point(result) -> dict[str, Any]:
@@ -76,8 +89,11 @@ def sparse_point(result) -> dict[str, Any]:
         if eligible.empty:
             raise ValueError(f"chapter 4 evaluated no symmetric, dominant S' on {result.dataset}: E' needs one")
         chosen = eligible.iloc[int(np.argmin(eligible["error"].to_numpy()))].to_dict()
-    return {key: chosen[key].item() if hasattr(chosen[key], "item") else chosen[key]
-            for key in (*SPARSE_KEYS, "slope") if key in chosen}
+    return {
+        key: chosen[key].item() if hasattr(chosen[key], "item") else chosen[key]
+        for key in (*SPARSE_KEYS, "slope")
+        if key in chosen
+    }
 
 
 def run_linear_models(chapter, methods: Sequence[str], regularization: Sequence[float]) -> dict:
@@ -114,16 +130,22 @@ def run_linear_models(chapter, methods: Sequence[str], regularization: Sequence[
         point = sparse_point(knn[name, REGULARIZED]) if needs_s else None
         S = None
         for method in methods:
-            key = {"method": method, "documents": fingerprint(d), "reference": reference,
-                   "regularization": [float(c) for c in regularization]}
+            key = {
+                "method": method,
+                "documents": fingerprint(d),
+                "reference": reference,
+                "regularization": [float(c) for c in regularization],
+            }
             inputs: dict[str, Any] = {}
             if LINEAR_MODELS[method].features == "orthogonalized":
                 key.update(matrices=matrices.identity, point=point)
                 S = matrices.build(point) if S is None and not chapter.cache.has("linear-model", key) else S
                 inputs = {"S": S, "point": point}
             results[name, method] = chapter.cache.get(
-                "linear-model", key, lambda m=method, d=d, inputs=inputs: fit_linear(m, d, reference,
-                                                                                     tuple(regularization), **inputs))
+                "linear-model",
+                key,
+                lambda m=method, d=d, inputs=inputs: fit_linear(m, d, reference, tuple(regularization), **inputs),
+            )
     return results
 
 
@@ -186,13 +208,24 @@ def comparison_table(linear: Mapping, knn: Mapping, confidence: float = 0.95, al
                 common = np.intersect1d(anchor.rows(), answered)
                 at, bt = np.searchsorted(anchor.rows(), common), np.searchsorted(answered, common)
                 p = mcnemar_exact(predictions[bt], anchor.predictions[anchor.k][at], anchor.truth[at]).pvalue
-            rows.append({"dataset": dataset, "method": method,
-                         "model": f"{METHODS[method].label} kNN" if is_knn else LINEAR_MODELS[method].label,
-                         "kind": "kNN (chapter 4)" if is_knn else "linear", "test documents": len(result.truth),
-                         "errors": errors, "error": 100 * errors / len(result.truth), "lower": 100 * lower,
-                         "upper": 100 * upper, "features s": np.nan if is_knn else result.prepare_seconds,
-                         "fit s": fit, "predict s": predict,
-                         "Sato et al.": paper.value(paper.SATO_2022_ERRORS, (method, dataset)), "p": p})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "method": method,
+                    "model": f"{METHODS[method].label} kNN" if is_knn else LINEAR_MODELS[method].label,
+                    "kind": "kNN (chapter 4)" if is_knn else "linear",
+                    "test documents": len(result.truth),
+                    "errors": errors,
+                    "error": 100 * errors / len(result.truth),
+                    "lower": 100 * lower,
+                    "upper": 100 * upper,
+                    "features s": np.nan if is_knn else result.prepare_seconds,
+                    "fit s": fit,
+                    "predict s": predict,
+                    "Sato et al.": paper.value(paper.SATO_2022_ERRORS, (method, dataset)),
+                    "p": p,
+                }
+            )
     table = pd.DataFrame(rows)
     if table.empty:
         return table
@@ -239,12 +272,20 @@ def verdicts(table: pd.DataFrame) -> pd.DataFrame:
         scm, best = scm.iloc[0], others.iloc[int(np.argmin(others["error"].to_numpy()))]
         state = "decided" if bool(best["significant"]) else "open"
         winner = f"{best['model']} wins" if best["error"] < scm["error"] else SCM_BEST
-        rows.append({"dataset": dataset, "SCM kNN error": scm["error"], "best other model": best["model"],
-                     "its error": best["error"],
-                     "its cost / SCM's": (best["fit s"] + best["predict s"]) / (scm["fit s"] + scm["predict s"]),
-                     "q": best["q"], "verdict": f"{winner} ({state})"})
-    return pd.DataFrame(rows, columns=["dataset", "SCM kNN error", "best other model", "its error", "its cost / SCM's",
-                                       "q", "verdict"])
+        rows.append(
+            {
+                "dataset": dataset,
+                "SCM kNN error": scm["error"],
+                "best other model": best["model"],
+                "its error": best["error"],
+                "its cost / SCM's": (best["fit s"] + best["predict s"]) / (scm["fit s"] + scm["predict s"]),
+                "q": best["q"],
+                "verdict": f"{winner} ({state})",
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["dataset", "SCM kNN error", "best other model", "its error", "its cost / SCM's", "q", "verdict"]
+    )
 
 
 def verdict_counts(verdict_table: pd.DataFrame) -> dict[str, int]:
@@ -267,8 +308,13 @@ def verdict_counts(verdict_table: pd.DataFrame) -> dict[str, int]:
     """
     verdict = verdict_table["verdict"].astype(str)
     scm, decided = verdict.str.startswith(SCM_BEST), verdict.str.endswith("(decided)")
-    return {"datasets": len(verdict), "scm_decided": int((scm & decided).sum()), "scm_open": int((scm & ~decided).sum()),
-            "other_decided": int((~scm & decided).sum()), "other_open": int((~scm & ~decided).sum())}
+    return {
+        "datasets": len(verdict),
+        "scm_decided": int((scm & decided).sum()),
+        "scm_open": int((scm & ~decided).sum()),
+        "other_decided": int((~scm & decided).sum()),
+        "other_open": int((~scm & ~decided).sum()),
+    }
 
 
 def error_grid(table: pd.DataFrame) -> pd.DataFrame:
@@ -296,9 +342,15 @@ def error_grid(table: pd.DataFrame) -> pd.DataFrame:
     """
     datasets = list(dict.fromkeys(table["dataset"]))
     grid = table.pivot_table(index="model", columns="dataset", values="error", sort=False)[datasets].reset_index()
-    reference = pd.DataFrame([{"model": f"{METHODS[m].label} kNN, Sato et al. (2022)",
-                               **{d: paper.value(paper.SATO_2022_ERRORS, (m, d)) for d in datasets}}
-                              for m in ("tfidf_l1", "wmd_tfidf")])
+    reference = pd.DataFrame(
+        [
+            {
+                "model": f"{METHODS[m].label} kNN, Sato et al. (2022)",
+                **{d: paper.value(paper.SATO_2022_ERRORS, (m, d)) for d in datasets},
+            }
+            for m in ("tfidf_l1", "wmd_tfidf")
+        ]
+    )
     grid = pd.concat([grid, reference], ignore_index=True)
     grid.columns.name = None
     return grid.rename(columns={d: d.upper() + ("*" if d in paper.DIFFERENT_DATA else "") for d in datasets})
@@ -334,6 +386,14 @@ def kernel_comparison(table: pd.DataFrame, model: str = "scm_svm") -> pd.DataFra
         if not {model, REGULARIZED, rival} <= set(by.index):
             continue
         own, knn_error, tfidf = by.loc[model, "error"], by.loc[REGULARIZED, "error"], by.loc[rival, "error"]
-        rows.append({"dataset": dataset, "E′ᵀx error": own, "SCM kNN error": knn_error, "TF-IDF error": tfidf,
-                     "q": by.loc[model, "q"], "beats both": bool(own < knn_error and own < tfidf)})
+        rows.append(
+            {
+                "dataset": dataset,
+                "E′ᵀx error": own,
+                "SCM kNN error": knn_error,
+                "TF-IDF error": tfidf,
+                "q": by.loc[model, "q"],
+                "beats both": bool(own < knn_error and own < tfidf),
+            }
+        )
     return pd.DataFrame(rows, columns=["dataset", "E′ᵀx error", "SCM kNN error", "TF-IDF error", "q", "beats both"])

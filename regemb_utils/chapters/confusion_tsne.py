@@ -31,6 +31,7 @@ What the figures show, in numbers (chapter 5's prose is built from these):
 * :func:`tsne_coordinates`, :func:`dataset_page`, :func:`absent_page`, :func:`summary_table` – what chapter 5 shows
   for one data set (its observations, caption, largest confusions and both figures) and for all of them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -176,8 +177,18 @@ def plot_confusion(counts: np.ndarray, class_names: Sequence[str], ax, *, normal
     values = row_normalized(counts) if normalized else counts
     frame = pd.DataFrame(values, index=list(class_names), columns=list(class_names))
     small = len(class_names) <= 10
-    sns.heatmap(frame, ax=ax, cmap="Blues", square=True, cbar=False, annot=small, fmt=".2f" if normalized else "d",
-                vmin=0, vmax=1 if normalized else None, annot_kws={"fontsize": 9})
+    sns.heatmap(
+        frame,
+        ax=ax,
+        cmap="Blues",
+        square=True,
+        cbar=False,
+        annot=small,
+        fmt=".2f" if normalized else "d",
+        vmin=0,
+        vmax=1 if normalized else None,
+        annot_kws={"fontsize": 9},
+    )
     ax.set(xlabel="predicted class", ylabel="true class", title=title)
     ax.tick_params(labelsize=9)
     return ax
@@ -298,7 +309,9 @@ def scm_dissimilarities(similarities: np.ndarray) -> np.ndarray:
     return distances
 
 
-def tsne_map(dissimilarities: np.ndarray, dimensions: int = 2, *, perplexity: float = 30.0, seed: int = 42) -> np.ndarray:
+def tsne_map(
+    dissimilarities: np.ndarray, dimensions: int = 2, *, perplexity: float = 30.0, seed: int = 42
+) -> np.ndarray:
     """t-SNE coordinates [n, dimensions] from precomputed dissimilarities (scikit-learn, random init, seeded).
 
     Parameters
@@ -338,10 +351,10 @@ def tsne_map(dissimilarities: np.ndarray, dimensions: int = 2, *, perplexity: fl
     if n < 3:
         raise ValueError(f"t-SNE needs at least 3 documents, got {n}")
     if not 0 < perplexity < n:
-        raise ValueError(f"perplexity={perplexity} is not allowed; it must lie in (0, {n}), below the number of "
-                         "documents on the map")
-    tsne = TSNE(n_components=dimensions, metric="precomputed", init="random", random_state=seed,
-                perplexity=perplexity)
+        raise ValueError(
+            f"perplexity={perplexity} is not allowed; it must lie in (0, {n}), below the number of documents on the map"
+        )
+    tsne = TSNE(n_components=dimensions, metric="precomputed", init="random", random_state=seed, perplexity=perplexity)
     return tsne.fit_transform(dissimilarities)
 
 
@@ -393,8 +406,14 @@ def map_figure_2d(coordinates: np.ndarray, labels, class_names: Sequence[str], a
     return ax
 
 
-def map_figure_3d(coordinates: np.ndarray, labels, class_names: Sequence[str], texts: Sequence[str], title: str = "",
-                  snippet: int = 120):
+def map_figure_3d(
+    coordinates: np.ndarray,
+    labels,
+    class_names: Sequence[str],
+    texts: Sequence[str],
+    title: str = "",
+    snippet: int = 120,
+):
     """An interactive plotly 3-D scatter coloured by the true class; hovering shows the class and the text's start.
 
     Parameters
@@ -433,12 +452,25 @@ def map_figure_3d(coordinates: np.ndarray, labels, class_names: Sequence[str], t
         if not mask.any():
             continue
         starts = [" ".join(str(t).split())[:snippet] for t, m in zip(texts, mask) if m]
-        figure.add_trace(go.Scatter3d(
-            x=coordinates[mask, 0], y=coordinates[mask, 1], z=coordinates[mask, 2], mode="markers", name=name,
-            marker={"size": 2.5, "color": colours[label]}, text=starts,
-            hovertemplate=f"<b>{name}</b><br>%{{text}}<extra></extra>"))
-    figure.update_layout(title=title, height=560, margin={"l": 0, "r": 0, "t": 40, "b": 0}, legend={"itemsizing": "constant"},
-                         scene={axis: {"showticklabels": False, "title": ""} for axis in ("xaxis", "yaxis", "zaxis")})
+        figure.add_trace(
+            go.Scatter3d(
+                x=coordinates[mask, 0],
+                y=coordinates[mask, 1],
+                z=coordinates[mask, 2],
+                mode="markers",
+                name=name,
+                marker={"size": 2.5, "color": colours[label]},
+                text=starts,
+                hovertemplate=f"<b>{name}</b><br>%{{text}}<extra></extra>",
+            )
+        )
+    figure.update_layout(
+        title=title,
+        height=560,
+        margin={"l": 0, "r": 0, "t": 40, "b": 0},
+        legend={"itemsizing": "constant"},
+        scene={axis: {"showticklabels": False, "title": ""} for axis in ("xaxis", "yaxis", "zaxis")},
+    )
     return figure
 
 
@@ -453,8 +485,9 @@ def _check_pair(before: np.ndarray, after: np.ndarray, class_names: Sequence[str
     before, after = np.asarray(before, dtype=np.int64), np.asarray(after, dtype=np.int64)
     n = len(class_names)
     if before.shape != (n, n) or after.shape != (n, n):
-        raise ValueError(f"confusion matrices must be {n} x {n} (one row per class), got {before.shape} and "
-                         f"{after.shape}")
+        raise ValueError(
+            f"confusion matrices must be {n} x {n} (one row per class), got {before.shape} and {after.shape}"
+        )
     if not np.array_equal(before.sum(axis=1), after.sum(axis=1)):
         raise ValueError("the two confusion matrices count different test documents (their row sums differ)")
     return before, after
@@ -464,8 +497,9 @@ def _share(count, size) -> float:
     return count / size if size else float("nan")
 
 
-def largest_confusions(before, after, class_names: Sequence[str], top: int = 3,
-                       labels: tuple[str, str] = METHOD_LABELS) -> pd.DataFrame:
+def largest_confusions(
+    before, after, class_names: Sequence[str], top: int = 3, labels: tuple[str, str] = METHOD_LABELS
+) -> pd.DataFrame:
     """The ``top`` largest off-diagonal cells of ``before`` (true class i predicted as j, i ≠ j; ties: the larger
     cell of ``after`` first, then class order) with the same cells of ``after`` on the same test documents: counts,
     shares of the true class's test documents and the change in count. Cells with no error in ``before`` are left
@@ -505,10 +539,19 @@ def largest_confusions(before, after, class_names: Sequence[str], top: int = 3,
     cells = [(i, j) for i in range(len(class_names)) for j in range(len(class_names)) if i != j and before[i, j] > 0]
     cells.sort(key=lambda ij: (-before[ij], -after[ij], ij))
     a, b = labels
-    rows = [{"true class": class_names[i], "predicted as": class_names[j], "class size": int(sizes[i]),
-             a: int(before[i, j]), f"{a} share": _share(before[i, j], sizes[i]),
-             b: int(after[i, j]), f"{b} share": _share(after[i, j], sizes[i]),
-             "change": int(after[i, j] - before[i, j])} for i, j in cells[:top]]
+    rows = [
+        {
+            "true class": class_names[i],
+            "predicted as": class_names[j],
+            "class size": int(sizes[i]),
+            a: int(before[i, j]),
+            f"{a} share": _share(before[i, j], sizes[i]),
+            b: int(after[i, j]),
+            f"{b} share": _share(after[i, j], sizes[i]),
+            "change": int(after[i, j] - before[i, j]),
+        }
+        for i, j in cells[:top]
+    ]
     columns = ["true class", "predicted as", "class size", a, f"{a} share", b, f"{b} share", "change"]
     return pd.DataFrame(rows, columns=columns)
 
@@ -576,8 +619,11 @@ def prediction_shares(counts, class_names: Sequence[str], names: Sequence[str]) 
     counts = np.asarray(counts)
     index = [list(class_names).index(name) for name in names]
     total = int(counts.sum())
-    return {"predicted": _share(counts[:, index].sum(), total), "true": _share(counts[index, :].sum(), total),
-            "documents": total}
+    return {
+        "predicted": _share(counts[:, index].sum(), total),
+        "true": _share(counts[index, :].sum(), total),
+        "documents": total,
+    }
 
 
 def usenet_hierarchy(newsgroup: str) -> str:
@@ -684,38 +730,38 @@ PAPER_OBSERVATIONS = {
     "ohsumed": {
         "figure": "Figure 2",
         "says": "with non-regularized embeddings the classifier predicts most documents as class C04, followed by "
-                "C10 and C06, the three most common classes, as a nearly random representation would; orthogonalized "
-                "embeddings make the true class much easier to predict (medical terms are specific, so only highly "
-                "similar words should count as similar)",
+        "C10 and C06, the three most common classes, as a nearly random representation would; orthogonalized "
+        "embeddings make the true class much easier to predict (medical terms are specific, so only highly "
+        "similar words should count as similar)",
         "classes": ("C04", "C10", "C06"),
     },
     "bbcsport": {
         "figure": "Figure 3",
         "says": "the figure shows both methods' confusion matrices and maps; the text names no class that either "
-                "method confuses",
+        "method confuses",
     },
     "reuters": {
         "figure": "Figure 4",
         "says": "with non-regularized embeddings most documents of the class grain are misclassified as the more "
-                "common class crude; with regularized embeddings the two classes are separated (both are "
-                "commodities, so their documents share many similar words)",
+        "common class crude; with regularized embeddings the two classes are separated (both are "
+        "commodities, so their documents share many similar words)",
         "pair": ("grain", "crude"),
     },
     "amazon": {
         "figure": "Figure 5",
         "says": "the figure shows both methods' confusion matrices and maps; the text names no class that either "
-                "method confuses",
+        "method confuses",
     },
     "20news": {
         "figure": "Figures 6 and 7",
         "says": "with non-regularized embeddings messages are often misclassified as another newsgroup of the same "
-                "Usenet hierarchy, and the hierarchies comp.\\*, rec.\\* and rec.sport.\\* form visible clusters in "
-                "the map and the confusion matrix; with regularized embeddings the clusters are separated",
+        "Usenet hierarchy, and the hierarchies comp.\\*, rec.\\* and rec.sport.\\* form visible clusters in "
+        "the map and the confusion matrix; with regularized embeddings the clusters are separated",
     },
     "twitter": {
         "figure": None,
         "says": "there is no TWITTER figure among the paper's Figures 2–7 (a TWITTER figure in its LaTeX source is "
-                "commented out of the published text), so there is no observation of the paper's to compare with",
+        "commented out of the published text), so there is no observation of the paper's to compare with",
     },
 }
 
@@ -727,7 +773,7 @@ def _pct(value: float, digits: int = 1) -> str:
 
 
 def _change(before: float, after: float, what: str) -> str:
-    """"reduces / increases / leaves … unchanged" with its object."""
+    """ "reduces / increases / leaves … unchanged" with its object."""
     if after < before:
         return f"reduces {what}"
     if after > before:
@@ -735,9 +781,17 @@ def _change(before: float, after: float, what: str) -> str:
     return f"leaves {what} unchanged"
 
 
-def observations_markdown(name: str, before, after, class_names: Sequence[str], *, errors: tuple[float, float],
-                          ks: tuple[int, int], agreement: tuple[float, float] | None = None,
-                          map_documents: int | None = None) -> str:
+def observations_markdown(
+    name: str,
+    before,
+    after,
+    class_names: Sequence[str],
+    *,
+    errors: tuple[float, float],
+    ks: tuple[int, int],
+    agreement: tuple[float, float] | None = None,
+    map_documents: int | None = None,
+) -> str:
     """A paragraph (Markdown) for one data set: the paper's observation on its figure, in words, and what our
     confusion matrices and maps show, in numbers: the named confusion or classes where the paper names them, our
     largest confusion of the non-regularized SCM and what the regularized SCM makes of it, and the maps' neighbour
@@ -782,28 +836,33 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
         parts = [f"**The paper ({paper['figure']}):** {paper['says']}."]
     else:
         parts = [f"**The paper:** {paper['says'][0].upper()}{paper['says'][1:]}."]
-    ours = [f"**Here:** the test error is {_pct(errors[0], 2)} (k = {ks[0]}) non-regularized and "
-            f"{_pct(errors[1], 2)} (k = {ks[1]}) regularized"
-            + (f" (our {label} documents are not the paper's; chapter 1)." if name in DIFFERENT_DATA else ".")]
+    ours = [
+        f"**Here:** the test error is {_pct(errors[0], 2)} (k = {ks[0]}) non-regularized and "
+        f"{_pct(errors[1], 2)} (k = {ks[1]}) regularized"
+        + (f" (our {label} documents are not the paper's; chapter 1)." if name in DIFFERENT_DATA else ".")
+    ]
     if "pair" in paper:
         true, predicted = paper["pair"]
         if true in class_names and predicted in class_names:
             b = confusion_between(before, class_names, true, predicted)
             a = confusion_between(after, class_names, true, predicted)
             if b["size"] == 0:
-                ours.append(f"This run's test documents hold no {true} document, so the paper's confusion cannot "
-                            "be checked.")
+                ours.append(
+                    f"This run's test documents hold no {true} document, so the paper's confusion cannot be checked."
+                )
             else:
                 most = "most of them, as in the paper" if b["share"] > 0.5 else "not most of them, unlike the paper"
                 verdict = _change(b["count"], a["count"], "this confusion")
-                ours.append(f"The non-regularized SCM predicts {b['count']:,} of the {b['size']:,} {true} test "
-                            f"documents ({_pct(b['share'])}) as {predicted}: {most}; the regularized SCM "
-                            f"{a['count']:,} ({_pct(a['share'])}), so regularization {verdict}.")
+                ours.append(
+                    f"The non-regularized SCM predicts {b['count']:,} of the {b['size']:,} {true} test "
+                    f"documents ({_pct(b['share'])}) as {predicted}: {most}; the regularized SCM "
+                    f"{a['count']:,} ({_pct(a['share'])}), so regularization {verdict}."
+                )
     if "classes" in paper:
         named = [c for c in paper["classes"] if c in class_names]
         if named:
             sizes = before.sum(axis=1)
-            common = [class_names[i] for i in np.argsort(-sizes, kind="stable")[:len(named)]]
+            common = [class_names[i] for i in np.argsort(-sizes, kind="stable")[: len(named)]]
             same = set(common) == set(named)
             b, a = prediction_shares(before, class_names, named), prediction_shares(after, class_names, named)
             listed = ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
@@ -812,35 +871,44 @@ def observations_markdown(name: str, before, after, class_names: Sequence[str], 
                 f"{' (the same as the paper’s)' if same else ''}. {listed} hold {_pct(b['true'])} of the test "
                 f"documents; the non-regularized SCM assigns {_pct(b['predicted'])} of the documents to them, the "
                 f"regularized SCM {_pct(a['predicted'])}"
-                + (f": the non-regularized SCM over-predicts {'the common classes' if same else 'these classes (the paper’s most common)'} and regularization "
-                   f"{'brings that closer to the true share' if abs(a['predicted'] - a['true']) < abs(b['predicted'] - b['true']) else 'does not correct it'}."
-                   if b["predicted"] > b["true"] else
-                   ": here the non-regularized SCM does not over-predict the common classes."))
+                + (
+                    f": the non-regularized SCM over-predicts {'the common classes' if same else 'these classes (the paper’s most common)'} and regularization "
+                    f"{'brings that closer to the true share' if abs(a['predicted'] - a['true']) < abs(b['predicted'] - b['true']) else 'does not correct it'}."
+                    if b["predicted"] > b["true"]
+                    else ": here the non-regularized SCM does not over-predict the common classes."
+                )
+            )
     if name == "20news":
         groups = [usenet_hierarchy(c) for c in class_names]
         b, a = errors_within_groups(before, groups), errors_within_groups(after, groups)
-        ours.append(f"Of the non-regularized SCM's {b['errors']:,} errors, {b['within']:,} ({_pct(b['share'])}) "
-                    f"predict another newsgroup of the true one's hierarchy (its top-level name: comp, rec with rec.sport, sci, "
-                    f"talk; alt, misc and soc hold one newsgroup each); of the regularized SCM's "
-                    f"{a['errors']:,} errors, {a['within']:,} ({_pct(a['share'])}): regularization "
-                    f"{_change(b['within'], a['within'], 'the within-hierarchy errors')}.")
+        ours.append(
+            f"Of the non-regularized SCM's {b['errors']:,} errors, {b['within']:,} ({_pct(b['share'])}) "
+            f"predict another newsgroup of the true one's hierarchy (its top-level name: comp, rec with rec.sport, sci, "
+            f"talk; alt, misc and soc hold one newsgroup each); of the regularized SCM's "
+            f"{a['errors']:,} errors, {a['within']:,} ({_pct(a['share'])}): regularization "
+            f"{_change(b['within'], a['within'], 'the within-hierarchy errors')}."
+        )
     table = largest_confusions(before, after, class_names, top=1)
     if table.empty:
         ours.append("The non-regularized SCM confuses no two classes on these test documents.")
     else:
         row = table.iloc[0]
-        ours.append(f"The non-regularized SCM's largest confusion is {row['true class']} predicted as "
-                    f"{row['predicted as']}: {row[METHOD_LABELS[0]]:,} of {row['class size']:,} documents "
-                    f"({_pct(row[METHOD_LABELS[0] + ' share'])}); the regularized SCM predicts {row[METHOD_LABELS[1]]:,} "
-                    f"of them ({_pct(row[METHOD_LABELS[1] + ' share'])}) that way, so regularization "
-                    f"{_change(row[METHOD_LABELS[0]], row[METHOD_LABELS[1]], 'that confusion')}.")
+        ours.append(
+            f"The non-regularized SCM's largest confusion is {row['true class']} predicted as "
+            f"{row['predicted as']}: {row[METHOD_LABELS[0]]:,} of {row['class size']:,} documents "
+            f"({_pct(row[METHOD_LABELS[0] + ' share'])}); the regularized SCM predicts {row[METHOD_LABELS[1]]:,} "
+            f"of them ({_pct(row[METHOD_LABELS[1] + ' share'])}) that way, so regularization "
+            f"{_change(row[METHOD_LABELS[0]], row[METHOD_LABELS[1]], 'that confusion')}."
+        )
     if agreement is not None:
         on = f" ({map_documents:,} documents)" if map_documents else ""
-        ours.append(f"On the 2-D maps{on}, a document's 10 nearest neighbours share its class "
-                    f"{_pct(agreement[0])} of the time non-regularized and {_pct(agreement[1])} regularized: the "
-                    f"regularized map {'agrees more' if agreement[1] > agreement[0] else 'does not agree more'} (one t-SNE "
-                    f"layout each" + (", so a difference this small says little)."
-                                      if abs(agreement[1] - agreement[0]) <= MAP_MARGIN else ")."))
+        ours.append(
+            f"On the 2-D maps{on}, a document's 10 nearest neighbours share its class "
+            f"{_pct(agreement[0])} of the time non-regularized and {_pct(agreement[1])} regularized: the "
+            f"regularized map {'agrees more' if agreement[1] > agreement[0] else 'does not agree more'} (one t-SNE "
+            f"layout each"
+            + (", so a difference this small says little)." if abs(agreement[1] - agreement[0]) <= MAP_MARGIN else ").")
+        )
     return "\n\n".join([" ".join(parts), " ".join(ours)])
 
 
@@ -853,8 +921,19 @@ def _heatmap(counts: np.ndarray, class_names: Sequence[str], ax, *, numbered: bo
 
     shares = pd.DataFrame(row_normalized(counts), index=list(class_names), columns=list(class_names))
     shown = np.where(np.asarray(counts) > 0, np.asarray(counts).astype(str), "")  # a 0 stays blank
-    sns.heatmap(shares, ax=ax, cmap="Blues", vmin=0, vmax=1, cbar=False, annot=shown, fmt="",
-                annot_kws={"fontsize": MIN_FONT_PT}, linewidths=0.5, linecolor="white")
+    sns.heatmap(
+        shares,
+        ax=ax,
+        cmap="Blues",
+        vmin=0,
+        vmax=1,
+        cbar=False,
+        annot=shown,
+        fmt="",
+        annot_kws={"fontsize": MIN_FONT_PT},
+        linewidths=0.5,
+        linecolor="white",
+    )
     ax.set_title(title, fontsize=MIN_FONT_PT + 1)
     ax.set_xlabel("predicted class", fontsize=MIN_FONT_PT + 1)
     ax.set_ylabel("true class", fontsize=MIN_FONT_PT + 1)
@@ -922,14 +1001,20 @@ def confusion_figure(before, after, class_names: Sequence[str], titles: tuple[st
     panel = n * min(cell, 0.45) + below_in + 0.3  # cells no taller than they need, the title
     key_rows = -(-n // _KEY_COLUMNS) if numbered else 0
     key_in = 0.2 * key_rows + 0.1 if numbered else 0.0
-    fig, axes = plt.subplots(3 if numbered else 2, 1, figsize=(FIGURE_WIDTH_IN, 2 * panel + 0.75 + key_in),
-                             dpi=FIGURE_DPI, layout="constrained",
-                             height_ratios=[panel, panel, key_in] if numbered else None)
+    fig, axes = plt.subplots(
+        3 if numbered else 2,
+        1,
+        figsize=(FIGURE_WIDTH_IN, 2 * panel + 0.75 + key_in),
+        dpi=FIGURE_DPI,
+        layout="constrained",
+        height_ratios=[panel, panel, key_in] if numbered else None,
+    )
     matrices = axes[:2]
     for ax, counts, title in zip(matrices, (before, after), titles):
         _heatmap(counts, class_names, ax, numbered=numbered, rotate=rotate, title=title)
-    bar = fig.colorbar(ScalarMappable(Normalize(0, 1), "Blues"), ax=list(matrices), location="bottom", shrink=0.5,
-                       aspect=30)
+    bar = fig.colorbar(
+        ScalarMappable(Normalize(0, 1), "Blues"), ax=list(matrices), location="bottom", shrink=0.5, aspect=30
+    )
     bar.set_label("share of the true class", fontsize=MIN_FONT_PT)
     bar.ax.tick_params(labelsize=MIN_FONT_PT)
     if numbered:  # the key: number -> class name, in columns
@@ -937,13 +1022,21 @@ def confusion_figure(before, after, class_names: Sequence[str], titles: tuple[st
         key.set_axis_off()
         for i, name in enumerate(class_names):
             column, row = divmod(i, key_rows)
-            key.text(column / _KEY_COLUMNS, 1 - (row + 0.5) / key_rows, f"{i + 1}  {name}", fontsize=MIN_FONT_PT,
-                     va="center", ha="left", transform=key.transAxes)
+            key.text(
+                column / _KEY_COLUMNS,
+                1 - (row + 0.5) / key_rows,
+                f"{i + 1}  {name}",
+                fontsize=MIN_FONT_PT,
+                va="center",
+                ha="left",
+                transform=key.transAxes,
+            )
     return fig
 
 
-def maps_figure_2d(coordinates: tuple[np.ndarray, np.ndarray], labels, class_names: Sequence[str],
-                   titles: tuple[str, str]):
+def maps_figure_2d(
+    coordinates: tuple[np.ndarray, np.ndarray], labels, class_names: Sequence[str], titles: tuple[str, str]
+):
     """Both methods' 2-D maps side by side, coloured by the true class, one legend below them.
 
     Parameters
@@ -980,16 +1073,25 @@ def maps_figure_2d(coordinates: tuple[np.ndarray, np.ndarray], labels, class_nam
     longest = max((len(c) for c in class_names), default=1)
     columns = max(1, min(n, int(60 // (longest + 4))))
     legend_rows = -(-n // columns)
-    fig, axes = plt.subplots(1, 2, figsize=(FIGURE_WIDTH_IN, 3.6 + 0.2 * legend_rows), dpi=FIGURE_DPI,
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        1, 2, figsize=(FIGURE_WIDTH_IN, 3.6 + 0.2 * legend_rows), dpi=FIGURE_DPI, layout="constrained"
+    )
     for ax, points, title in zip(axes, coordinates, titles):
         map_figure_2d(points, labels, class_names, ax, title=title)
         ax.title.set_fontsize(10)
     colours = _palette(n)
-    handles = [Line2D([], [], marker="o", linestyle="", color=colours[i], label=name)
-               for i, name in enumerate(class_names)]
-    fig.legend(handles=handles, loc="outside lower center", ncol=columns, fontsize=MIN_FONT_PT, frameon=False,
-               handletextpad=0.2, columnspacing=1.0)
+    handles = [
+        Line2D([], [], marker="o", linestyle="", color=colours[i], label=name) for i, name in enumerate(class_names)
+    ]
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncol=columns,
+        fontsize=MIN_FONT_PT,
+        frameon=False,
+        handletextpad=0.2,
+        columnspacing=1.0,
+    )
     return fig
 
 
@@ -1031,25 +1133,49 @@ def map_viewer_3d(views: Sequence[dict], snippet: int = 100, height: int = 600):
     figure = go.Figure()
     owner = []
     for number, view in enumerate(views):
-        part = map_figure_3d(np.asarray(view["coordinates"], dtype=np.float32), view["labels"], view["class_names"],
-                             view["texts"], snippet=snippet)
+        part = map_figure_3d(
+            np.asarray(view["coordinates"], dtype=np.float32),
+            view["labels"],
+            view["class_names"],
+            view["texts"],
+            snippet=snippet,
+        )
         for trace in part.data:
             trace.visible = number == 0
             trace.legendgroup = f"view{number}"
             figure.add_trace(trace)
             owner.append(number)
     owner = np.asarray(owner)
-    buttons = [{"label": view["title"], "method": "update",
-                "args": [{"visible": (owner == number).tolist()}, {"title.text": view["title"]}]}
-               for number, view in enumerate(views)]
+    buttons = [
+        {
+            "label": view["title"],
+            "method": "update",
+            "args": [{"visible": (owner == number).tolist()}, {"title.text": view["title"]}],
+        }
+        for number, view in enumerate(views)
+    ]
     figure.update_layout(
         title={"text": views[0]["title"], "x": 0.5, "xanchor": "center", "y": 0.97, "font": {"size": 15}},
-        height=height, margin={"l": 0, "r": 0, "t": 90, "b": 0},
-        legend={"itemsizing": "constant", "font": {"size": 13}}, font={"size": 13},
+        height=height,
+        margin={"l": 0, "r": 0, "t": 90, "b": 0},
+        legend={"itemsizing": "constant", "font": {"size": 13}},
+        font={"size": 13},
         scene={axis: {"showticklabels": False, "title": ""} for axis in ("xaxis", "yaxis", "zaxis")},
-        updatemenus=[{"buttons": buttons, "direction": "down", "showactive": True, "active": 0, "x": 0,
-                      "xanchor": "left", "y": 1.0, "yanchor": "bottom", "pad": {"t": 4, "b": 4},
-                      "font": {"size": 13}}])
+        updatemenus=[
+            {
+                "buttons": buttons,
+                "direction": "down",
+                "showactive": True,
+                "active": 0,
+                "x": 0,
+                "xanchor": "left",
+                "y": 1.0,
+                "yanchor": "bottom",
+                "pad": {"t": 4, "b": 4},
+                "font": {"size": 13},
+            }
+        ],
+    )
     return figure
 
 
@@ -1085,8 +1211,13 @@ def summary_row(name: str, before, after, class_names: Sequence[str], agreement:
     row = {"data set": name.upper(), "largest confusion": None, "non-regularized": None, "regularized": None}
     if not table.empty:
         first = table.iloc[0]
-        row.update({"largest confusion": f"{first['true class']} → {first['predicted as']}",
-                    "non-regularized": int(first[METHOD_LABELS[0]]), "regularized": int(first[METHOD_LABELS[1]])})
+        row.update(
+            {
+                "largest confusion": f"{first['true class']} → {first['predicted as']}",
+                "non-regularized": int(first[METHOD_LABELS[0]]),
+                "regularized": int(first[METHOD_LABELS[1]]),
+            }
+        )
     row.update({"map agreement, non-regularized": agreement[0], "map agreement, regularized": agreement[1]})
     return row
 
@@ -1115,24 +1246,33 @@ def summary_markdown(rows: Sequence[dict]) -> str:
     """
     with_errors = [r for r in rows if r["largest confusion"] is not None]
     reduced = [r["data set"] for r in with_errors if r["regularized"] < r["non-regularized"]]
-    separated = [r["data set"] for r in rows
-                 if r["map agreement, regularized"] > r["map agreement, non-regularized"] + MAP_MARGIN]
+    separated = [
+        r["data set"]
+        for r in rows
+        if r["map agreement, regularized"] > r["map agreement, non-regularized"] + MAP_MARGIN
+    ]
 
     def listed(names):
         return ", ".join(names) if names else "none"
 
-    return (f"In this run ({len(rows)} data set{'s' if len(rows) != 1 else ''}), the regularized SCM reduces the "
-            f"non-regularized SCM's largest confusion on {len(reduced)} of the {len(with_errors)} data sets where "
-            f"there is one ({listed(reduced)}), and its 2-D map's neighbour agreement is higher by more than "
-            f"{100 * MAP_MARGIN:.0f} points (a smaller difference between two single t-SNE layouts says little) on "
-            f"{len(separated)} of {len(rows)} ({listed(separated)}).")
+    return (
+        f"In this run ({len(rows)} data set{'s' if len(rows) != 1 else ''}), the regularized SCM reduces the "
+        f"non-regularized SCM's largest confusion on {len(reduced)} of the {len(with_errors)} data sets where "
+        f"there is one ({listed(reduced)}), and its 2-D map's neighbour agreement is higher by more than "
+        f"{100 * MAP_MARGIN:.0f} points (a smaller difference between two single t-SNE layouts says little) on "
+        f"{len(separated)} of {len(rows)} ({listed(separated)})."
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # chapter 5's pages
 
-_SHORT = {"non-regularized": "non-reg.", "non-regularized share": "non-reg. %", "regularized": "reg.",
-          "regularized share": "reg. %"}  # narrow headers: the tables fit the text column
+_SHORT = {
+    "non-regularized": "non-reg.",
+    "non-regularized share": "non-reg. %",
+    "regularized": "reg.",
+    "regularized share": "reg. %",
+}  # narrow headers: the tables fit the text column
 
 
 _CONFUSION_FORMATS = {"non-reg. %": "percent", "reg. %": "percent", "change": "{:+,d}"}  # class names whole
@@ -1169,8 +1309,9 @@ def tsne_coordinates(methods: Sequence[str], results, documents, inputs, rows, *
     out = {}
     for method in methods:
         embeddings, matrices = inputs[method]
-        similarities = test_similarities(method, results[method], documents, rows=rows, matrices=matrices,
-                                         embeddings=embeddings)
+        similarities = test_similarities(
+            method, results[method], documents, rows=rows, matrices=matrices, embeddings=embeddings
+        )
         distances = scm_dissimilarities(similarities)
         out[method] = {dims: tsne_map(distances, dims, perplexity=perplexity) for dims in (2, 3)}
     return out
@@ -1203,8 +1344,10 @@ def methods_left_out(shown: Mapping[str, str], methods: Sequence[str], record: s
     missing = [METHODS[m].label for m in shown if m not in methods]
     if not missing:
         return None
-    return (f"Chapter 4 (record {record}) did not run {' and '.join(missing)}, so this run leaves out the confusion "
-            "matrices and maps, which compare the two soft VSMs: rerun chapter 4 with both methods to see them.")
+    return (
+        f"Chapter 4 (record {record}) did not run {' and '.join(missing)}, so this run leaves out the confusion "
+        "matrices and maps, which compare the two soft VSMs: rerun chapter 4 with both methods to see them."
+    )
 
 
 def absent_summary(reason: str) -> dict:
@@ -1229,8 +1372,11 @@ def absent_summary(reason: str) -> dict:
     """
     from IPython.display import HTML, Markdown
 
-    return {"map_viewer": absent_figure("", reason.split(",")[0]), "summary_sentence": Markdown(f"*{reason}*"),
-            "summary_table": HTML("<p></p>")}
+    return {
+        "map_viewer": absent_figure("", reason.split(",")[0]),
+        "summary_sentence": Markdown(f"*{reason}*"),
+        "summary_table": HTML("<p></p>"),
+    }
 
 
 def absent_page(name: str, datasets: Sequence[str], reason: str | None = None) -> dict:
@@ -1263,9 +1409,17 @@ def absent_page(name: str, datasets: Sequence[str], reason: str | None = None) -
     if reason is not None and name in datasets:
         absent, short = reason, reason.split(",")[0]
     else:
-        absent, short = f"{name.upper()} is not among this run's data sets ({', '.join(n.upper() for n in datasets)}).", None
-    return {"observations": Markdown(f"*{absent}*"), "caption": Markdown(absent), "confusions": HTML("<p></p>"),
-            "confusion": absent_figure(name, short), "map": absent_figure(name, short)}
+        absent, short = (
+            f"{name.upper()} is not among this run's data sets ({', '.join(n.upper() for n in datasets)}).",
+            None,
+        )
+    return {
+        "observations": Markdown(f"*{absent}*"),
+        "caption": Markdown(absent),
+        "confusions": HTML("<p></p>"),
+        "confusion": absent_figure(name, short),
+        "map": absent_figure(name, short),
+    }
 
 
 def dataset_page(name: str, methods: Mapping[str, str], results, documents, coordinates, rows, texts):
@@ -1314,22 +1468,35 @@ def dataset_page(name: str, methods: Mapping[str, str], results, documents, coor
     labels = d.labels["test"][rows]
     agreement = tuple(map_neighbour_agreement(coordinates[method][2], labels) for method in methods)
     page = {
-        "observations": Markdown(observations_markdown(name, before, after, d.class_names, errors=errors, ks=ks,
-                                                       agreement=agreement, map_documents=len(rows))),
+        "observations": Markdown(
+            observations_markdown(
+                name, before, after, d.class_names, errors=errors, ks=ks, agreement=agreement, map_documents=len(rows)
+            )
+        ),
         "caption": Markdown(
             f"{int(before.sum()):,} test documents, {len(rows):,} of them on the maps; test error "
             f"{100 * errors[0]:.2f} % (k = {ks[0]}) non-regularized, {100 * errors[1]:.2f} % (k = {ks[1]}) "
-            "regularized."),
-        "confusions": table(largest_confusions(before, after, d.class_names, top=5).rename(columns=_SHORT),
-                            _CONFUSION_FORMATS,
-                            collapsed=f"The largest confusions of the non-regularized SCM on {name.upper()}",
-                            download=f"{name}_largest_confusions"),
+            "regularized."
+        ),
+        "confusions": table(
+            largest_confusions(before, after, d.class_names, top=5).rename(columns=_SHORT),
+            _CONFUSION_FORMATS,
+            collapsed=f"The largest confusions of the non-regularized SCM on {name.upper()}",
+            download=f"{name}_largest_confusions",
+        ),
         "confusion": confusion_figure(before, after, d.class_names, titles),
         "map": maps_figure_2d(tuple(coordinates[method][2] for method in methods), labels, d.class_names, titles),
     }
-    views = [{"title": f"{name.upper()}, {kind} ({100 * e:.2f} % error)", "coordinates": coordinates[method][3],
-              "labels": labels, "class_names": d.class_names, "texts": texts}
-             for (method, kind), e in zip(methods.items(), errors)]
+    views = [
+        {
+            "title": f"{name.upper()}, {kind} ({100 * e:.2f} % error)",
+            "coordinates": coordinates[method][3],
+            "labels": labels,
+            "class_names": d.class_names,
+            "texts": texts,
+        }
+        for (method, kind), e in zip(methods.items(), errors)
+    ]
     return page, views, summary_row(name, before, after, d.class_names, agreement)
 
 
@@ -1353,8 +1520,15 @@ def summary_table(summary: Sequence[dict]):
     >>> "athletics → cricket" in summary_table([row]).html
     True
     """
-    return table(pd.DataFrame(summary).rename(columns={
-        "largest confusion": "largest confusion (true → predicted)", "non-regularized": "non-reg. errors",
-        "regularized": "reg. errors", "map agreement, non-regularized": "non-reg. map agreement",
-        "map agreement, regularized": "reg. map agreement"}),
-        {"non-reg. map agreement": "percent", "reg. map agreement": "percent"})
+    return table(
+        pd.DataFrame(summary).rename(
+            columns={
+                "largest confusion": "largest confusion (true → predicted)",
+                "non-regularized": "non-reg. errors",
+                "regularized": "reg. errors",
+                "map agreement, non-regularized": "non-reg. map agreement",
+                "map agreement, regularized": "reg. map agreement",
+            }
+        ),
+        {"non-reg. map agreement": "percent", "reg. map agreement": "percent"},
+    )

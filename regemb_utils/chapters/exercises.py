@@ -6,6 +6,7 @@ the chapters with the smoke profile and checks those statements on the values th
 Every function works on what the chapter already has in memory (data sets, dictionary, embeddings, S', chapter 4's
 results), so a solution runs in seconds on the smoke profile.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -30,13 +31,27 @@ from .scm_vs_wmd import error_table
 from .scorecard import scorecard
 
 __all__ = [
-    "nbow_weights", "majority_bound", "hamming_cosines", "exact_zeros", "density_over_c", "smallest_eigenvalues",
-    "Disagreement", "largest_disagreement", "word_columns", "wmd_hours_on_cores", "per_class_errors", "map_trustworthiness",
-    "reduction_by_hand", "within_intervals", "kernel_check", "test_error_over_c",
+    "nbow_weights",
+    "majority_bound",
+    "hamming_cosines",
+    "exact_zeros",
+    "density_over_c",
+    "smallest_eigenvalues",
+    "Disagreement",
+    "largest_disagreement",
+    "word_columns",
+    "wmd_hours_on_cores",
+    "per_class_errors",
+    "map_trustworthiness",
+    "reduction_by_hand",
+    "within_intervals",
+    "kernel_check",
+    "test_error_over_c",
 ]
 
 
 # -- chapter 1 -----------------------------------------------------------------------------------------------------
+
 
 def nbow_weights(text: str, dictionary, tokenizer: str = "paper") -> pd.DataFrame:
     """The normalized bag of words (nBOW) of one document over the common dictionary: one row per known word with
@@ -76,7 +91,9 @@ def nbow_weights(text: str, dictionary, tokenizer: str = "paper") -> pd.DataFram
     counts = Counter(known)
     frame = pd.DataFrame({"word": [dictionary[i] for i in row.indices], "weight": row.data})
     frame["count"] = frame.word.map(counts)
-    return frame.sort_values(["weight", "word"], ascending=[False, True], ignore_index=True)[["word", "count", "weight"]]
+    return frame.sort_values(["weight", "word"], ascending=[False, True], ignore_index=True)[
+        ["word", "count", "weight"]
+    ]
 
 
 def majority_bound(datasets: Mapping[str, object]) -> pd.DataFrame:
@@ -106,14 +123,20 @@ def majority_bound(datasets: Mapping[str, object]) -> pd.DataFrame:
         k = len(dataset.class_names)
         train = np.bincount(dataset.train.labels, minlength=k)
         majority = int(np.argmax(train))
-        rows.append({"dataset": name, "classes": k,
-                     "training error": 1 - train[majority] / train.sum(),
-                     "bound 1 − 1/K": 1 - 1 / k,
-                     "test error": float(np.mean(dataset.test.labels != majority))})
+        rows.append(
+            {
+                "dataset": name,
+                "classes": k,
+                "training error": 1 - train[majority] / train.sum(),
+                "bound 1 − 1/K": 1 - 1 / k,
+                "test error": float(np.mean(dataset.test.labels != majority)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # -- chapter 2 -----------------------------------------------------------------------------------------------------
+
 
 def _pairs(n: int, pairs: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
@@ -156,10 +179,13 @@ def hamming_cosines(vectors, pairs: int = 20_000, seed: int = 0) -> dict[str, fl
     signs = matrix > 0
     hamming = np.count_nonzero(signs[first] != signs[second], axis=1)
     d = matrix.shape[1]
-    return {"dimensions": d, "pairs": pairs,
-            "largest difference": float(np.max(np.abs(cosines - (1 - 2 * hamming / d)))),
-            "distinct cosines": int(len(np.unique(np.round(cosines * d / 2)))),
-            "distinct Hamming distances": int(len(np.unique(hamming)))}
+    return {
+        "dimensions": d,
+        "pairs": pairs,
+        "largest difference": float(np.max(np.abs(cosines - (1 - 2 * hamming / d)))),
+        "distinct cosines": int(len(np.unique(np.round(cosines * d / 2)))),
+        "distinct Hamming distances": int(len(np.unique(hamming))),
+    }
 
 
 def exact_zeros(models: Mapping[str, object], pairs: int = 20_000, seed: int = 0) -> pd.DataFrame:
@@ -204,8 +230,10 @@ def exact_zeros(models: Mapping[str, object], pairs: int = 20_000, seed: int = 0
 
 # -- chapter 3 -----------------------------------------------------------------------------------------------------
 
-def density_over_c(grid, limits: Sequence[int], embedded: np.ndarray, threshold: float = -1.0,
-                   exponent: float = 1.0) -> pd.DataFrame:
+
+def density_over_c(
+    grid, limits: Sequence[int], embedded: np.ndarray, threshold: float = -1.0, exponent: float = 1.0
+) -> pd.DataFrame:
     """Non-zeros per column of S' (over the words with an embedding) for each C, in the four Sym/Dom panels (Idf
     on), with the bound C + 1 (C neighbours and the diagonal).
 
@@ -242,11 +270,25 @@ def density_over_c(grid, limits: Sequence[int], embedded: np.ndarray, threshold:
     for symmetric in (True, False):
         for dominant in (True, False):
             for c in sorted(limits):
-                S = grid.build(symmetric=symmetric, dominant=dominant, idf=True, nonzero_limit=c,
-                               threshold=threshold, exponent=exponent).tocsc()
+                S = grid.build(
+                    symmetric=symmetric,
+                    dominant=dominant,
+                    idf=True,
+                    nonzero_limit=c,
+                    threshold=threshold,
+                    exponent=exponent,
+                ).tocsc()
                 per_column = np.diff(S.indptr)[np.asarray(embedded)]
-                rows.append({"Sym": symmetric, "Dom": dominant, "C": c, "mean non-zeros per column": per_column.mean(),
-                             "most non-zeros in a column": int(per_column.max()), "bound C + 1": c + 1})
+                rows.append(
+                    {
+                        "Sym": symmetric,
+                        "Dom": dominant,
+                        "C": c,
+                        "mean non-zeros per column": per_column.mean(),
+                        "most non-zeros in a column": int(per_column.max()),
+                        "bound C + 1": c + 1,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -286,12 +328,19 @@ def smallest_eigenvalues(grid, limits: Sequence[int]) -> pd.DataFrame:
             S = grid.build(symmetric=True, dominant=dominant, idf=True, nonzero_limit=c, threshold=-1.0, exponent=1.0)
             _, info = orthogonalized_embeddings(S)
             smallest = np.linalg.eigvalsh(S.toarray().astype(np.float64))[0]
-            rows.append({"Dom": dominant, "C": c, "smallest eigenvalue": float(smallest),
-                         "Cholesky factor exists": bool(info.ok)})
+            rows.append(
+                {
+                    "Dom": dominant,
+                    "C": c,
+                    "smallest eigenvalue": float(smallest),
+                    "Cholesky factor exists": bool(info.ok),
+                }
+            )
     return pd.DataFrame(rows)
 
 
 # -- chapter 4 -----------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Disagreement:
@@ -324,12 +373,23 @@ class Disagreement:
     wmd_rank: int
     scm: float
     wmd: float
-    contributions: pd.DataFrame  # column pairs (query, reference) and their contribution to the SCM, largest |contribution| first
+    contributions: (
+        pd.DataFrame
+    )  # column pairs (query, reference) and their contribution to the SCM, largest |contribution| first
     flows: pd.DataFrame  # column pairs, the mass moved, the distance and the cost (mass × distance), largest first
 
 
-def largest_disagreement(documents, scm_method: str, term_similarity, wmd_method: str, embeddings: np.ndarray, *,
-                         slope: float = 0.0, queries: int = 20, references: int = 200) -> Disagreement:
+def largest_disagreement(
+    documents,
+    scm_method: str,
+    term_similarity,
+    wmd_method: str,
+    embeddings: np.ndarray,
+    *,
+    slope: float = 0.0,
+    queries: int = 20,
+    references: int = 200,
+) -> Disagreement:
     """Among the first ``queries`` test documents and the first ``references`` training documents of one data set
     (:class:`regemb_utils.text.documents.Documents`), the pair whose rank among the query's neighbours differs most
     between the SCM (``scm_method``'s weights, S' = ``term_similarity`` over the common dictionary) and the WMD
@@ -396,8 +456,16 @@ def largest_disagreement(documents, scm_method: str, term_similarity, wmd_method
     gap[~usable] = -1
     q, r = np.unravel_index(np.argmax(gap), gap.shape)
     pair = explain_pair(scm_q[q], scm_r[r], S, wmd_q[q], wmd_r[r], embeddings)
-    return Disagreement(int(q), int(r), int(scm_rank[q, r]), int(wmd_rank[q, r]), float(scm[q, r]),
-                        float(wmd[q, r]), pair.contribution_table(), pair.flow_table())
+    return Disagreement(
+        int(q),
+        int(r),
+        int(scm_rank[q, r]),
+        int(wmd_rank[q, r]),
+        float(scm[q, r]),
+        float(wmd[q, r]),
+        pair.contribution_table(),
+        pair.flow_table(),
+    )
 
 
 def word_columns(frame: pd.DataFrame, documents, dictionary) -> pd.DataFrame:
@@ -432,8 +500,9 @@ def word_columns(frame: pd.DataFrame, documents, dictionary) -> pd.DataFrame:
     return out
 
 
-def wmd_hours_on_cores(costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str], int],
-                       cores: Sequence[int] = (1, 2, 4, 8, 16)) -> pd.DataFrame:
+def wmd_hours_on_cores(
+    costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str], int], cores: Sequence[int] = (1, 2, 4, 8, 16)
+) -> pd.DataFrame:
     """Predicted wall and core hours of answering ``sizes`` WMD queries from scratch on each number of cores
     (:func:`regemb_utils.classification.wmd_samples.predict_wmd_time`).
 
@@ -461,12 +530,18 @@ def wmd_hours_on_cores(costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str],
     rows = []
     for n in cores:
         table = predict_wmd_time(costs, sizes, cores=n, show=False)
-        rows.append({"cores": n, "core hours": table["core seconds"].sum() / 3600,
-                     "wall hours": table["wall seconds"].sum() / 3600})
+        rows.append(
+            {
+                "cores": n,
+                "core hours": table["core seconds"].sum() / 3600,
+                "wall hours": table["wall seconds"].sum() / 3600,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # -- chapter 5 -----------------------------------------------------------------------------------------------------
+
 
 def per_class_errors(counts: np.ndarray, class_names: Sequence[str]) -> pd.DataFrame:
     """From a confusion matrix (rows: true class, columns: predicted): each class's share of the test documents
@@ -496,8 +571,9 @@ def per_class_errors(counts: np.ndarray, class_names: Sequence[str]) -> pd.DataF
     return pd.DataFrame({"class": list(class_names), "share": totals / totals.sum(), "error": errors})
 
 
-def map_trustworthiness(dissimilarities: np.ndarray, coordinates: np.ndarray, k: int = 5,
-                        seed: int = 0) -> dict[str, float]:
+def map_trustworthiness(
+    dissimilarities: np.ndarray, coordinates: np.ndarray, k: int = 5, seed: int = 0
+) -> dict[str, float]:
     """How well a map keeps each document's ``k`` nearest neighbours (scikit-learn's trustworthiness, 1 at best),
     for the t-SNE map and for a random layout of the same documents.
 
@@ -530,11 +606,15 @@ def map_trustworthiness(dissimilarities: np.ndarray, coordinates: np.ndarray, k:
     distances = np.asarray(dissimilarities, dtype=np.float64)
     k = min(k, (len(distances) - 1) // 2)
     random = np.random.default_rng(seed).normal(size=coordinates.shape)
-    return {"k": k, "t-SNE": float(trustworthiness(distances, coordinates, n_neighbors=k, metric="precomputed")),
-            "random": float(trustworthiness(distances, random, n_neighbors=k, metric="precomputed"))}
+    return {
+        "k": k,
+        "t-SNE": float(trustworthiness(distances, coordinates, n_neighbors=k, metric="precomputed")),
+        "random": float(trustworthiness(distances, random, n_neighbors=k, metric="precomputed")),
+    }
 
 
 # -- chapter 6 -----------------------------------------------------------------------------------------------------
+
 
 def reduction_by_hand(errors: pd.DataFrame, regularized: str = "soft_vsm_ortho", baseline: str = "soft_vsm") -> float:
     """The §6.2 reduction from Figure 8's test errors (:func:`regemb_utils.chapters.scm_vs_wmd.error_table`):
@@ -598,13 +678,19 @@ def within_intervals(results, confidences: Sequence[float] = (0.80, 0.90, 0.95, 
         card = scorecard(errors=error_table(results, confidence=confidence))
         compared = card[(card["section"] == "Figure 8") & card["paper within our interval"].notna()]
         same = 2 * stats.norm.cdf(stats.norm.ppf(0.5 + confidence / 2) / np.sqrt(2)) - 1
-        rows.append({"confidence": confidence, "compared": len(compared),
-                     "within": int(compared["paper within our interval"].astype(bool).sum()),
-                     "expected within": same * len(compared)})
+        rows.append(
+            {
+                "confidence": confidence,
+                "compared": len(compared),
+                "within": int(compared["paper within our interval"].astype(bool).sum()),
+                "expected within": same * len(compared),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # -- chapter 7 -----------------------------------------------------------------------------------------------------
+
 
 def kernel_check(documents, S, point, reference: str = "train") -> dict[str, float]:
     """Theorem 1 on documents: the inner products of the normalized E′ᵀx of the test documents with those of the
@@ -644,11 +730,16 @@ def kernel_check(documents, S, point, reference: str = "train") -> dict[str, flo
     products = (features["test"] @ features[reference].T).toarray()
     Q, R = represent_pair("soft_vsm_ortho", documents, "test", reference, point.get("slope", 0.0))
     scm = np.asarray(sparse_scm(Q, R, restricted(S, documents.terms)))
-    return {"largest difference": float(np.abs(products - scm).max()), "pairs": int(scm.size),
-            "largest similarity": float(scm.max())}
+    return {
+        "largest difference": float(np.abs(products - scm).max()),
+        "pairs": int(scm.size),
+        "largest similarity": float(scm.max()),
+    }
 
 
-def test_error_over_c(documents, method: str, regularization: Sequence[float], reference: str = "train") -> pd.DataFrame:
+def test_error_over_c(
+    documents, method: str, regularization: Sequence[float], reference: str = "train"
+) -> pd.DataFrame:
     """A TF-IDF linear model's validation and test error (%) at every C (fitted on the training split for the
     validation error, on ``reference`` for the test error): how much choosing C on the validation split leaves on the
     table against the C that the test split would have chosen.
@@ -686,8 +777,12 @@ def test_error_over_c(documents, method: str, regularization: Sequence[float], r
     for C in regularization:
         trained = classifier(LINEAR_MODELS[method].classifier, C).fit(features["train"], labels["train"])
         final = classifier(LINEAR_MODELS[method].classifier, C).fit(features[reference], labels[reference])
-        rows.append({"C": C,
-                     "validation error (%)": 100 * float(np.mean(trained.predict(features["validation"])
-                                                              != labels["validation"])),
-                     "test error (%)": 100 * float(np.mean(final.predict(features["test"]) != labels["test"]))})
+        rows.append(
+            {
+                "C": C,
+                "validation error (%)": 100
+                * float(np.mean(trained.predict(features["validation"]) != labels["validation"])),
+                "test error (%)": 100 * float(np.mean(final.predict(features["test"]) != labels["test"])),
+            }
+        )
     return pd.DataFrame(rows)

@@ -4,6 +4,7 @@ positive definite, Theorem 1 checked on it, and how its Cholesky factor fills in
 Each builds S' with :class:`regemb_utils.termsim.orthogonalization.MatrixGrid` and factorizes it with
 :func:`regemb_utils.termsim.cholesky.orthogonalized_embeddings` (CHOLMOD).
 """
+
 from __future__ import annotations
 
 import time
@@ -19,13 +20,22 @@ from ..termsim.matrix import Neighbours, nearest_neighbours
 from ..termsim.orthogonalization import MatrixGrid, most_frequent
 from ..infra.progress import progress_bar
 
-__all__ = ["sparsity_table", "positive_definite_table", "theorem_table", "THEOREM_HEADERS", "factorization_table",
-           "idf_orthogonality"]
+__all__ = [
+    "sparsity_table",
+    "positive_definite_table",
+    "theorem_table",
+    "THEOREM_HEADERS",
+    "factorization_table",
+    "idf_orthogonality",
+]
 
 # theorem_table's keys (plain text: they name the record's values) as the book's table heads them, in mathematical type
-THEOREM_HEADERS = {"max |⟨e'_i, e'_j⟩ - s'_ij|": "max |⟨e′ᵢ, e′ⱼ⟩ − s′ᵢⱼ|",
-                   "max |⟨e'_i, e'_j⟩|, unstored": "max |⟨e′ᵢ, e′ⱼ⟩| where s′ᵢⱼ = 0",
-                   "max |s'_ij - cos(e_i, e_j)|": "max |s′ᵢⱼ − cos(eᵢ, eⱼ)|", "nnz(L)": "non-zeros of E′"}
+THEOREM_HEADERS = {
+    "max |⟨e'_i, e'_j⟩ - s'_ij|": "max |⟨e′ᵢ, e′ⱼ⟩ − s′ᵢⱼ|",
+    "max |⟨e'_i, e'_j⟩|, unstored": "max |⟨e′ᵢ, e′ⱼ⟩| where s′ᵢⱼ = 0",
+    "max |s'_ij - cos(e_i, e_j)|": "max |s′ᵢⱼ − cos(eᵢ, eⱼ)|",
+    "nnz(L)": "non-zeros of E′",
+}
 
 
 def _example():
@@ -149,14 +159,17 @@ def theorem_table(S: sparse.spmatrix, E_prime, vectors: KeyedVectors, dictionary
     products = sparse.csr_matrix(E @ E.T)
     stored = sparse.csr_matrix((np.ones(coo.nnz), (coo.row, coo.col)), shape=S.shape)
     unstored = abs(products - products.multiply(stored))
-    return {"max |⟨e'_i, e'_j⟩ - s'_ij|": inner_product_errors(S, E_prime)["max"],
-            "max |⟨e'_i, e'_j⟩|, unstored": float(unstored.max()) if unstored.nnz else 0.0,
-            "max |s'_ij - cos(e_i, e_j)|": float(np.max(np.abs(values - cosines))) if values.size else 0.0,
-            "stored entries": int(S.nnz)}
+    return {
+        "max |⟨e'_i, e'_j⟩ - s'_ij|": inner_product_errors(S, E_prime)["max"],
+        "max |⟨e'_i, e'_j⟩|, unstored": float(unstored.max()) if unstored.nnz else 0.0,
+        "max |s'_ij - cos(e_i, e_j)|": float(np.max(np.abs(values - cosines))) if values.size else 0.0,
+        "stored entries": int(S.nnz),
+    }
 
 
-def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, point: dict,
-                        fill_rule: str = "paper") -> pd.DataFrame:
+def factorization_table(
+    neighbours: Neighbours, dictionary: Dictionary, sizes, point: dict, fill_rule: str = "paper"
+) -> pd.DataFrame:
     """nnz(S'), nnz(L), time and memory of the Cholesky factorization against the vocabulary size N.
 
     Parameters
@@ -192,15 +205,23 @@ def factorization_table(neighbours: Neighbours, dictionary: Dictionary, sizes, p
         restricted = most_frequent(dictionary, n)
         S = MatrixGrid(neighbours, restricted, fill_rule).build(**point)
         E_prime, info = orthogonalized_embeddings(S)
-        rows.append({"N": len(restricted), "nnz(S')": info.nnz_S, "nnz(L)": info.nnz_factor,
-                     "density of L": info.nnz_factor / (len(restricted) * (len(restricted) + 1) / 2),
-                     "seconds": info.seconds, "memory of L (MiB)": info.nnz_factor * 12 / 2**20,
-                     "positive definite": info.ok})
+        rows.append(
+            {
+                "N": len(restricted),
+                "nnz(S')": info.nnz_S,
+                "nnz(L)": info.nnz_factor,
+                "density of L": info.nnz_factor / (len(restricted) * (len(restricted) + 1) / 2),
+                "seconds": info.seconds,
+                "memory of L (MiB)": info.nnz_factor * 12 / 2**20,
+                "positive definite": info.ok,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def idf_orthogonality(grid: MatrixGrid, dictionary: Dictionary, point: dict, embedded: np.ndarray,
-                      n: int) -> dict[str, int]:
+def idf_orthogonality(
+    grid: MatrixGrid, dictionary: Dictionary, point: dict, embedded: np.ndarray, n: int
+) -> dict[str, int]:
     """§4.2's "with Idf = true, common words ... are more likely to be mutually orthogonal than rare words", counted:
     the pairs of words that S' does not store (mutually orthogonal in E′, Theorem 1) among the ``n`` words of highest
     document frequency (``frequent``), the ``n`` of lowest (``rare``) and the words of digits (``numeral``), in S'
@@ -253,12 +274,16 @@ def idf_orthogonality(grid: MatrixGrid, dictionary: Dictionary, point: dict, emb
     ids = np.flatnonzero(embedded)
     n = min(int(n), len(ids) // 2)
     if n < 2:
-        raise ValueError(f"idf_orthogonality needs at least 2 words per group, got {n} (words with an embedding: "
-                         f"{len(ids)})")
+        raise ValueError(
+            f"idf_orthogonality needs at least 2 words per group, got {n} (words with an embedding: {len(ids)})"
+        )
     dfs = np.array([dictionary.dfs.get(int(i), 0) for i in ids])
     order = ids[np.argsort(-dfs, kind="stable")]
-    groups = {"frequent": order[:n], "rare": order[len(order) - n:],
-              "numeral": np.array([i for i in order if dictionary[int(i)].isdigit()], dtype=int)}
+    groups = {
+        "frequent": order[:n],
+        "rare": order[len(order) - n :],
+        "numeral": np.array([i for i in order if dictionary[int(i)].isdigit()], dtype=int),
+    }
     orthogonal = {}
     for idf in (True, False):
         S = sparse.csr_matrix(grid.build(**{**point, "idf": idf}))
@@ -269,8 +294,13 @@ def idf_orthogonality(grid: MatrixGrid, dictionary: Dictionary, point: dict, emb
     counted = {"words": n, "numerals": len(groups["numeral"])}
     for group in groups:
         with_idf, without = orthogonal[group, True], orthogonal[group, False]
-        counted.update({f"{group} pairs": int(with_idf.size), f"{group} orthogonal with idf": int(with_idf.sum()),
-                        f"{group} orthogonal without idf": int(without.sum()),
-                        f"{group} only with idf": int(np.sum(with_idf & ~without)),
-                        f"{group} only without idf": int(np.sum(without & ~with_idf))})
+        counted.update(
+            {
+                f"{group} pairs": int(with_idf.size),
+                f"{group} orthogonal with idf": int(with_idf.sum()),
+                f"{group} orthogonal without idf": int(without.sum()),
+                f"{group} only with idf": int(np.sum(with_idf & ~without)),
+                f"{group} only without idf": int(np.sum(without & ~with_idf)),
+            }
+        )
     return counted

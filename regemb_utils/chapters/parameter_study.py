@@ -5,6 +5,7 @@ The figure is precomputed from chapter 4's validation tables (:attr:`regemb_util
 and needs no kernel: a dropdown picks the data set and method, one panel per exponent shows the error against C with
 one line per threshold, and a star marks the selected point.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -69,15 +70,22 @@ def validation_grid(results: Mapping[tuple[str, str], object], methods: Sequence
                 match &= table[key].to_numpy() == value
         if not match.any():
             raise ValueError(f"{dataset}/{method}: the selected point {point} is not in the validation table")
-        chosen.append({"dataset": dataset, "method": method, **{k: point[k] for k in STUDIED},
-                       "error": 100 * float(table.loc[match, "error"].iloc[0])})
+        chosen.append(
+            {
+                "dataset": dataset,
+                "method": method,
+                **{k: point[k] for k in STUDIED},
+                "error": 100 * float(table.loc[match, "error"].iloc[0]),
+            }
+        )
     if not rows:
         raise ValueError(f"no validation grid of {list(methods)} among the results")
     return pd.concat(rows, ignore_index=True), pd.DataFrame(chosen)
 
 
-def parameter_study_figure(grid: pd.DataFrame, selected: pd.DataFrame, labels: Mapping[str, str] | None = None,
-                           height: int = 470):
+def parameter_study_figure(
+    grid: pd.DataFrame, selected: pd.DataFrame, labels: Mapping[str, str] | None = None, height: int = 470
+):
     """Plotly figure: a dropdown of (data set, method); one panel per exponent o with the validation error (%)
     against C (log axis), a line per threshold t, and the selected point as a star in its panel.
 
@@ -116,8 +124,13 @@ def parameter_study_figure(grid: pd.DataFrame, selected: pd.DataFrame, labels: M
     thresholds = sorted(grid["threshold"].unique())
     colours = {t: qualitative.Safe[i % len(qualitative.Safe)] for i, t in enumerate(thresholds)}
     dashes = {t: ("solid", "dash", "dot", "dashdot")[i % 4] for i, t in enumerate(thresholds)}  # overlaps stay visible
-    figure = make_subplots(rows=1, cols=len(exponents), shared_yaxes=True, horizontal_spacing=0.02,
-                           subplot_titles=[f"o = {o:g}" for o in exponents])
+    figure = make_subplots(
+        rows=1,
+        cols=len(exponents),
+        shared_yaxes=True,
+        horizontal_spacing=0.02,
+        subplot_titles=[f"o = {o:g}" for o in exponents],
+    )
     views = list(dict.fromkeys(zip(grid["dataset"], grid["method"])))
     owner = []  # the view of every trace
     for v, (dataset, method) in enumerate(views):
@@ -127,33 +140,62 @@ def parameter_study_figure(grid: pd.DataFrame, selected: pd.DataFrame, labels: M
                 line = part[(part["exponent"] == o) & (part["threshold"] == t)].sort_values("nonzero_limit")
                 if line.empty:
                     continue
-                figure.add_trace(go.Scatter(
-                    x=line["nonzero_limit"], y=line["error"], mode="lines+markers", name=f"t = {t:g}",
-                    legendgroup=f"t{t:g}", showlegend=column == 1, visible=v == 0,
-                    line=dict(color=colours[t], dash=dashes[t]), marker=dict(size=6),
-                    hovertemplate=f"C = %{{x}}<br>t = {t:g}, o = {o:g}<br>validation error %{{y:.2f}} %<extra></extra>",
-                ), row=1, col=column)
+                figure.add_trace(
+                    go.Scatter(
+                        x=line["nonzero_limit"],
+                        y=line["error"],
+                        mode="lines+markers",
+                        name=f"t = {t:g}",
+                        legendgroup=f"t{t:g}",
+                        showlegend=column == 1,
+                        visible=v == 0,
+                        line=dict(color=colours[t], dash=dashes[t]),
+                        marker=dict(size=6),
+                        hovertemplate=f"C = %{{x}}<br>t = {t:g}, o = {o:g}<br>validation error %{{y:.2f}} %<extra></extra>",
+                    ),
+                    row=1,
+                    col=column,
+                )
                 owner.append(v)
         point = selected[(selected["dataset"] == dataset) & (selected["method"] == method)]
         for row in point.to_dict("records"):
-            figure.add_trace(go.Scatter(
-                x=[row["nonzero_limit"]], y=[row["error"]], mode="markers", name="selected",
-                legendgroup="selected", showlegend=True, visible=v == 0,
-                marker=dict(symbol="star", size=16, color="black", line=dict(color="white", width=1)),
-                hovertemplate=(f"selected: C = {row['nonzero_limit']}, t = {row['threshold']:g}, "
-                               f"o = {row['exponent']:g}<br>validation error %{{y:.2f}} %<extra></extra>"),
-            ), row=1, col=exponents.index(row["exponent"]) + 1)
+            figure.add_trace(
+                go.Scatter(
+                    x=[row["nonzero_limit"]],
+                    y=[row["error"]],
+                    mode="markers",
+                    name="selected",
+                    legendgroup="selected",
+                    showlegend=True,
+                    visible=v == 0,
+                    marker=dict(symbol="star", size=16, color="black", line=dict(color="white", width=1)),
+                    hovertemplate=(
+                        f"selected: C = {row['nonzero_limit']}, t = {row['threshold']:g}, "
+                        f"o = {row['exponent']:g}<br>validation error %{{y:.2f}} %<extra></extra>"
+                    ),
+                ),
+                row=1,
+                col=exponents.index(row["exponent"]) + 1,
+            )
             owner.append(v)
     owner = np.array(owner)
-    buttons = [dict(label=f"{dataset.upper()}, {labels.get(method, method)}", method="update",
-                    args=[{"visible": (owner == v).tolist()}])
-               for v, (dataset, method) in enumerate(views)]
+    buttons = [
+        dict(
+            label=f"{dataset.upper()}, {labels.get(method, method)}",
+            method="update",
+            args=[{"visible": (owner == v).tolist()}],
+        )
+        for v, (dataset, method) in enumerate(views)
+    ]
     figure.update_xaxes(type="log", title_text="C", tickvals=sorted(grid["nonzero_limit"].unique()))
     figure.update_yaxes(title_text="validation error (%)", col=1)
     figure.update_layout(
-        height=height, margin=dict(l=10, r=10, t=80, b=10), font_size=13,
-        updatemenus=[dict(buttons=buttons, direction="down", x=0, xanchor="left", y=1.22, yanchor="top",
-                          showactive=True)],
+        height=height,
+        margin=dict(l=10, r=10, t=80, b=10),
+        font_size=13,
+        updatemenus=[
+            dict(buttons=buttons, direction="down", x=0, xanchor="left", y=1.22, yanchor="top", showactive=True)
+        ],
         legend=dict(orientation="h", x=0, xanchor="left", y=-0.22, yanchor="top"),
     )
     return figure

@@ -1,5 +1,6 @@
 """Chapter 1's computations: data set statistics (the paper's Table 1), class distributions, the majority-class
 baseline, and how our data sets differ from the paper's."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,8 +12,16 @@ from ..text.datasets import Dataset
 from ..text.tokenization import tokenize
 from ..paper import DIFFERENT_DATA, TEST_ERRORS, table_1
 
-__all__ = ["dataset_statistics", "class_distribution", "table_1_comparison", "majority_class_error",
-           "majority_class_table", "e_p_gaps", "class_distribution_figure", "table_1_summary"]
+__all__ = [
+    "dataset_statistics",
+    "class_distribution",
+    "table_1_comparison",
+    "majority_class_error",
+    "majority_class_table",
+    "e_p_gaps",
+    "class_distribution_figure",
+    "table_1_summary",
+]
 
 
 def _mean_unique_words(texts, tokenizer: str, vocabularies: dict) -> dict[str, float]:
@@ -25,8 +34,9 @@ def _mean_unique_words(texts, tokenizer: str, vocabularies: dict) -> dict[str, f
     return {name: float(np.mean(c)) if c else float("nan") for name, c in counts.items()}
 
 
-def dataset_statistics(datasets: dict[str, Dataset], tokenizer: str = "paper", dictionary: Dictionary | None = None,
-                       min_count: int = 5):
+def dataset_statistics(
+    datasets: dict[str, Dataset], tokenizer: str = "paper", dictionary: Dictionary | None = None, min_count: int = 5
+):
     """Our Table 1 beside the paper's, one row per data set.
 
     With a ``dictionary``, E[p] is also counted over the words of the corpus dictionary (what the paper's code kept:
@@ -66,8 +76,13 @@ def dataset_statistics(datasets: dict[str, Dataset], tokenizer: str = "paper", d
     for name, d in datasets.items():
         texts = d.train.texts + d.validation.texts + d.test.texts
         means = _mean_unique_words(texts, tokenizer, vocabularies)
-        row = {"dataset": name, "train": len(d.train) + len(d.validation), "test": len(d.test), "E[p]": means["E[p]"],
-               "classes": len(d.class_names)}
+        row = {
+            "dataset": name,
+            "train": len(d.train) + len(d.validation),
+            "test": len(d.test),
+            "E[p]": means["E[p]"],
+            "classes": len(d.class_names),
+        }
         row.update({column: value for column, value in means.items() if column != "E[p]"})
         rows.append(row)
     ours = pd.DataFrame(rows).set_index("dataset")
@@ -140,12 +155,17 @@ def table_1_comparison(table: pd.DataFrame) -> pd.DataFrame:
     shown = pd.DataFrame(index=pd.Index([name.upper() for name in table.index], name="data set"))
     shown["train / test (paper's if different)"] = [
         sizes(a, b) + ("" if (int(a), int(b)) == (int(c), int(d)) else f" (paper: {sizes(c, d)})")
-        for a, b, c, d in zip(ours["train"], ours["test"], paper["train"], paper["test"])]
-    shown["classes"] = [f"{int(a)}" if int(a) == int(b) else f"{int(a)} (paper: {int(b)})"
-                        for a, b in zip(ours["classes"], paper["classes"])]
+        for a, b, c, d in zip(ours["train"], ours["test"], paper["train"], paper["test"])
+    ]
+    shown["classes"] = [
+        f"{int(a)}" if int(a) == int(b) else f"{int(a)} (paper: {int(b)})"
+        for a, b in zip(ours["classes"], paper["classes"])
+    ]
     shown["E[p]: all words"] = ours["E[p]"].to_numpy()
-    for column, label in (("E[p] in corpus dictionary", "E[p]: in corpus dictionary"),
-                          ("E[p] with an embedding", "E[p]: with an embedding")):
+    for column, label in (
+        ("E[p] in corpus dictionary", "E[p]: in corpus dictionary"),
+        ("E[p] with an embedding", "E[p]: with an embedding"),
+    ):
         if column in ours:
             shown[label] = ours[column].to_numpy()
     shown["paper: E[p]"] = paper["E[p]"].to_numpy()
@@ -180,9 +200,14 @@ def majority_class_error(datasets: dict[str, Dataset]) -> pd.DataFrame:
         train = np.bincount(d.train.labels, minlength=len(d.class_names))
         largest = int(np.argmax(train))
         test = np.asarray(d.test.labels)
-        rows.append({"dataset": name, "largest class": d.class_names[largest],
-                     "share of training split": train[largest] / train.sum() if train.sum() else float("nan"),
-                     "test error": float(np.mean(test != largest)) if test.size else float("nan")})
+        rows.append(
+            {
+                "dataset": name,
+                "largest class": d.class_names[largest],
+                "share of training split": train[largest] / train.sum() if train.sum() else float("nan"),
+                "test error": float(np.mean(test != largest)) if test.size else float("nan"),
+            }
+        )
     return pd.DataFrame(rows).set_index("dataset")
 
 
@@ -209,8 +234,9 @@ def majority_class_table(majority: pd.DataFrame) -> pd.DataFrame:
     >>> float(row["majority-class test error"]), float(row["paper: lowest test error"]), float(row["paper: highest test error"])
     (0.2, 0.0227, 0.23)
     """
-    shown = majority.rename(columns={"share of training split": "share of the training split",
-                                     "test error": "majority-class test error"})
+    shown = majority.rename(
+        columns={"share of training split": "share of the training split", "test error": "majority-class test error"}
+    )
     errors = {d: [v.value for (_, dataset), v in TEST_ERRORS.items() if dataset == d] for d in majority.index}
     shown["paper: lowest test error"] = [min(errors[d]) / 100 if errors[d] else np.nan for d in majority.index]
     shown["paper: highest test error"] = [max(errors[d]) / 100 if errors[d] else np.nan for d in majority.index]
@@ -297,23 +323,44 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
     label_px = int(7.2 * max(len(str(c)) for c in classes["class"])) + 16
     gap_px, top_px, bottom_px = 70, 70, 50
     height = top_px + bottom_px + sum(n * bar_px for n in sizes) + gap_px * (len(datasets) - 1) + 30
-    figure = make_subplots(rows=len(datasets), cols=1, row_heights=list(sizes), subplot_titles=titles,
-                           vertical_spacing=gap_px / (height - top_px - bottom_px) if len(datasets) > 1 else 0.0)
+    figure = make_subplots(
+        rows=len(datasets),
+        cols=1,
+        row_heights=list(sizes),
+        subplot_titles=titles,
+        vertical_spacing=gap_px / (height - top_px - bottom_px) if len(datasets) > 1 else 0.0,
+    )
     for row, d in enumerate(datasets, start=1):
         part = classes[classes.dataset == d]
         order = list(dict.fromkeys(part["class"]))
         for split, colour in SPLIT_COLOURS.items():
             counts = part[part.split == split].set_index("class")["documents"].reindex(order, fill_value=0)
-            figure.add_trace(go.Bar(x=counts.to_numpy(), y=order, orientation="h", name=split, legendgroup=split,
-                                    marker_color=colour, showlegend=row == 1,
-                                    hovertemplate=f"{d.upper()}, %{{y}}<br>{split}: %{{x:,}} documents"
-                                                  "<extra></extra>"), row=row, col=1)
+            figure.add_trace(
+                go.Bar(
+                    x=counts.to_numpy(),
+                    y=order,
+                    orientation="h",
+                    name=split,
+                    legendgroup=split,
+                    marker_color=colour,
+                    showlegend=row == 1,
+                    hovertemplate=f"{d.upper()}, %{{y}}<br>{split}: %{{x:,}} documents<extra></extra>",
+                ),
+                row=row,
+                col=1,
+            )
         figure.update_yaxes(categoryorder="array", categoryarray=order[::-1], row=row, col=1)
         figure.update_xaxes(title_text="documents" if row == len(datasets) else None, row=row, col=1)
-    figure.update_layout(barmode="stack", height=height, font=dict(size=13), bargap=0.25,
-                         margin=dict(l=label_px, r=10, t=top_px, b=bottom_px),
-                         legend=dict(orientation="h", x=0, xanchor="left", xref="container", y=1, yanchor="top",
-                                     yref="container", title=None))
+    figure.update_layout(
+        barmode="stack",
+        height=height,
+        font=dict(size=13),
+        bargap=0.25,
+        margin=dict(l=label_px, r=10, t=top_px, b=bottom_px),
+        legend=dict(
+            orientation="h", x=0, xanchor="left", xref="container", y=1, yanchor="top", yref="container", title=None
+        ),
+    )
     figure.update_annotations(font_size=13, xanchor="left", x=0, xshift=-(label_px - 8))
     figure.update_yaxes(tickfont_size=12, automargin=False)
     figure.update_xaxes(tickfont_size=12, tickformat=",d")
@@ -346,12 +393,16 @@ def table_1_summary(table: pd.DataFrame) -> str:
     for name, row in table.iterrows():
         ours, paper = row["ours"], row["paper"]
         same = int(ours["train"]) == int(paper["train"]) and int(ours["test"]) == int(paper["test"])
-        sizes = (f"{int(ours['train']):,} training and {int(ours['test']):,} test documents"
-                 + (", as in the paper's Table 1" if same
-                    else f" (the paper's Table 1: {int(paper['train']):,} and {int(paper['test']):,})"))
+        sizes = f"{int(ours['train']):,} training and {int(ours['test']):,} test documents" + (
+            ", as in the paper's Table 1"
+            if same
+            else f" (the paper's Table 1: {int(paper['train']):,} and {int(paper['test']):,})"
+        )
         ep = ours.get("E[p] in corpus dictionary", ours["E[p]"])
-        line = (f"- **{name.upper()}**: {sizes}; $E[p]$ {ep:.1f} over the corpus dictionary's words "
-                f"(Table 1: {paper['E[p]']:.1f})")
+        line = (
+            f"- **{name.upper()}**: {sizes}; $E[p]$ {ep:.1f} over the corpus dictionary's words "
+            f"(Table 1: {paper['E[p]']:.1f})"
+        )
         if name in DIFFERENT_DATA:
             line += f"; our documents differ from the paper's: {DIFFERENT_DATA[name]}"
         lines.append(line + ".")

@@ -1,4 +1,5 @@
 """Chapter 4's result tables: test errors, relative errors, speeds, chosen parameters, significance, xᵀS'x ≤ 0."""
+
 from __future__ import annotations
 
 import itertools
@@ -19,13 +20,34 @@ from ..classification.speed import COLUMNS as _SPEED_COLUMNS, measure_speed, spe
 from ..termsim.sources import restricted
 from ..infra.processes import parallel_context
 from .. import paper
-from ..classification.statistics import (agresti_coull, benjamini_hochberg, mcnemar_exact, paired_difference_interval,
-                         paper_t_test)
+from ..classification.statistics import (
+    agresti_coull,
+    benjamini_hochberg,
+    mcnemar_exact,
+    paired_difference_interval,
+    paper_t_test,
+)
 
-__all__ = ["error_table", "relative_error_table", "speed_table", "optimal_parameters", "paired_predictions",
-           "significance_table", "nonpositive_table", "paired_wmd_table", "decided_counts", "decided_datasets",
-           "error_reduction", "left_out", "speed_sample", "measured_speed", "speed_ranking", "speed_ratio", "EXACT_RATE",
-           "SEARCH_RATE"]
+__all__ = [
+    "error_table",
+    "relative_error_table",
+    "speed_table",
+    "optimal_parameters",
+    "paired_predictions",
+    "significance_table",
+    "nonpositive_table",
+    "paired_wmd_table",
+    "decided_counts",
+    "decided_datasets",
+    "error_reduction",
+    "left_out",
+    "speed_sample",
+    "measured_speed",
+    "speed_ranking",
+    "speed_ratio",
+    "EXACT_RATE",
+    "SEARCH_RATE",
+]
 
 EXACT_RATE = "exact evaluations per second per core"  # speed_table's columns
 SEARCH_RATE = "pairs per second per core"
@@ -117,10 +139,20 @@ def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: flo
     for dataset, method in _ordered(results):
         r = results[dataset, method]
         _, lower, upper = agresti_coull(r.test_errors, len(r.truth), confidence)
-        rows.append({"dataset": dataset, "method": method, "label": METHODS[method].label, "k": r.k,
-                     "test documents": len(r.truth), "errors": r.test_errors, "error": 100 * r.test_error,
-                     "lower": 100 * lower, "upper": 100 * upper,
-                     "paper": paper.value(paper.TEST_ERRORS, (method, dataset))})
+        rows.append(
+            {
+                "dataset": dataset,
+                "method": method,
+                "label": METHODS[method].label,
+                "k": r.k,
+                "test documents": len(r.truth),
+                "errors": r.test_errors,
+                "error": 100 * r.test_error,
+                "lower": 100 * lower,
+                "upper": 100 * upper,
+                "paper": paper.value(paper.TEST_ERRORS, (method, dataset)),
+            }
+        )
     table = pd.DataFrame(rows)
     return table if table.empty or set(table["dataset"]) & set(DATASETS) else table.drop(columns="paper")
 
@@ -164,10 +196,15 @@ def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:
     wide = wide.dropna()
     methods = [m for m in METHODS if m in wide]
     ours = 100 * wide[methods].mean() / wide["bow"].mean()
-    return pd.DataFrame({"method": methods, "label": [METHODS[m].label for m in methods],
-                         "relative error": ours.values,
-                         "paper": [paper.value(paper.RELATIVE_ERRORS, m) for m in methods],
-                         "data sets": len(wide)})
+    return pd.DataFrame(
+        {
+            "method": methods,
+            "label": [METHODS[m].label for m in methods],
+            "relative error": ours.values,
+            "paper": [paper.value(paper.RELATIVE_ERRORS, m) for m in methods],
+            "data sets": len(wide),
+        }
+    )
 
 
 def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame:
@@ -215,17 +252,27 @@ def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame
             spent = sum(run.seconds for run in r.runs)
             if m == method and spent > 0:
                 by_dataset[d] = sum(run.pairs if run.solved is None else run.solved for run in r.runs) / spent
-        rows.append({"method": method, "label": METHODS[method].label, "runs": len(runs), "pairs": pairs,
-                     "seconds": seconds, SEARCH_RATE: pairs / seconds if seconds > 0 else np.nan,
-                     "exact evaluations": exact,
-                     EXACT_RATE: exact / seconds if seconds > 0 else np.nan,
-                     "share of pairs solved exactly": exact / pairs if pairs else np.nan,
-                     "paper": paper.value(paper.SPEEDS, method), "exact rate by data set": by_dataset})
+        rows.append(
+            {
+                "method": method,
+                "label": METHODS[method].label,
+                "runs": len(runs),
+                "pairs": pairs,
+                "seconds": seconds,
+                SEARCH_RATE: pairs / seconds if seconds > 0 else np.nan,
+                "exact evaluations": exact,
+                EXACT_RATE: exact / seconds if seconds > 0 else np.nan,
+                "share of pairs solved exactly": exact / pairs if pairs else np.nan,
+                "paper": paper.value(paper.SPEEDS, method),
+                "exact rate by data set": by_dataset,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def speed_ratio(speeds: pd.DataFrame, rate: str = EXACT_RATE, scm: str = "soft_vsm_quantized_ortho",
-                wmd: str = "wmd") -> float:
+def speed_ratio(
+    speeds: pd.DataFrame, rate: str = EXACT_RATE, scm: str = "soft_vsm_quantized_ortho", wmd: str = "wmd"
+) -> float:
     """How many times as many document pairs per second per core the regularized SCM evaluates as the WMD in chapter
     4's kNN runs, by ``rate``: :data:`EXACT_RATE` (exact evaluations: the paper's count, timed without the weighting)
     or :data:`SEARCH_RATE` (the kNN search rate, a pair that a lower bound excludes counted as compared).
@@ -261,9 +308,15 @@ def speed_ratio(speeds: pd.DataFrame, rate: str = EXACT_RATE, scm: str = "soft_v
     return float(table.loc[scm, rate] / table.loc[wmd, rate])
 
 
-def error_reduction(results: Mapping[tuple[str, str], MethodResult], regularized: str = "soft_vsm_ortho",
-                    baseline: str = "soft_vsm", confidence: float = 0.95, resamples: int = 2000,
-                    seed: int = 0, datasets: Sequence[str] | None = None) -> dict[str, float]:
+def error_reduction(
+    results: Mapping[tuple[str, str], MethodResult],
+    regularized: str = "soft_vsm_ortho",
+    baseline: str = "soft_vsm",
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+    datasets: Sequence[str] | None = None,
+) -> dict[str, float]:
     """The paper's §6.2 reduction: 100 (1 − mean test error of ``regularized`` / mean test error of ``baseline``),
     the means over the data sets both ran on (the ratio of their Figure 10 values, BoW's mean cancels), with a
     percentile bootstrap interval; ``datasets`` restricts the data sets (e.g. to those whose documents are the
@@ -314,8 +367,11 @@ def error_reduction(results: Mapping[tuple[str, str], MethodResult], regularized
     >>> reduction["reduction"], reduction["datasets"], reduction["queries"]
     (50.0, 1, 10)
     """
-    chosen = [d for d, m in _ordered(results) if m == regularized and (d, baseline) in results
-              and (datasets is None or d in datasets)]
+    chosen = [
+        d
+        for d, m in _ordered(results)
+        if m == regularized and (d, baseline) in results and (datasets is None or d in datasets)
+    ]
     if not chosen:
         raise ValueError(f"error_reduction needs {regularized!r} and {baseline!r} on a common data set")
     rng = np.random.default_rng(seed)
@@ -335,12 +391,19 @@ def error_reduction(results: Mapping[tuple[str, str], MethodResult], regularized
         reductions = 100 * (1 - sampled[:, 0] / sampled[:, 1])
     alpha = 1 - confidence
     lower, upper = np.nanquantile(reductions, [alpha / 2, 1 - alpha / 2])
-    return {"reduction": float(100 * (1 - point[0] / point[1])) if point[1] > 0 else np.nan,
-            "lower": float(lower), "upper": float(upper), "datasets": len(chosen), "queries": int(queries)}
+    return {
+        "reduction": float(100 * (1 - point[0] / point[1])) if point[1] > 0 else np.nan,
+        "lower": float(lower),
+        "upper": float(upper),
+        "datasets": len(chosen),
+        "queries": int(queries),
+    }
 
 
-def optimal_parameters(results: Mapping[tuple[str, str], MethodResult],
-                       methods: Sequence[str] = ("soft_vsm_ortho", "soft_vsm_quantized_ortho")) -> pd.DataFrame:
+def optimal_parameters(
+    results: Mapping[tuple[str, str], MethodResult],
+    methods: Sequence[str] = ("soft_vsm_ortho", "soft_vsm_quantized_ortho"),
+) -> pd.DataFrame:
     """Table 2: the chosen parameters of the sparse SCMs per data set; the paper's (32-bit) in the rows "paper".
 
     Parameters
@@ -374,11 +437,17 @@ def optimal_parameters(results: Mapping[tuple[str, str], MethodResult],
     rows = []
     for dataset, method in _ordered(results):
         if method in methods:
-            rows.append({"dataset": dataset, "source": METHODS[method].label,
-                         **{c: results[dataset, method].params.get(c) for c in columns}})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "source": METHODS[method].label,
+                    **{c: results[dataset, method].params.get(c) for c in columns},
+                }
+            )
             if method == "soft_vsm_ortho" and dataset in table_2.index:
-                rows.append({"dataset": dataset, "source": "paper: Soft VSM (ortho.)",
-                             **table_2.loc[dataset].to_dict()})
+                rows.append(
+                    {"dataset": dataset, "source": "paper: Soft VSM (ortho.)", **table_2.loc[dataset].to_dict()}
+                )
     return pd.DataFrame(rows, columns=["dataset", "source", *columns])
 
 
@@ -410,8 +479,9 @@ def paired_predictions(a: MethodResult, b: MethodResult) -> tuple[np.ndarray, np
     return a.predictions[a.k][at], b.predictions[b.k][bt], a.truth[at]
 
 
-def significance_table(results: Mapping[tuple[str, str], MethodResult], test: str = "mcnemar",
-                       alpha: float = 0.05) -> pd.DataFrame:
+def significance_table(
+    results: Mapping[tuple[str, str], MethodResult], test: str = "mcnemar", alpha: float = 0.05
+) -> pd.DataFrame:
     """Every pair of methods on every data set: p-value, BH q-value over all the tests, and the verdict.
 
     Each pair is compared on the test queries both answered (the WMD methods may answer a subsample).
@@ -465,19 +535,38 @@ def significance_table(results: Mapping[tuple[str, str], MethodResult], test: st
         for a, b in itertools.combinations(methods, 2):
             pa, pb, truth = paired_predictions(results[dataset, a], results[dataset, b])
             error_a, error_b = float(np.mean(pa != truth)), float(np.mean(pb != truth))
-            row = {"dataset": dataset, "a": METHODS[a].label, "b": METHODS[b].label, "queries": len(truth),
-                   "error a": 100 * error_a, "error b": 100 * error_b}
+            row = {
+                "dataset": dataset,
+                "a": METHODS[a].label,
+                "b": METHODS[b].label,
+                "queries": len(truth),
+                "error a": 100 * error_a,
+                "error b": 100 * error_b,
+            }
             if test == "mcnemar":
                 outcome = mcnemar_exact(pa, pb, truth)
-                row.update({"only a right": outcome.only_a_correct, "only b right": outcome.only_b_correct,
-                            "p": outcome.pvalue})
+                row.update(
+                    {
+                        "only a right": outcome.only_a_correct,
+                        "only b right": outcome.only_b_correct,
+                        "p": outcome.pvalue,
+                    }
+                )
             else:
                 n = len(truth)
                 accuracies = sorted([1 - error_a, 1 - error_b], reverse=True)
                 row.update({"p": paper_t_test(accuracies[0], n, accuracies[1], n, alpha).pvalue})
             rows.append(row)
-    columns = ["dataset", "a", "b", "queries", "error a", "error b",
-               *(["only a right", "only b right"] if test == "mcnemar" else []), "p"]
+    columns = [
+        "dataset",
+        "a",
+        "b",
+        "queries",
+        "error a",
+        "error b",
+        *(["only a right", "only b right"] if test == "mcnemar" else []),
+        "p",
+    ]
     table = pd.DataFrame(rows, columns=columns)
     table["q"] = benjamini_hochberg(table["p"].to_numpy()) if len(table) else pd.Series(dtype=float)
     table["significant"] = table["q"] < (alpha if test == "mcnemar" else alpha / 2)
@@ -516,16 +605,27 @@ def nonpositive_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.Dat
         if not Measure.of(method).needs_matrices:
             continue
         runs = results[dataset, method].runs
-        rows.append({"dataset": dataset, "method": METHODS[method].label, "runs": len(runs),
-                     "documents with xᵀS'x ≤ 0": sum(r.nonpositive for r in runs),
-                     "of which xᵀS'x < 0": sum(r.negative for r in runs),
-                     "in the test run": runs[-1].nonpositive})
-    return pd.DataFrame(rows, columns=["dataset", "method", "runs", "documents with xᵀS'x ≤ 0", "of which xᵀS'x < 0",
-                                       "in the test run"])
+        rows.append(
+            {
+                "dataset": dataset,
+                "method": METHODS[method].label,
+                "runs": len(runs),
+                "documents with xᵀS'x ≤ 0": sum(r.nonpositive for r in runs),
+                "of which xᵀS'x < 0": sum(r.negative for r in runs),
+                "in the test run": runs[-1].nonpositive,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["dataset", "method", "runs", "documents with xᵀS'x ≤ 0", "of which xᵀS'x < 0", "in the test run"]
+    )
 
 
-def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str = "soft_vsm_quantized_ortho",
-                     confidence: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+def paired_wmd_table(
+    results: Mapping[tuple[str, str], MethodResult],
+    scm: str = "soft_vsm_quantized_ortho",
+    confidence: float = 0.95,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
     """The regularized SCM against every WMD method on every data set, on the test queries both answered.
 
     Per row: the WMD's test error (%) on the queries it answered with its Agresti–Coull interval and their number;
@@ -573,24 +673,62 @@ def paired_wmd_table(results: Mapping[tuple[str, str], MethodResult], scm: str =
         ps, pw, truth = paired_predictions(rs, rw)
         wrong_s, wrong_w = ps != truth, pw != truth
         _, lower, upper = agresti_coull(rw.test_errors, len(rw.truth), confidence)
-        interval = paired_difference_interval(int(np.sum(wrong_w & ~wrong_s)), int(np.sum(wrong_s & ~wrong_w)),
-                                              int(np.sum(wrong_w & wrong_s)), int(np.sum(~wrong_w & ~wrong_s)),
-                                              confidence)
+        interval = paired_difference_interval(
+            int(np.sum(wrong_w & ~wrong_s)),
+            int(np.sum(wrong_s & ~wrong_w)),
+            int(np.sum(wrong_w & wrong_s)),
+            int(np.sum(~wrong_w & ~wrong_s)),
+            confidence,
+        )
         test = mcnemar_exact(ps, pw, truth)
-        rows.append({"dataset": dataset, "method": method, "label": METHODS[method].label,
-                     "queries": len(truth), "WMD queries": len(rw.truth), "test documents": len(rs.truth),
-                     "WMD error": 100 * rw.test_error, "WMD lower": 100 * lower, "WMD upper": 100 * upper,
-                     "SCM error": 100 * float(np.mean(wrong_s)) if len(truth) else np.nan,
-                     "difference": 100 * interval.difference, "difference lower": 100 * interval.lower,
-                     "difference upper": 100 * interval.upper, "only SCM right": test.only_a_correct,
-                     "only WMD right": test.only_b_correct, "p": test.pvalue})
-    table = pd.DataFrame(rows, columns=["dataset", "method", "label", "queries", "WMD queries", "test documents",
-                                        "WMD error", "WMD lower", "WMD upper", "SCM error", "difference",
-                                        "difference lower", "difference upper", "only SCM right", "only WMD right", "p"])
+        rows.append(
+            {
+                "dataset": dataset,
+                "method": method,
+                "label": METHODS[method].label,
+                "queries": len(truth),
+                "WMD queries": len(rw.truth),
+                "test documents": len(rs.truth),
+                "WMD error": 100 * rw.test_error,
+                "WMD lower": 100 * lower,
+                "WMD upper": 100 * upper,
+                "SCM error": 100 * float(np.mean(wrong_s)) if len(truth) else np.nan,
+                "difference": 100 * interval.difference,
+                "difference lower": 100 * interval.lower,
+                "difference upper": 100 * interval.upper,
+                "only SCM right": test.only_a_correct,
+                "only WMD right": test.only_b_correct,
+                "p": test.pvalue,
+            }
+        )
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "dataset",
+            "method",
+            "label",
+            "queries",
+            "WMD queries",
+            "test documents",
+            "WMD error",
+            "WMD lower",
+            "WMD upper",
+            "SCM error",
+            "difference",
+            "difference lower",
+            "difference upper",
+            "only SCM right",
+            "only WMD right",
+            "p",
+        ],
+    )
     table["q"] = benjamini_hochberg(table["p"].to_numpy()) if len(table) else pd.Series(dtype=float)
     decided = table["q"] < alpha
-    table["verdict"] = np.where(decided & (table["difference"] > 0), "SCM better",
-                                np.where(decided & (table["difference"] < 0), "WMD better", "not decided"))
+    table["verdict"] = np.where(
+        decided & (table["difference"] > 0),
+        "SCM better",
+        np.where(decided & (table["difference"] < 0), "WMD better", "not decided"),
+    )
     return table
 
 
@@ -624,10 +762,16 @@ def decided_counts(paired: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for method in dict.fromkeys(paired["method"]) if len(paired) else ():
         verdicts = paired.loc[paired["method"] == method, "verdict"]
-        rows.append({"method": method, "label": METHODS[method].label, "data sets": len(verdicts),
-                     "SCM better": int((verdicts == "SCM better").sum()),
-                     "WMD better": int((verdicts == "WMD better").sum()),
-                     "not decided": int((verdicts == "not decided").sum())})
+        rows.append(
+            {
+                "method": method,
+                "label": METHODS[method].label,
+                "data sets": len(verdicts),
+                "SCM better": int((verdicts == "SCM better").sum()),
+                "WMD better": int((verdicts == "WMD better").sum()),
+                "not decided": int((verdicts == "not decided").sum()),
+            }
+        )
     return pd.DataFrame(rows, columns=["method", "label", "data sets", "SCM better", "WMD better", "not decided"])
 
 
@@ -653,17 +797,24 @@ def decided_datasets(paired: pd.DataFrame) -> str:
     >>> print(decided_datasets(paired))
     - against the WMD: the SCM is decidedly better on BBCSPORT; not decided on TWITTER and REUTERS.
     """
+
     def names(datasets) -> str:
         datasets = [dataset.upper() for dataset in datasets]
         return ", ".join(datasets[:-1]) + " and " + datasets[-1] if len(datasets) > 1 else datasets[0]
 
-    phrases = {"SCM better": "the SCM is decidedly better on {}", "WMD better": "the WMD is decidedly better on {}",
-               "not decided": "not decided on {}"}
+    phrases = {
+        "SCM better": "the SCM is decidedly better on {}",
+        "WMD better": "the WMD is decidedly better on {}",
+        "not decided": "not decided on {}",
+    }
     bullets = []
     for method in dict.fromkeys(paired["method"]) if len(paired) else ():
         rows = paired[paired["method"] == method]
-        parts = [phrase.format(names(rows.loc[rows["verdict"] == verdict, "dataset"]))
-                 for verdict, phrase in phrases.items() if (rows["verdict"] == verdict).any()]
+        parts = [
+            phrase.format(names(rows.loc[rows["verdict"] == verdict, "dataset"]))
+            for verdict, phrase in phrases.items()
+            if (rows["verdict"] == verdict).any()
+        ]
         bullets.append(f"- against the {rows['label'].iloc[0]}: {'; '.join(parts)}.")
     return "\n".join(bullets)
 
@@ -707,8 +858,9 @@ def search_benchmark(path=None) -> pd.DataFrame | None:
         return None
     rows = pd.read_csv(path)
     order = {name: i for i, name in enumerate(DATASETS)}
-    rows = rows.sort_values(["dataset", "embeddings"], key=lambda c: c.map(order) if c.name == "dataset" else c,
-                            ignore_index=True)
+    rows = rows.sort_values(
+        ["dataset", "embeddings"], key=lambda c: c.map(order) if c.name == "dataset" else c, ignore_index=True
+    )
     rows["before / after"] = rows["before (s / query)"] / rows["after (s / query)"]
     rows["brute force / after"] = rows["brute force (s / query)"] / rows["after (s / query)"]
     return rows
@@ -755,10 +907,23 @@ def speed_sample(chapter, results: Mapping[tuple[str, str], MethodResult], queri
                 S = restricted(built[point_key], d.terms)
             # the WMD's (brute force, by far the longest) first, then the larger data sets
             longest_first = (not Measure.of(method).transport, -d.labels["test"].shape[0])
-            jobs.append((longest_first, joblib.delayed(measure_speed)(
-                method, d, reference=params.reference, slope=point.get("slope", 0.0),
-                embeddings=None if embeddings is None else embeddings[name], term_similarity=S, queries=queries,
-                k=max(params.ks), solver=params.wmd_solver, cache=chapter.cache)))
+            jobs.append(
+                (
+                    longest_first,
+                    joblib.delayed(measure_speed)(
+                        method,
+                        d,
+                        reference=params.reference,
+                        slope=point.get("slope", 0.0),
+                        embeddings=None if embeddings is None else embeddings[name],
+                        term_similarity=S,
+                        queries=queries,
+                        k=max(params.ks),
+                        solver=params.wmd_solver,
+                        cache=chapter.cache,
+                    ),
+                )
+            )
     if not jobs:
         return pd.DataFrame(columns=[*_SPEED_COLUMNS, "neighbours"])
     # each measurement runs on one core and is its own artifact: as many at once as the run has workers, longest
@@ -770,8 +935,9 @@ def speed_sample(chapter, results: Mapping[tuple[str, str], MethodResult], queri
     return pd.concat([by_job[i] for i in range(len(jobs))], ignore_index=True)
 
 
-def measured_speed(timings: pd.DataFrame, methods: Sequence[str], fast: str = "soft_vsm_quantized_ortho",
-                   slow: str = "wmd") -> dict[str, Any]:
+def measured_speed(
+    timings: pd.DataFrame, methods: Sequence[str], fast: str = "soft_vsm_quantized_ortho", slow: str = "wmd"
+) -> dict[str, Any]:
     """The speed ratio of :func:`speed_sample`'s timings (:func:`regemb_utils.classification.speed.speed_ratios`),
     over every data set and over those whose documents are the paper's
     (:data:`regemb_utils.paper.PAPER_DOCUMENTS`), and the values that chapter 4's prose glues.
@@ -809,8 +975,10 @@ def measured_speed(timings: pd.DataFrame, methods: Sequence[str], fast: str = "s
     own = [d for d in paper.PAPER_DOCUMENTS if d in set(timings["dataset"])]
     ratios = speed_ratios(timings, fast, slow) if note is None else pd.DataFrame()
     ratios_own = speed_ratios(timings, fast, slow, datasets=own) if note is None and own else pd.DataFrame()
-    values: dict[str, Any] = {"measured_datasets": len(ratios) - 1 if len(ratios) else 0,
-                              "own_datasets": ", ".join(d.upper() for d in own) or "none in this run"}
+    values: dict[str, Any] = {
+        "measured_datasets": len(ratios) - 1 if len(ratios) else 0,
+        "own_datasets": ", ".join(d.upper() for d in own) or "none in this run",
+    }
     for name, frame in (("measured", ratios), ("measured_own", ratios_own)):
         pooled = frame.set_index("dataset").loc["pooled"] if len(frame) else pd.Series(dtype=float)
         values.update({f"{name}_{key}": float(pooled.get(key, np.nan)) for key in ("ratio", "lower", "upper")})
@@ -857,11 +1025,16 @@ def speed_ranking(timings: pd.DataFrame, speeds: pd.DataFrame) -> tuple[pd.DataF
     def times(a, b):  # how many times as many pairs per second a evaluates as b
         return float(by[a] / by[b]) if a in by and b in by else np.nan
 
-    values: dict[str, Any] = {f"rate_{key}": times(a, b) for key, (a, b) in {
-        "dense_over_bow": ("soft_vsm", "bow"), "dense_over_sparse": ("soft_vsm", "soft_vsm_ortho"),
-        "dense_over_quantized": ("soft_vsm", "soft_vsm_quantized"),
-        "ortho_over_quantized_ortho": ("soft_vsm_ortho", "soft_vsm_quantized_ortho"),
-        "wmd_quantized_over_wmd": ("wmd_quantized", "wmd")}.items()}
+    values: dict[str, Any] = {
+        f"rate_{key}": times(a, b)
+        for key, (a, b) in {
+            "dense_over_bow": ("soft_vsm", "bow"),
+            "dense_over_sparse": ("soft_vsm", "soft_vsm_ortho"),
+            "dense_over_quantized": ("soft_vsm", "soft_vsm_quantized"),
+            "ortho_over_quantized_ortho": ("soft_vsm_ortho", "soft_vsm_quantized_ortho"),
+            "wmd_quantized_over_wmd": ("wmd_quantized", "wmd"),
+        }.items()
+    }
     values["paper_bow_over_dense"] = paper.SPEEDS["bow"].value / paper.SPEEDS["soft_vsm"].value
     values["paper_wmd_quantized_over_wmd"] = paper.SPEEDS["wmd_quantized"].value / paper.SPEEDS["wmd"].value
     values["ranking_ours"] = ", ".join(ranking["label"])
@@ -869,8 +1042,12 @@ def speed_ranking(timings: pd.DataFrame, speeds: pd.DataFrame) -> tuple[pd.DataF
     search = speeds.set_index("method")[SEARCH_RATE] if len(speeds) else pd.Series(dtype=float)
     values["search_over_brute"] = float(search.get("wmd", np.nan) / by.get("wmd", np.nan))
     brute = timings[timings["method"].eq("wmd")].groupby("dataset")["seconds"].mean()  # the 32-bit WMD's queries
-    values.update({"brute_low": float(brute.min()) if len(brute) else np.nan,
-                   "brute_high": float(brute.max()) if len(brute) else np.nan,
-                   "brute_low_dataset": brute.idxmin().upper() if len(brute) else "—",
-                   "brute_high_dataset": brute.idxmax().upper() if len(brute) else "—"})
+    values.update(
+        {
+            "brute_low": float(brute.min()) if len(brute) else np.nan,
+            "brute_high": float(brute.max()) if len(brute) else np.nan,
+            "brute_low_dataset": brute.idxmin().upper() if len(brute) else "—",
+            "brute_high_dataset": brute.idxmax().upper() if len(brute) else "—",
+        }
+    )
     return ranking, values

@@ -8,6 +8,7 @@ contains the paper's value, whether the two values agree where an exact match is
 selected parameters), and whether our data differ from the paper's (REUTERS, OHSUMED and AMAZON documents, and the
 Wikipedia corpus under every embedding).
 """
+
 from __future__ import annotations
 
 import decimal
@@ -25,8 +26,20 @@ from ..book.tables import table
 from ..classification.speed import speed_rates, speed_ratios
 from .scm_vs_wmd import decided_counts, error_table, optimal_parameters, paired_wmd_table, relative_error_table
 
-__all__ = ["CORPUS_DIFFERS", "SECTION_DECIMALS", "scorecard", "results_scorecard", "agrees", "headline",
-           "footnoted", "shown_numbers", "paper_as_given", "section_table", "value_span", "wmd_coverage"]
+__all__ = [
+    "CORPUS_DIFFERS",
+    "SECTION_DECIMALS",
+    "scorecard",
+    "results_scorecard",
+    "agrees",
+    "headline",
+    "footnoted",
+    "shown_numbers",
+    "paper_as_given",
+    "section_table",
+    "value_span",
+    "wmd_coverage",
+]
 
 CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's first 100 MiB of the English Wikipedia"
 SPEED = "document pairs evaluated exactly per second per core (the weighting timed)"
@@ -34,8 +47,22 @@ SPEED_RATIO = "speed of the regularized SCM / speed of the 32-bit WMD (pairs eva
 # §6.2's pair ("regularized" against "non-regularized" there), by our reading of Figure 10 the orthogonalized 32-bit SCM
 REDUCTION = "test error reduction, orthogonalized 32-bit vs non-regularized SCM (%)"
 _READ_OFF = "paper figure (read off)"
-_COLUMNS = ["section", "quantity", "dataset", "method", "paper", "paper read off a figure", "ours", "difference",
-            "lower", "upper", "paper within our interval", "agrees", "exact match", "data"]
+_COLUMNS = [
+    "section",
+    "quantity",
+    "dataset",
+    "method",
+    "paper",
+    "paper read off a figure",
+    "ours",
+    "difference",
+    "lower",
+    "upper",
+    "paper within our interval",
+    "agrees",
+    "exact match",
+    "data",
+]
 
 
 def _data(dataset: str | None, corpus: bool) -> str:
@@ -57,8 +84,22 @@ def _half_unit(value: float) -> float:
     return 0.5 * 10.0 ** min(int(exponent), 0)
 
 
-def _row(section, quantity, paper, ours, *, dataset=None, method=None, lower=np.nan, upper=np.nan, exact=False,
-         corpus=False, difference=True, paper_n=None, read_off=False):
+def _row(
+    section,
+    quantity,
+    paper,
+    ours,
+    *,
+    dataset=None,
+    method=None,
+    lower=np.nan,
+    upper=np.nan,
+    exact=False,
+    corpus=False,
+    difference=True,
+    paper_n=None,
+    read_off=False,
+):
     """One number; ``difference=False`` where ours − paper means nothing (speeds measured on different hardware);
     ``paper_n``: the number of test documents behind the paper's value (a test error), for :func:`agrees`;
     ``read_off``: the paper's value was read off a figure (approximate)."""
@@ -66,14 +107,32 @@ def _row(section, quantity, paper, ours, *, dataset=None, method=None, lower=np.
     ours_number = isinstance(ours, (int, float, np.number)) and not isinstance(ours, bool)
     difference = float(ours) - float(paper) if paper_number and ours_number and difference else np.nan
     # the paper's value stands for every number that rounds to it (39.53 for 39.525 to 39.535, a label 23 for 22.5 to 23.5)
-    within = (bool(lower <= paper + _half_unit(paper) and paper - _half_unit(paper) <= upper)
-              if paper_number and np.isfinite(lower) and np.isfinite(upper) else None)
-    agreed = (agrees(float(paper), float(ours), lower, upper, paper_n)
-              if paper_n and paper_number and np.isfinite(lower) and np.isfinite(upper) else None)
-    return {"section": section, "quantity": quantity, "dataset": dataset, "method": method, "paper": paper,
-            "paper read off a figure": bool(read_off), "ours": ours, "difference": difference, "lower": lower,
-            "upper": upper, "paper within our interval": within, "agrees": agreed,
-            "exact match": (paper == ours) if exact else None, "data": _data(dataset, corpus)}
+    within = (
+        bool(lower <= paper + _half_unit(paper) and paper - _half_unit(paper) <= upper)
+        if paper_number and np.isfinite(lower) and np.isfinite(upper)
+        else None
+    )
+    agreed = (
+        agrees(float(paper), float(ours), lower, upper, paper_n)
+        if paper_n and paper_number and np.isfinite(lower) and np.isfinite(upper)
+        else None
+    )
+    return {
+        "section": section,
+        "quantity": quantity,
+        "dataset": dataset,
+        "method": method,
+        "paper": paper,
+        "paper read off a figure": bool(read_off),
+        "ours": ours,
+        "difference": difference,
+        "lower": lower,
+        "upper": upper,
+        "paper within our interval": within,
+        "agrees": agreed,
+        "exact match": (paper == ours) if exact else None,
+        "data": _data(dataset, corpus),
+    }
 
 
 def agrees(paper: float, ours: float, lower: float, upper: float, paper_n: int, confidence: float = 0.95) -> bool:
@@ -115,10 +174,17 @@ def agrees(paper: float, ours: float, lower: float, upper: float, paper_n: int, 
     return bool(abs(ours - paper) <= z * np.hypot(ours_se, paper_se) + _half_unit(paper))
 
 
-def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapping[str, float]] | None = None,
-              good_bad: Mapping[str, float] | None = None, errors: pd.DataFrame | None = None,
-              relative: pd.DataFrame | None = None, timings: pd.DataFrame | None = None,
-              parameters: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
+def scorecard(
+    *,
+    table_1: pd.DataFrame | None = None,
+    cosines: Mapping[str, Mapping[str, float]] | None = None,
+    good_bad: Mapping[str, float] | None = None,
+    errors: pd.DataFrame | None = None,
+    relative: pd.DataFrame | None = None,
+    timings: pd.DataFrame | None = None,
+    parameters: pd.DataFrame | None = None,
+    paired: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """The scorecard from the chapters' tables (each optional; a missing one gives no rows).
 
     ``table_1``: :func:`regemb_utils.chapters.preprocessing.dataset_statistics` (with the corpus-dictionary E[p]);
@@ -167,54 +233,119 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
     if table_1 is not None:
         for dataset in table_1.index:
             ours = table_1.loc[dataset, "ours"]
-            for column, label in (("train", "training documents"), ("test", "test documents"),
-                                  ("classes", "classes")):
+            for column, label in (("train", "training documents"), ("test", "test documents"), ("classes", "classes")):
                 paper = int(_paper.value(_paper.TABLE_1, (dataset, column)))
                 rows.append(_row("Table 1", label, paper, int(ours[column]), dataset=dataset, exact=True))
             expected = ours.get("E[p] in corpus dictionary", ours["E[p]"])
-            rows.append(_row("Table 1", "E[p] (unique corpus words per document)",
-                             float(_paper.value(_paper.TABLE_1, (dataset, "E[p]"))), float(expected), dataset=dataset,
-                             corpus=True))
+            rows.append(
+                _row(
+                    "Table 1",
+                    "E[p] (unique corpus words per document)",
+                    float(_paper.value(_paper.TABLE_1, (dataset, "E[p]"))),
+                    float(expected),
+                    dataset=dataset,
+                    corpus=True,
+                )
+            )
     for model, values in (cosines or {}).items():
         for statistic in ("mean", "sd"):
-            rows.append(_row("Chapter 2", f"cosine of word pairs, {statistic} (the paper's notebook: all pairs of its "
-                                          "vocabulary; ours: random pairs)",
-                             _paper.value(_paper.COSINES, (model, statistic)), float(values[statistic]),
-                             method=f"{model} embeddings", corpus=True))
+            rows.append(
+                _row(
+                    "Chapter 2",
+                    f"cosine of word pairs, {statistic} (the paper's notebook: all pairs of its "
+                    "vocabulary; ours: random pairs)",
+                    _paper.value(_paper.COSINES, (model, statistic)),
+                    float(values[statistic]),
+                    method=f"{model} embeddings",
+                    corpus=True,
+                )
+            )
     for model, value in (good_bad or {}).items():
-        rows.append(_row("Chapter 2", "cos(good, bad) (§6.1)", _paper.value(_paper.GOOD_BAD, (model, "paper")), float(value),
-                         method=f"{model} embeddings", corpus=True))
+        rows.append(
+            _row(
+                "Chapter 2",
+                "cos(good, bad) (§6.1)",
+                _paper.value(_paper.GOOD_BAD, (model, "paper")),
+                float(value),
+                method=f"{model} embeddings",
+                corpus=True,
+            )
+        )
     if errors is not None:
         for r in errors.itertuples(index=False):
             if np.isfinite(r.paper):
-                rows.append(_row("Figure 8", "test error (%)", float(r.paper), float(r.error), dataset=r.dataset,
-                                 method=r.label, lower=float(r.lower), upper=float(r.upper),
-                                 corpus=METHODS[r.method].model is not None,
-                                 paper_n=_paper.value(_paper.TABLE_1, (r.dataset, "test"), None),
-                                 read_off=_paper.TEST_ERRORS[r.method, r.dataset].kind == _READ_OFF))
+                rows.append(
+                    _row(
+                        "Figure 8",
+                        "test error (%)",
+                        float(r.paper),
+                        float(r.error),
+                        dataset=r.dataset,
+                        method=r.label,
+                        lower=float(r.lower),
+                        upper=float(r.upper),
+                        corpus=METHODS[r.method].model is not None,
+                        paper_n=_paper.value(_paper.TABLE_1, (r.dataset, "test"), None),
+                        read_off=_paper.TEST_ERRORS[r.method, r.dataset].kind == _READ_OFF,
+                    )
+                )
     if relative is not None:
         table = relative.set_index("method")
         for method, r in table.iterrows():
             if method != "bow" and np.isfinite(r["paper"]):
-                rows.append(_row("Figure 10", "mean test error relative to BoW (%)", float(r["paper"]),
-                                 float(r["relative error"]), method=r["label"], corpus=True,
-                                 read_off=_paper.RELATIVE_ERRORS[method].kind == _READ_OFF))
+                rows.append(
+                    _row(
+                        "Figure 10",
+                        "mean test error relative to BoW (%)",
+                        float(r["paper"]),
+                        float(r["relative error"]),
+                        method=r["label"],
+                        corpus=True,
+                        read_off=_paper.RELATIVE_ERRORS[method].kind == _READ_OFF,
+                    )
+                )
         if {"soft_vsm", "soft_vsm_ortho"} <= set(table.index):  # §6.2: 48.86 / 80.66 of BoW's error
             ours = 100 * (1 - table.loc["soft_vsm_ortho", "relative error"] / table.loc["soft_vsm", "relative error"])
             # §6.2's 39.43 % (the abstract rounds it to 39 %)
-            rows.append(_row("§6.2", REDUCTION,
-                             _paper.ERROR_REDUCTION.value, float(ours), method="Soft VSM (ortho.)", corpus=True))
+            rows.append(
+                _row(
+                    "§6.2",
+                    REDUCTION,
+                    _paper.ERROR_REDUCTION.value,
+                    float(ours),
+                    method="Soft VSM (ortho.)",
+                    corpus=True,
+                )
+            )
     if timings is not None and len(timings):  # the paper's measure: every pair evaluated exactly, weighting timed
         for r in speed_rates(timings).itertuples(index=False):
             if r.method in _paper.SPEEDS:
-                rows.append(_row("Figure 9", SPEED, float(_paper.SPEEDS[r.method].value), float(r.pooled),
-                                 method=r.label, difference=False, read_off=_paper.SPEEDS[r.method].kind == _READ_OFF))
+                rows.append(
+                    _row(
+                        "Figure 9",
+                        SPEED,
+                        float(_paper.SPEEDS[r.method].value),
+                        float(r.pooled),
+                        method=r.label,
+                        difference=False,
+                        read_off=_paper.SPEEDS[r.method].kind == _READ_OFF,
+                    )
+                )
         timed = set(timings["method"])
         if {"wmd", SCM} <= timed:
             pooled = speed_ratios(timings, SCM, "wmd").set_index("dataset").loc["pooled"]
-            rows.append(_row("Figure 9", SPEED_RATIO, _paper.SPEED_RATIO.value, float(pooled["ratio"]),
-                             method=f"{METHODS[SCM].label} / {METHODS['wmd'].label}", difference=False,
-                             lower=float(pooled["lower"]), upper=float(pooled["upper"])))
+            rows.append(
+                _row(
+                    "Figure 9",
+                    SPEED_RATIO,
+                    _paper.SPEED_RATIO.value,
+                    float(pooled["ratio"]),
+                    method=f"{METHODS[SCM].label} / {METHODS['wmd'].label}",
+                    difference=False,
+                    lower=float(pooled["lower"]),
+                    upper=float(pooled["upper"]),
+                )
+            )
     if parameters is not None:
         ours = parameters[parameters["source"] == METHODS["soft_vsm_ortho"].label].set_index("dataset")
         table_2 = _paper.table_2()
@@ -229,26 +360,54 @@ def scorecard(*, table_1: pd.DataFrame | None = None, cosines: Mapping[str, Mapp
                     paper, value = int(paper), int(value)
                 else:
                     paper, value = float(paper), float(value)
-                rows.append(_row("Table 2", f"selected {column}", paper, value, dataset=dataset,
-                                 method="Soft VSM (ortho.)", exact=True, corpus=True))
+                rows.append(
+                    _row(
+                        "Table 2",
+                        f"selected {column}",
+                        paper,
+                        value,
+                        dataset=dataset,
+                        method="Soft VSM (ortho.)",
+                        exact=True,
+                        corpus=True,
+                    )
+                )
     if paired is not None and len(paired):
         for r in decided_counts(paired).to_dict("records"):
             ahead = _paper_ahead(r["method"], paired)
             scm_better, wmd_better, tied = ahead if ahead is not None else (np.nan, np.nan, np.nan)
-            for quantity, paper, ours in (("better", scm_better, r["SCM better"]), ("worse", wmd_better, r["WMD better"]),
-                                          ("not decided", tied, r["not decided"])):
-                label = (f"data sets where the regularized SCM is significantly {quantity} than the {r['label']}"
-                         if quantity != "not decided" else f"data sets where SCM vs {r['label']} is not decided")
-                rows.append(_row("SCM vs WMD", f"{label} (of {r['data sets']}; ours: exact McNemar, BH q < 0.05; the "
-                                               "paper: Figure 8's values beyond their rounding, no test)", paper,
-                                 int(ours), method=f"Soft VSM (quan., ortho.) vs {r['label']}", corpus=True))
+            for quantity, paper, ours in (
+                ("better", scm_better, r["SCM better"]),
+                ("worse", wmd_better, r["WMD better"]),
+                ("not decided", tied, r["not decided"]),
+            ):
+                label = (
+                    f"data sets where the regularized SCM is significantly {quantity} than the {r['label']}"
+                    if quantity != "not decided"
+                    else f"data sets where SCM vs {r['label']} is not decided"
+                )
+                rows.append(
+                    _row(
+                        "SCM vs WMD",
+                        f"{label} (of {r['data sets']}; ours: exact McNemar, BH q < 0.05; the "
+                        "paper: Figure 8's values beyond their rounding, no test)",
+                        paper,
+                        int(ours),
+                        method=f"Soft VSM (quan., ortho.) vs {r['label']}",
+                        corpus=True,
+                    )
+                )
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
-def results_scorecard(results, *, table_1: pd.DataFrame | None = None,
-                      cosines: Mapping[str, Mapping[str, float]] | None = None,
-                      good_bad: Mapping[str, float] | None = None,
-                      timings: pd.DataFrame | None = None) -> pd.DataFrame:
+def results_scorecard(
+    results,
+    *,
+    table_1: pd.DataFrame | None = None,
+    cosines: Mapping[str, Mapping[str, float]] | None = None,
+    good_bad: Mapping[str, float] | None = None,
+    timings: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """The scorecard (:func:`scorecard`) of chapter 4's ``results``, with chapters 1 and 2's numbers and chapter 4's
     speed timings where given.
 
@@ -272,9 +431,16 @@ def results_scorecard(results, *, table_1: pd.DataFrame | None = None,
     """
     errors = error_table(results)
     relative = relative_error_table(errors) if len(errors) and "bow" in set(errors["method"]) else None
-    return scorecard(table_1=table_1, cosines=cosines, good_bad=good_bad, errors=errors if len(errors) else None,
-                     relative=relative, timings=timings,
-                     parameters=optimal_parameters(results) if results else None, paired=paired_wmd_table(results))
+    return scorecard(
+        table_1=table_1,
+        cosines=cosines,
+        good_bad=good_bad,
+        errors=errors if len(errors) else None,
+        relative=relative,
+        timings=timings,
+        parameters=optimal_parameters(results) if results else None,
+        paired=paired_wmd_table(results),
+    )
 
 
 def headline(card: pd.DataFrame) -> dict[str, float]:
@@ -307,14 +473,19 @@ def headline(card: pd.DataFrame) -> dict[str, float]:
     >>> found["errors_within"], found["errors_compared"], found["reduction"]
     (3, 4, nan)
     """
+
     def value(quantity, column="ours"):
         rows = card[card["quantity"] == quantity]
         return float(rows[column].iloc[0]) if len(rows) else np.nan
 
     errors = card[card["section"] == "Figure 8"]
     within = errors["agrees"].dropna()
-    return {"reduction": value(REDUCTION), "paper_reduction": value(REDUCTION, "paper"),
-            "errors_within": int(within.sum()), "errors_compared": int(len(within))}
+    return {
+        "reduction": value(REDUCTION),
+        "paper_reduction": value(REDUCTION, "paper"),
+        "errors_within": int(within.sum()),
+        "errors_compared": int(len(within)),
+    }
 
 
 def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int, int] | None:
@@ -368,6 +539,7 @@ def shown_numbers(rows: pd.DataFrame) -> pd.DataFrame:
     >>> shown_numbers(rows)["ours"].tolist()
     ['144.15', '0.0970']
     """
+
     def text(value, decimals):
         if isinstance(value, (bool, np.bool_)):
             return "yes" if value else "no"
@@ -378,8 +550,13 @@ def shown_numbers(rows: pd.DataFrame) -> pd.DataFrame:
         return f"{value:,.{decimals}f}"
 
     places = [SECTION_DECIMALS.get(section, 2) for section in rows["section"]]
-    return rows.assign(**{column: [text(v, d) for v, d in zip(rows[column], places)]
-                          for column in ("ours", "difference", "lower", "upper") if column in rows})
+    return rows.assign(
+        **{
+            column: [text(v, d) for v, d in zip(rows[column], places)]
+            for column in ("ours", "difference", "lower", "upper")
+            if column in rows
+        }
+    )
 
 
 def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
@@ -406,7 +583,7 @@ def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
     marks = []
     for text in rows["data"]:
         found = []
-        for note in ([] if text == "same" else text.split("; ")):
+        for note in [] if text == "same" else text.split("; "):
             if note not in notes.values():
                 notes[chr(ord("a") + len(notes))] = note
             found.append(next(mark for mark, value in notes.items() if value == note))
@@ -487,7 +664,8 @@ def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:
         return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
 
     return rows.assign(paper=[shown(v, r) for v, r in zip(rows["paper"], rows["paper read off a figure"])]).drop(
-        columns="paper read off a figure")
+        columns="paper read off a figure"
+    )
 
 
 def value_span(values) -> str:
@@ -508,8 +686,11 @@ def value_span(values) -> str:
     >>> value_span([]), value_span([200, 200]), value_span([1000, 200])
     ('—', '200', '200 to 1,000')
     """
-    return "—" if not len(values) else (f"{min(values):,}" if min(values) == max(values)
-                                        else f"{min(values):,} to {max(values):,}")
+    return (
+        "—"
+        if not len(values)
+        else (f"{min(values):,}" if min(values) == max(values) else f"{min(values):,} to {max(values):,}")
+    )
 
 
 def wmd_coverage(paired: pd.DataFrame) -> str:
@@ -540,5 +721,7 @@ def wmd_coverage(paired: pd.DataFrame) -> str:
         return "no test query: this run left them out"
     if (paired["WMD queries"] == paired["test documents"]).all():
         return "every test query, as every other method did"
-    return (f"a sample of the test queries ({value_span(paired['WMD queries'])} per data set; chapter 4 gives each "
-            "sample's size), so their intervals are wider")
+    return (
+        f"a sample of the test queries ({value_span(paired['WMD queries'])} per data set; chapter 4 gives each "
+        "sample's size), so their intervals are wider"
+    )

@@ -10,6 +10,7 @@ chapter 4 reruns its whole protocol (the grid, k chosen on the validation split,
 the quantization claims, with each of them. The WMD is not rerun: the full WMD protocol takes hours per model
 (chapter 4's cost table).
 """
+
 from __future__ import annotations
 
 import os
@@ -23,14 +24,31 @@ from gensim.models import KeyedVectors
 
 from ..classification.knn_runs import MethodResult
 from ..embeddings.original import TRAINERS, ToolUnavailable, trainer_comparison
-from ..embeddings.trained import (BITLEVELS, TrainingSummary, cosine_summary, embedding_settings, sample_cosines,
-                                  trained_embeddings, word_benchmarks)
+from ..embeddings.trained import (
+    BITLEVELS,
+    TrainingSummary,
+    cosine_summary,
+    embedding_settings,
+    sample_cosines,
+    trained_embeddings,
+    word_benchmarks,
+)
 from ..infra.cache import ArtifactCache
 from ..study.params import BOOK_SEED, SEEDED_METHODS, SEEDED_MODELS
 from .scm_vs_wmd import error_reduction, error_table
 
-__all__ = ["BOOK_SEED", "SEEDED_MODELS", "SEEDED_METHODS", "Trainings", "seed_quality", "seeded_results",
-           "seed_errors", "seed_reductions", "gap_account", "check_prose"]
+__all__ = [
+    "BOOK_SEED",
+    "SEEDED_MODELS",
+    "SEEDED_METHODS",
+    "Trainings",
+    "seed_quality",
+    "seeded_results",
+    "seed_errors",
+    "seed_reductions",
+    "gap_account",
+    "check_prose",
+]
 
 
 Results = Mapping[tuple[str, str], MethodResult]
@@ -79,8 +97,15 @@ class Trainings:
     True
     """
 
-    def __init__(self, training: Mapping, corpus_articles: int | None, tokenizer: str, seeds: Sequence[int] = (),
-                 cache: ArtifactCache | None = None, cores: int | None = None):
+    def __init__(
+        self,
+        training: Mapping,
+        corpus_articles: int | None,
+        tokenizer: str,
+        seeds: Sequence[int] = (),
+        cache: ArtifactCache | None = None,
+        cores: int | None = None,
+    ):
         def settings(model, epochs=training["epochs"], articles=corpus_articles):
             return embedding_settings(dict(training, epochs=epochs), model, articles, tokenizer)
 
@@ -89,14 +114,34 @@ class Trainings:
 
         check_articles = min(filter(None, (corpus_articles, training["check_articles"])), default=None)
         # (what, model, seed) -> (the work, in size x epochs; the check also runs the original tool, ~3x slower)
-        jobs = {("model", model, BOOK_SEED): (partial(trained_embeddings, model, cache=cache, **settings(model)),
-                                              np.inf) for model in BITLEVELS}
-        jobs.update({("seed", model, seed): (partial(trained_embeddings, model, seed=seed, cache=cache,
-                                                     **settings(model)), size(model) * training["epochs"])
-                     for model in SEEDED_MODELS for seed in seeds})
-        jobs.update({("check", model, None): (partial(trainer_comparison, model, cache=cache,
-                                                      **settings(model, training["check_epochs"], check_articles)),
-                                              4 * size(model) * training["check_epochs"]) for model in BITLEVELS})
+        jobs = {
+            ("model", model, BOOK_SEED): (partial(trained_embeddings, model, cache=cache, **settings(model)), np.inf)
+            for model in BITLEVELS
+        }
+        jobs.update(
+            {
+                ("seed", model, seed): (
+                    partial(trained_embeddings, model, seed=seed, cache=cache, **settings(model)),
+                    size(model) * training["epochs"],
+                )
+                for model in SEEDED_MODELS
+                for seed in seeds
+            }
+        )
+        jobs.update(
+            {
+                ("check", model, None): (
+                    partial(
+                        trainer_comparison,
+                        model,
+                        cache=cache,
+                        **settings(model, training["check_epochs"], check_articles),
+                    ),
+                    4 * size(model) * training["check_epochs"],
+                )
+                for model in BITLEVELS
+            }
+        )
         order = sorted(jobs, key=lambda job: -jobs[job][1])  # stable: the book's models in BITLEVELS order first
         threads = max(1, (cores or os.cpu_count() or 1) // training["workers"])
         self.seeds_trained = tuple(seeds)
@@ -111,8 +156,10 @@ class Trainings:
 
     def seeds(self) -> dict[str, dict[int, tuple[KeyedVectors, TrainingSummary]]]:
         """The :data:`SEEDED_MODELS` per other seed: ``{model: {seed: (vectors, TrainingSummary)}}``."""
-        return {model: {seed: self._futures["seed", model, seed].result() for seed in self.seeds_trained}
-                for model in SEEDED_MODELS}
+        return {
+            model: {seed: self._futures["seed", model, seed].result() for seed in self.seeds_trained}
+            for model in SEEDED_MODELS
+        }
 
     def check(self) -> tuple[pd.DataFrame | None, str | None]:
         """Both models trained by the book's trainer and by the original Word2Bits tool: one row per model and
@@ -122,11 +169,20 @@ class Trainings:
             compared = {model: self._futures["check", model, None].result() for model in BITLEVELS}
         except ToolUnavailable as error:
             return None, str(error)
-        rows = [{"model": model, "trainer": trainer, "analogies (%)": 100 * scores["analogy accuracy"],
-                 "WordSim353 ρ": scores["WordSim353 Spearman"], "SimLex-999 ρ": scores["SimLex-999 Spearman"],
-                 "vocabulary": scores["vocabulary"], "training words": scores["training words"],
-                 "minutes": scores["minutes"]}
-                for model, by_trainer in compared.items() for trainer, scores in by_trainer.items()]
+        rows = [
+            {
+                "model": model,
+                "trainer": trainer,
+                "analogies (%)": 100 * scores["analogy accuracy"],
+                "WordSim353 ρ": scores["WordSim353 Spearman"],
+                "SimLex-999 ρ": scores["SimLex-999 Spearman"],
+                "vocabulary": scores["vocabulary"],
+                "training words": scores["training words"],
+                "minutes": scores["minutes"],
+            }
+            for model, by_trainer in compared.items()
+            for trainer, scores in by_trainer.items()
+        ]
         return pd.DataFrame(rows), None
 
 
@@ -170,9 +226,17 @@ def seed_quality(models: Mapping[int, KeyedVectors], pairs: int) -> pd.DataFrame
         benchmarks = word_benchmarks(vectors)
         cosines = cosine_summary(sample_cosines(vectors, pairs))
         good_bad = float(vectors.similarity("good", "bad")) if {"good", "bad"} <= set(vectors.key_to_index) else np.nan
-        rows.append({"seed": seed, "analogies (%)": 100 * benchmarks["analogy accuracy"],
-                     "WordSim353 ρ": benchmarks["WordSim353 Spearman"], "SimLex-999 ρ": benchmarks["SimLex-999 Spearman"],
-                     "cosine mean": cosines["mean"], "cosine sd": cosines["sd"], "cos(good, bad)": good_bad})
+        rows.append(
+            {
+                "seed": seed,
+                "analogies (%)": 100 * benchmarks["analogy accuracy"],
+                "WordSim353 ρ": benchmarks["WordSim353 Spearman"],
+                "SimLex-999 ρ": benchmarks["SimLex-999 Spearman"],
+                "cosine mean": cosines["mean"],
+                "cosine sd": cosines["sd"],
+                "cos(good, bad)": good_bad,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -233,20 +297,28 @@ def seed_errors(results: Results, seed_results: Mapping[int, Results]) -> pd.Dat
     if base.empty:
         return pd.DataFrame()
     table = base[["dataset", "method", "label", "error", "lower", "upper"]].rename(
-        columns={"error": f"seed {BOOK_SEED} (%)", "lower": "lower (%)", "upper": "upper (%)"})
+        columns={"error": f"seed {BOOK_SEED} (%)", "lower": "lower (%)", "upper": "upper (%)"}
+    )
     columns = [f"seed {BOOK_SEED} (%)"]
     for seed, chosen in seed_results.items():
         other = error_table({key: r for key, r in chosen.items() if key[1] in SEEDED_METHODS})
         column = f"seed {seed} (%)"
-        table = table.merge(other[["dataset", "method", "error"]].rename(columns={"error": column}),
-                            on=["dataset", "method"], how="left")
+        table = table.merge(
+            other[["dataset", "method", "error"]].rename(columns={"error": column}),
+            on=["dataset", "method"],
+            how="left",
+        )
         columns.append(column)
     errors = table[columns]
     others = errors[columns[1:]]
-    return table.assign(**{
-        "spread (points)": errors.max(axis=1) - errors.min(axis=1),
-        f"within seed {BOOK_SEED}'s interval": (others.ge(table["lower (%)"], axis=0)
-                                                & others.le(table["upper (%)"], axis=0)).all(axis=1)})
+    return table.assign(
+        **{
+            "spread (points)": errors.max(axis=1) - errors.min(axis=1),
+            f"within seed {BOOK_SEED}'s interval": (
+                others.ge(table["lower (%)"], axis=0) & others.le(table["upper (%)"], axis=0)
+            ).all(axis=1),
+        }
+    )
 
 
 def seed_reductions(results: Results, seed_results: Mapping[int, Results]) -> pd.DataFrame:
@@ -280,8 +352,15 @@ def seed_reductions(results: Results, seed_results: Mapping[int, Results]) -> pd
     rows = []
     for seed, chosen in {BOOK_SEED: results, **seed_results}.items():
         reduction = error_reduction(seeded_results(results, chosen))
-        rows.append({"seed": seed, "reduction (%)": reduction["reduction"], "lower (%)": reduction["lower"],
-                     "upper (%)": reduction["upper"], "data sets": reduction["datasets"]})
+        rows.append(
+            {
+                "seed": seed,
+                "reduction (%)": reduction["reduction"],
+                "lower (%)": reduction["lower"],
+                "upper (%)": reduction["upper"],
+                "data sets": reduction["datasets"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -317,8 +396,9 @@ def gap_account(check: pd.DataFrame) -> dict[str, float]:
     return account
 
 
-def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epochs: int, check_epochs: int,
-                words: int) -> str:
+def check_prose(
+    check: pd.DataFrame | None, reason: str | None, gap: float, epochs: int, check_epochs: int, words: int
+) -> str:
     """Chapter 2's paragraph on where the analogy gap between its two models comes from, from :meth:`Trainings.check`'s
     result (Markdown, every number computed).
 
@@ -356,38 +436,54 @@ def check_prose(check: pd.DataFrame | None, reason: str | None, gap: float, epoc
     'The original Word2Bits tool did not run here: '
     """
     if check is None:
-        return (f"The original Word2Bits tool did not run here: {reason}. Without it, this chapter cannot say how much "
-                f"of the {gap:.1f}-point gap between its two models the original tool shows too; the book's trainer is "
-                "checked only by its own tests (`tests/embeddings/`).")
+        return (
+            f"The original Word2Bits tool did not run here: {reason}. Without it, this chapter cannot say how much "
+            f"of the {gap:.1f}-point gap between its two models the original tool shows too; the book's trainer is "
+            "checked only by its own tests (`tests/embeddings/`)."
+        )
     account = gap_account(check)
     score = check.set_index(["model", "trainer"])["analogies (%)"]
     minutes = check.groupby("trainer")["minutes"].sum()
     ours, tool = TRAINERS
     check_words = int(check["training words"].max())
     smaller = check_epochs != epochs or check_words < words
-    run = (f"With {check_epochs} epoch{'s' if check_epochs > 1 else ''} of {check_words:,} words for both trainers"
-           + (f" (the chapter's models: {epochs} of {words:,}; the tool's two runs took {minutes[tool]:.1f} minutes, "
-              f"ours {minutes[ours]:.1f}, so the chapter's training would take the tool about "
-              f"{minutes[tool] * epochs * words / (check_epochs * check_words):.0f} minutes)" if smaller else "")
-           + f", the original tool's 1-bit model answers {score['1-bit', tool]:.1f} % of the analogies and ours "
-           f"{score['1-bit', ours]:.1f} %, its 32-bit model {score['32-bit', tool]:.1f} % and ours "
-           f"{score['32-bit', ours]:.1f} %. Its 32-bit model answers {account[f'gap {tool}']:.1f} points more than its "
-           f"1-bit model, ours {account[f'gap {ours}']:.1f} points more.")
+    run = (
+        f"With {check_epochs} epoch{'s' if check_epochs > 1 else ''} of {check_words:,} words for both trainers"
+        + (
+            f" (the chapter's models: {epochs} of {words:,}; the tool's two runs took {minutes[tool]:.1f} minutes, "
+            f"ours {minutes[ours]:.1f}, so the chapter's training would take the tool about "
+            f"{minutes[tool] * epochs * words / (check_epochs * check_words):.0f} minutes)"
+            if smaller
+            else ""
+        )
+        + f", the original tool's 1-bit model answers {score['1-bit', tool]:.1f} % of the analogies and ours "
+        f"{score['1-bit', ours]:.1f} %, its 32-bit model {score['32-bit', tool]:.1f} % and ours "
+        f"{score['32-bit', ours]:.1f} %. Its 32-bit model answers {account[f'gap {tool}']:.1f} points more than its "
+        f"1-bit model, ours {account[f'gap {ours}']:.1f} points more."
+    )
     at = f" at {check_epochs} epoch{'s' if check_epochs > 1 else ''} of {check_words:,} words" if smaller else ""
     if abs(account[f"gap {ours}"]) < 1:
-        cause = (f" With this setting the two models hardly differ on analogies{at}, so the check cannot say where "
-                 f"the chapter's gap comes from (too few words or epochs for the analogies).")
+        cause = (
+            f" With this setting the two models hardly differ on analogies{at}, so the check cannot say where "
+            f"the chapter's gap comes from (too few words or epochs for the analogies)."
+        )
     elif abs(account[f"gap {tool}"]) >= abs(account[f"gap {ours}"]) / 2:
-        cause = (f" The original tool shows the gap{at} on the same token stream with the same flags, so it is not from "
-                 "our trainer: it comes from what both share, this corpus and its tokenizer, the number of epochs and "
-                 "the evaluator (gensim's `questions-words.txt` restricted to 30,000 words; the text8 numbers above "
-                 "used word2vec's own program)"
-                 + ("; for the chapter's models only our trainer ran" if smaller else "")
-                 + ". The paper reports no analogy score for its own models, so whether they were comparable on its "
-                 "corpus cannot be checked.")
+        cause = (
+            f" The original tool shows the gap{at} on the same token stream with the same flags, so it is not from "
+            "our trainer: it comes from what both share, this corpus and its tokenizer, the number of epochs and "
+            "the evaluator (gensim's `questions-words.txt` restricted to 30,000 words; the text8 numbers above "
+            "used word2vec's own program)"
+            + ("; for the chapter's models only our trainer ran" if smaller else "")
+            + ". The paper reports no analogy score for its own models, so whether they were comparable on its "
+            "corpus cannot be checked."
+        )
     else:
-        cause = (f" The original tool shows less than half of our gap on the same token stream, so our trainer accounts "
-                 f"for {account['gap from our trainer']:.1f} points of it.")
-    return (run + cause + f" Every comparison of a 1-bit with a 32-bit method in chapters 4 and 6 therefore measures "
-            f"quantization together with 1-bit embeddings that answer {gap:.1f} points fewer analogies than the 32-bit "
-            "ones, where the paper meant the two to be comparable.")
+        cause = (
+            f" The original tool shows less than half of our gap on the same token stream, so our trainer accounts "
+            f"for {account['gap from our trainer']:.1f} points of it."
+        )
+    return (
+        run + cause + f" Every comparison of a 1-bit with a 32-bit method in chapters 4 and 6 therefore measures "
+        f"quantization together with 1-bit embeddings that answer {gap:.1f} points fewer analogies than the 32-bit "
+        "ones, where the paper meant the two to be comparable."
+    )

@@ -17,6 +17,7 @@ which word pairs make up the SCM.
 * The WMD uses nBOW weights and the Euclidean distance between the raw embeddings; a word without an embedding
   sits at the origin (:mod:`regemb_utils.measures.wmd`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
@@ -29,15 +30,27 @@ from ..classification.engine import explain_pair
 from ..measures.representations import nbow_matrix
 from ..text.documents import bow_matrix
 from ..measures.similarity import (
-    ScmContributions, cosine_similarity, cosine_term_similarity, dense_scm, embedding_matrix, sparse_scm,
+    ScmContributions,
+    cosine_similarity,
+    cosine_term_similarity,
+    dense_scm,
+    embedding_matrix,
+    sparse_scm,
 )
 from ..measures.wmd import WmdFlows, wmd
 from ..termsim.orthogonalization import SPARSE_KEYS, MatrixGrid
 from ..text.tokenization import tokenize
 from ..paper import table_2
 
-__all__ = ["SENTENCES", "SentencePair", "compare_sentences", "table_2_matrix", "setting_markdown", "example_figure",
-           "FONT_PX"]
+__all__ = [
+    "SENTENCES",
+    "SentencePair",
+    "compare_sentences",
+    "table_2_matrix",
+    "setting_markdown",
+    "example_figure",
+    "FONT_PX",
+]
 
 SENTENCES = ("Obama speaks to the media in Illinois", "The President greets the press in Chicago")
 FONT_PX = 13  # the smallest text on the figure: 13 px ≈ 9.75 pt at its natural size
@@ -114,38 +127,52 @@ class SentencePair:
     def moves(self) -> list[tuple[str, str, float, float]]:
         """Every flow of the WMD: (from word, to word, mass, distance), in the first sentence's word order."""
         f = self.flows
-        return [(self.words[f.x_terms[i]], self.words[f.y_terms[j]], float(f.flows[i, j]), float(f.distances[i, j]))
-                for i, j in zip(*np.nonzero(f.flows))]
+        return [
+            (self.words[f.x_terms[i]], self.words[f.y_terms[j]], float(f.flows[i, j]), float(f.distances[i, j]))
+            for i, j in zip(*np.nonzero(f.flows))
+        ]
 
     def summary(self) -> dict[str, object]:
         """The numbers and words the chapter's prose states, by name (for ``glue``)."""
         first, second, value = self.strongest_pair("S")
         first_p, second_p, value_p = self.strongest_pair("S'")
         total = self.scm["S'"]
-        carrier = (f"its largest share comes from *{first_p}*–*{second_p}* ({100 * value_p / total:.0f} % of it)"
-                   if value_p > 0 and total > 0 else "no pair of the two sentences adds to it")
+        carrier = (
+            f"its largest share comes from *{first_p}*–*{second_p}* ({100 * value_p / total:.0f} % of it)"
+            if value_p > 0 and total > 0
+            else "no pair of the two sentences adds to it"
+        )
         moves = self.moves()
         longest = max(moves, key=lambda move: move[3])
         return {
-            "bow_cosine": self.bow_cosine, "bow_cosine_stop_words": self.bow_cosine_with_stop_words,
-            "scm_dense": self.scm["S"], "scm_sparse": self.scm["S'"], "wmd": self.wmd,
+            "bow_cosine": self.bow_cosine,
+            "bow_cosine_stop_words": self.bow_cosine_with_stop_words,
+            "scm_dense": self.scm["S"],
+            "scm_sparse": self.scm["S'"],
+            "wmd": self.wmd,
             "pairs": len(self.flows.x_terms) * len(self.flows.y_terms),
-            "pairs_dense": self.nonzero_pairs("S"), "pairs_sparse": self.nonzero_pairs("S'"),
-            "top_pair_dense": f"*{first}*–*{second}*", "top_share_dense": 100 * value / self.scm["S"],
+            "pairs_dense": self.nonzero_pairs("S"),
+            "pairs_sparse": self.nonzero_pairs("S'"),
+            "top_pair_dense": f"*{first}*–*{second}*",
+            "top_share_dense": 100 * value / self.scm["S"],
             "sparse_carrier": carrier,
             "moves": "; ".join(f"*{a}* → *{b}* ({m:.2f} at distance {d:.2f})" for a, b, m, d in moves),
-            "longest_move": f"*{longest[0]}* → *{longest[1]}*", "longest_distance": longest[3],
+            "longest_move": f"*{longest[0]}* → *{longest[1]}*",
+            "longest_distance": longest[3],
         }
 
     def notes(self) -> str:
         """Markdown: which words the example dropped or could not embed (empty when all were kept and embedded)."""
         lines = []
         if self.not_in_dictionary:
-            lines.append("Not in the common dictionary (dropped, as for every method): "
-                         f"{_listed(self.not_in_dictionary)}.")
+            lines.append(
+                f"Not in the common dictionary (dropped, as for every method): {_listed(self.not_in_dictionary)}."
+            )
         if self.without_embedding:
-            lines.append(f"Without an embedding (at the origin for the WMD, no similarity to any word under S, only "
-                         f"their unit diagonal under S'; marked * in the figure): {_listed(self.without_embedding)}.")
+            lines.append(
+                f"Without an embedding (at the origin for the WMD, no similarity to any word under S, only "
+                f"their unit diagonal under S'; marked * in the figure): {_listed(self.without_embedding)}."
+            )
         return "\n\n".join(lines)
 
 
@@ -153,8 +180,16 @@ def _listed(words) -> str:
     return ", ".join(f"*{w}*" for w in words)
 
 
-def compare_sentences(first: str, second: str, dictionary, vectors, orthogonalized, *, tokenizer: str = "paper",
-                      stop_words: Collection[str] | None = None) -> SentencePair:
+def compare_sentences(
+    first: str,
+    second: str,
+    dictionary,
+    vectors,
+    orthogonalized,
+    *,
+    tokenizer: str = "paper",
+    stop_words: Collection[str] | None = None,
+) -> SentencePair:
     """The BoW cosine, the SCM with S and with S', and the WMD of two sentences, with the SCM's word-pair
     contributions and the WMD's flows.
 
@@ -209,8 +244,10 @@ def compare_sentences(first: str, second: str, dictionary, vectors, orthogonaliz
         from gensim.parsing.preprocessing import STOPWORDS as stop_words
     S_prime = getattr(orthogonalized, "matrix", orthogonalized)
     if not sparse.issparse(S_prime) or S_prime.shape != (len(dictionary), len(dictionary)):
-        raise ValueError(f"S' must be a sparse matrix over the whole dictionary ({len(dictionary):,} ids), not "
-                         f"{getattr(S_prime, 'shape', type(S_prime).__name__)}")
+        raise ValueError(
+            f"S' must be a sparse matrix over the whole dictionary ({len(dictionary):,} ids), not "
+            f"{getattr(S_prime, 'shape', type(S_prime).__name__)}"
+        )
     tokens = [tokenize(text, tokenizer) for text in (first, second)]
     content = [[t for t in sentence if t not in stop_words] for sentence in tokens]
     removed = tuple(tuple(t for t in sentence if t in stop_words) for sentence in tokens)
@@ -223,8 +260,10 @@ def compare_sentences(first: str, second: str, dictionary, vectors, orthogonaliz
     missing = tuple(dict.fromkeys(t for sentence in content for t in sentence if t not in token2id))
     for sentence, kept in zip((first, second), content):
         if not any(t in token2id for t in kept):
-            raise ValueError(f"{sentence!r} has no word left after removing stop words and words outside the "
-                             "dictionary: there is nothing to compare")
+            raise ValueError(
+                f"{sentence!r} has no word left after removing stop words and words outside the "
+                "dictionary: there is nothing to compare"
+            )
     words = tuple(dict.fromkeys(t for sentence in content for t in sentence if t in token2id))
     terms = np.array([token2id[w] for w in words], dtype=np.int64)
     counts = sparse.csr_matrix(counts[:, terms])  # the columns in sentence order
@@ -236,10 +275,18 @@ def compare_sentences(first: str, second: str, dictionary, vectors, orthogonaliz
     nbow = nbow_matrix(content, dictionary)[:, terms]
     pairs = {name: explain_pair(x, y, matrix, nbow[0], nbow[1], E) for name, matrix in (("S", S), ("S'", S_local))}
     return SentencePair(
-        sentences=(first, second), stop_words=removed, not_in_dictionary=missing, words=words,
-        without_embedding=tuple(w for w in words if w not in vectors.key_to_index), bow_cosine=bow,
-        bow_cosine_with_stop_words=bow_all, scm=scm, contributions={name: p.contributions for name, p in pairs.items()},
-        wmd=wmd(nbow[0], nbow[1], E), flows=pairs["S'"].flows)
+        sentences=(first, second),
+        stop_words=removed,
+        not_in_dictionary=missing,
+        words=words,
+        without_embedding=tuple(w for w in words if w not in vectors.key_to_index),
+        bow_cosine=bow,
+        bow_cosine_with_stop_words=bow_all,
+        scm=scm,
+        contributions={name: p.contributions for name, p in pairs.items()},
+        wmd=wmd(nbow[0], nbow[1], E),
+        flows=pairs["S'"].flows,
+    )
 
 
 def table_2_matrix(neighbours, dictionary, dataset: str = "bbcsport", fill_rule: str = "paper"):
@@ -310,8 +357,10 @@ def setting_markdown(point: Mapping[str, object], paper_c: int | None = None) ->
     >>> setting_markdown(dict(point, nonzero_limit=2), paper_c=100).split(", ")[3]
     "*C* = 2 (the paper's 100"
     """
-    flags = [name if point[key] else f"no {name}" for key, name in (("symmetric", "Sym"), ("dominant", "Dom"),
-                                                                      ("idf", "Idf"))]
+    flags = [
+        name if point[key] else f"no {name}"
+        for key, name in (("symmetric", "Sym"), ("dominant", "Dom"), ("idf", "Idf"))
+    ]
     c = f"*C* = {point['nonzero_limit']:,}"
     if paper_c is not None and paper_c > point["nonzero_limit"]:
         c += f" (the paper's {paper_c:,}, capped at the depth of chapter 3's neighbour cache)"
@@ -374,34 +423,91 @@ def example_figure(pair: SentencePair, *, labels: Mapping[str, str] | None = Non
     def title(name):
         return f"SCM with {name} = {pair.scm[name]:.2f}: word pairs"
 
-    figure = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
-                           subplot_titles=(f"WMD = {pair.wmd:.2f}: mass moved", title(names[0])))
-    figure.add_trace(go.Heatmap(
-        z=f.flows, x=columns, y=rows, text=flow_text, texttemplate="%{text}", customdata=hover,
-        colorscale="Blues", zmin=0, zmax=float(f.flows.max()), showscale=False, xgap=2, ygap=2,
-        hovertemplate="%{y} → %{x}<br>%{customdata}<extra>WMD</extra>", textfont={"size": FONT_PX}), 1, 1)
+    figure = make_subplots(
+        rows=1,
+        cols=2,
+        shared_yaxes=True,
+        horizontal_spacing=0.04,
+        subplot_titles=(f"WMD = {pair.wmd:.2f}: mass moved", title(names[0])),
+    )
+    figure.add_trace(
+        go.Heatmap(
+            z=f.flows,
+            x=columns,
+            y=rows,
+            text=flow_text,
+            texttemplate="%{text}",
+            customdata=hover,
+            colorscale="Blues",
+            zmin=0,
+            zmax=float(f.flows.max()),
+            showscale=False,
+            xgap=2,
+            ygap=2,
+            hovertemplate="%{y} → %{x}<br>%{customdata}<extra>WMD</extra>",
+            textfont={"size": FONT_PX},
+        ),
+        1,
+        1,
+    )
     largest = max(float(np.abs(c.contributions).max()) for c in pair.contributions.values()) or 1.0
     for number, name in enumerate(names):
         part = pair.contributions[name]
-        figure.add_trace(go.Heatmap(
-            z=part.contributions, x=_labels(pair, pair.row_words(part.y_terms)),
-            y=_labels(pair, pair.row_words(part.x_terms)), visible=number == 0, texttemplate="%{text}",
-            text=np.where(part.contributions != 0, np.char.mod("%.3f", part.contributions), ""),  # zeroed: blank
-            colorscale="RdBu", zmid=0, zmin=-largest, zmax=largest, showscale=False, xgap=2, ygap=2,
-            hovertemplate=f"%{{y}} · %{{x}}<br>contribution %{{z:.4f}} of {pair.scm[name]:.4f}<extra>SCM with "
-                          f"{name}</extra>", textfont={"size": FONT_PX}), 1, 2)
+        figure.add_trace(
+            go.Heatmap(
+                z=part.contributions,
+                x=_labels(pair, pair.row_words(part.y_terms)),
+                y=_labels(pair, pair.row_words(part.x_terms)),
+                visible=number == 0,
+                texttemplate="%{text}",
+                text=np.where(part.contributions != 0, np.char.mod("%.3f", part.contributions), ""),  # zeroed: blank
+                colorscale="RdBu",
+                zmid=0,
+                zmin=-largest,
+                zmax=largest,
+                showscale=False,
+                xgap=2,
+                ygap=2,
+                hovertemplate=f"%{{y}} · %{{x}}<br>contribution %{{z:.4f}} of {pair.scm[name]:.4f}<extra>SCM with "
+                f"{name}</extra>",
+                textfont={"size": FONT_PX},
+            ),
+            1,
+            2,
+        )
 
-    buttons = [{"label": labels[name], "method": "update",
-                "args": [{"visible": [True] + [other == name for other in names]},
-                         {"annotations[1].text": title(name)}]} for name in names]
+    buttons = [
+        {
+            "label": labels[name],
+            "method": "update",
+            "args": [{"visible": [True] + [other == name for other in names]}, {"annotations[1].text": title(name)}],
+        }
+        for name in names
+    ]
     figure.update_layout(
-        height=height, margin={"l": 10, "r": 10, "t": 95, "b": 10}, font={"size": FONT_PX},
-        updatemenus=[{"buttons": buttons, "direction": "right", "type": "buttons", "showactive": True, "active": 0,
-                      "x": 1.0, "xanchor": "right", "y": 1.0, "yanchor": "bottom", "pad": {"b": 32},
-                      "font": {"size": FONT_PX}}])
+        height=height,
+        margin={"l": 10, "r": 10, "t": 95, "b": 10},
+        font={"size": FONT_PX},
+        updatemenus=[
+            {
+                "buttons": buttons,
+                "direction": "right",
+                "type": "buttons",
+                "showactive": True,
+                "active": 0,
+                "x": 1.0,
+                "xanchor": "right",
+                "y": 1.0,
+                "yanchor": "bottom",
+                "pad": {"b": 32},
+                "font": {"size": FONT_PX},
+            }
+        ],
+    )
     figure.update_annotations(font={"size": FONT_PX + 1})
     figure.update_yaxes(autorange="reversed", tickfont={"size": FONT_PX})
     figure.update_yaxes(title={"text": "first sentence", "font": {"size": FONT_PX}}, row=1, col=1)
-    figure.update_xaxes(side="bottom", tickfont={"size": FONT_PX},
-                        title={"text": "second sentence", "font": {"size": FONT_PX}})
+    figure.update_xaxes(
+        side="bottom", tickfont={"size": FONT_PX}, title={"text": "second sentence", "font": {"size": FONT_PX}}
+    )
     return figure

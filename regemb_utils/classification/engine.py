@@ -23,6 +23,7 @@ Examples
 >>> indices.tolist(), distances.tolist()
 ([[1]], [[0.0]])
 """
+
 from __future__ import annotations
 
 import warnings
@@ -45,8 +46,16 @@ from ..termsim.sources import InMemoryMatrices, restricted
 from .knn_runs import nearest
 from .methods import METHODS
 
-__all__ = ["MissingEmbeddingsWarning", "MissingEmbeddings", "as_keyed_vectors", "Inputs", "Measure",
-           "shared_matrices", "PairExplanation", "explain_pair"]
+__all__ = [
+    "MissingEmbeddingsWarning",
+    "MissingEmbeddings",
+    "as_keyed_vectors",
+    "Inputs",
+    "Measure",
+    "shared_matrices",
+    "PairExplanation",
+    "explain_pair",
+]
 
 
 class MissingEmbeddingsWarning(UserWarning):
@@ -101,17 +110,20 @@ class MissingEmbeddings:
         """The report for the documents ``counts`` (rows over ``dictionary``'s ids)."""
         totals = np.asarray(sparse.csr_matrix(counts).sum(axis=0)).ravel()
         used = np.flatnonzero(totals > 0)
-        missing = Counter({dictionary[int(i)]: float(totals[i]) for i in used
-                           if dictionary[int(i)] not in vectors.key_to_index})
+        missing = Counter(
+            {dictionary[int(i)]: float(totals[i]) for i in used if dictionary[int(i)] not in vectors.key_to_index}
+        )
         words = sorted(missing, key=lambda word: (-missing[word], word))
         total = float(totals.sum())
         return cls(words, float(sum(missing.values()) / total) if total else 0.0, int(len(used)))
 
     def message(self, what: str = "the training documents") -> str:
-        return (f"{len(self.words)} of the {self.n_words} words of {what} have no embedding "
-                f"({100 * self.share:.1f} % of the tokens), the most frequent {self.words[:5]}; they get a zero vector "
-                "(the SCM with S ignores them, with S' each is similar only to itself, the WMD places them at the "
-                "origin)")
+        return (
+            f"{len(self.words)} of the {self.n_words} words of {what} have no embedding "
+            f"({100 * self.share:.1f} % of the tokens), the most frequent {self.words[:5]}; they get a zero vector "
+            "(the SCM with S ignores them, with S' each is similar only to itself, the WMD places them at the "
+            "origin)"
+        )
 
     def warn(self, what: str = "the training documents", stacklevel: int = 3) -> None:
         if self.words:
@@ -145,7 +157,9 @@ def as_keyed_vectors(vectors, name: str = "vectors") -> KeyedVectors:
             raise ValueError(f"{name} is an empty mapping; give word → vector pairs")
         words = list(vectors)
         if not all(isinstance(word, str) for word in words):
-            raise TypeError(f"{name} must map words (str) to vectors, got a key {next(w for w in words if not isinstance(w, str))!r}")
+            raise TypeError(
+                f"{name} must map words (str) to vectors, got a key {next(w for w in words if not isinstance(w, str))!r}"
+            )
         rows = [np.asarray(vectors[word], dtype=np.float32) for word in words]
         shapes = {row.shape for row in rows}
         if len(shapes) != 1 or len(next(iter(shapes))) != 1:
@@ -157,8 +171,9 @@ def as_keyed_vectors(vectors, name: str = "vectors") -> KeyedVectors:
         kv.add_vectors(words, matrix)
         return kv
     hint = " (a NumPy array has no words: pass {word: row})" if isinstance(vectors, np.ndarray) else ""
-    raise TypeError(f"{name} must be a gensim KeyedVectors or a mapping word → vector, got "
-                    f"{type(vectors).__name__}{hint}")
+    raise TypeError(
+        f"{name} must be a gensim KeyedVectors or a mapping word → vector, got {type(vectors).__name__}{hint}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -178,8 +193,12 @@ def _grown(vectors: KeyedVectors, neighbours: Neighbours | None, words, depth: i
     if not new:
         return neighbours
     more = nearest_neighbours(vectors, new, depth=neighbours.depth, progress=False)
-    return Neighbours(neighbours.keys, [*neighbours.words, *more.words], np.vstack([neighbours.indices, more.indices]),
-                      np.vstack([neighbours.similarities, more.similarities]))
+    return Neighbours(
+        neighbours.keys,
+        [*neighbours.words, *more.words],
+        np.vstack([neighbours.indices, more.indices]),
+        np.vstack([neighbours.similarities, more.similarities]),
+    )
 
 
 class _SharedSource:
@@ -233,8 +252,12 @@ def shared_matrices(vectors: KeyedVectors, dictionary, depth: int, fill_rule: st
     if before is not None and neighbours.depth != before.depth:
         _SHARED["grids"].clear()
     # by content (not a fingerprint: hashing the pairs one by one costs more than the preparation it saves)
-    key = (tuple(sorted(dictionary.token2id.items())), tuple(sorted(dictionary.dfs.items())), dictionary.num_docs,
-           fill_rule)
+    key = (
+        tuple(sorted(dictionary.token2id.items())),
+        tuple(sorted(dictionary.dfs.items())),
+        dictionary.num_docs,
+        fill_rule,
+    )
     grids = _SHARED["grids"]
     if key not in grids:
         grids[key] = _SharedSource(MatrixGrid(neighbours, dictionary, fill_rule))
@@ -327,21 +350,39 @@ class Measure:
     def label(self) -> str:
         return METHODS[self.method].label
 
-    def inputs(self, vectors: KeyedVectors | None = None, dictionary=None, terms=None, *, depth: int = 0,
-               fill_rule: str = "paper", progress: bool = False, shared: bool = False) -> Inputs:
+    def inputs(
+        self,
+        vectors: KeyedVectors | None = None,
+        dictionary=None,
+        terms=None,
+        *,
+        depth: int = 0,
+        fill_rule: str = "paper",
+        progress: bool = False,
+        shared: bool = False,
+    ) -> Inputs:
         """What :meth:`neighbours` needs for documents over ``dictionary`` (its ids ``terms``, default all):
         :meth:`embeddings` and :meth:`matrices`."""
-        return Inputs(self.embeddings(vectors, dictionary, terms),
-                      self.matrices(vectors, dictionary, depth=depth, fill_rule=fill_rule, progress=progress,
-                                    shared=shared))
+        return Inputs(
+            self.embeddings(vectors, dictionary, terms),
+            self.matrices(vectors, dictionary, depth=depth, fill_rule=fill_rule, progress=progress, shared=shared),
+        )
 
     def embeddings(self, vectors: KeyedVectors | None, dictionary, terms=None) -> np.ndarray | None:
         """Embedding rows of the dictionary ids ``terms`` (default all) where the measure needs them (dense SCM,
         WMD: :func:`regemb_utils.measures.similarity.embedding_matrix`), else None."""
         return None
 
-    def matrices(self, vectors: KeyedVectors | None, dictionary, *, depth: int, fill_rule: str = "paper",
-                 progress: bool = False, shared: bool = False):
+    def matrices(
+        self,
+        vectors: KeyedVectors | None,
+        dictionary,
+        *,
+        depth: int,
+        fill_rule: str = "paper",
+        progress: bool = False,
+        shared: bool = False,
+    ):
         """A source of S′ over the whole ``dictionary`` from the top-``depth`` neighbours of its words where the
         measure needs one (sparse SCM: ``shared``: :func:`shared_matrices`, else
         :class:`regemb_utils.termsim.sources.InMemoryMatrices`), else None."""
@@ -369,16 +410,27 @@ class Measure:
 
     def similarities(self, Q, R, inputs: Inputs, term_similarity=None) -> np.ndarray:
         """``[n_Q, n_R]`` similarities (:func:`regemb_utils.measures.similarity.similarity_matrix`)."""
-        return similarity_matrix(METHODS[self.method].measure, Q, R, embeddings=inputs.embeddings,
-                                 term_similarity=term_similarity)
+        return similarity_matrix(
+            METHODS[self.method].measure, Q, R, embeddings=inputs.embeddings, term_similarity=term_similarity
+        )
 
-    def neighbours(self, Q, R, k: int, inputs: Inputs, term_similarity=None, *, solver: str = "pot",
-                   n_jobs: int | None = 1):
+    def neighbours(
+        self, Q, R, k: int, inputs: Inputs, term_similarity=None, *, solver: str = "pot", n_jobs: int | None = 1
+    ):
         """(indices ``[n_Q, k]`` of the k nearest rows of ``R``, nearest first, ties to the lower row; the timed
         :class:`regemb_utils.classification.knn_runs.Run`): chapter 4's
         :func:`regemb_utils.classification.knn_runs.nearest`."""
-        return nearest(self.method, sparse.csr_matrix(Q), sparse.csr_matrix(R), k, "query",
-                       embeddings=inputs.embeddings, term_similarity=term_similarity, solver=solver, n_jobs=n_jobs)
+        return nearest(
+            self.method,
+            sparse.csr_matrix(Q),
+            sparse.csr_matrix(R),
+            k,
+            "query",
+            embeddings=inputs.embeddings,
+            term_similarity=term_similarity,
+            solver=solver,
+            n_jobs=n_jobs,
+        )
 
     def distances(self, Q, R, indices, inputs: Inputs, term_similarity=None, *, solver: str = "pot") -> np.ndarray:
         """The distances ``[n_Q, k]`` of the pairs (row of ``Q``, ``indices``): 1 − similarity (cosine, SCMs),
@@ -390,8 +442,18 @@ class Measure:
     def _distance(similarities):
         return 1.0 - similarities
 
-    def kneighbours(self, Q, R, k: int, inputs: Inputs, term_similarity=None, *, solver: str = "pot",
-                    n_jobs: int | None = 1, return_distance: bool = True):
+    def kneighbours(
+        self,
+        Q,
+        R,
+        k: int,
+        inputs: Inputs,
+        term_similarity=None,
+        *,
+        solver: str = "pot",
+        n_jobs: int | None = 1,
+        return_distance: bool = True,
+    ):
         """(distances, indices) of the ``k`` nearest rows of ``R`` (:meth:`neighbours`, :meth:`distances`)."""
         indices, _ = self.neighbours(Q, R, k, inputs, term_similarity, solver=solver, n_jobs=n_jobs)
         if not return_distance:
@@ -438,12 +500,18 @@ class _Wmd(_Embedded):
 
     def distances(self, Q, R, indices, inputs, term_similarity=None, *, solver="pot"):
         Q, R = sparse.csr_matrix(Q), sparse.csr_matrix(R)
-        return np.vstack([wmd_distances(Q[i], R[row], inputs.embeddings, solver=solver)
-                          for i, row in enumerate(np.asarray(indices))]).reshape(np.shape(indices))
+        return np.vstack(
+            [wmd_distances(Q[i], R[row], inputs.embeddings, solver=solver) for i, row in enumerate(np.asarray(indices))]
+        ).reshape(np.shape(indices))
 
 
-_KINDS: dict[str, type[Measure]] = {"cosine": Measure, "l1": _L1, "dense_scm": _Embedded, "sparse_scm": _SparseScm,
-                                    "wmd": _Wmd}
+_KINDS: dict[str, type[Measure]] = {
+    "cosine": Measure,
+    "l1": _L1,
+    "dense_scm": _Embedded,
+    "sparse_scm": _SparseScm,
+    "wmd": _Wmd,
+}
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -482,8 +550,13 @@ class PairExplanation:
         first; ``words`` maps column indices to words (default: the indices)."""
         part = self.contributions
         i, j = np.nonzero(part.contributions)
-        table = pd.DataFrame({"query word": _named(part.x_terms[i], words), "reference word": _named(part.y_terms[j], words),
-                              "contribution to the SCM": part.contributions[i, j]})
+        table = pd.DataFrame(
+            {
+                "query word": _named(part.x_terms[i], words),
+                "reference word": _named(part.y_terms[j], words),
+                "contribution to the SCM": part.contributions[i, j],
+            }
+        )
         order = table["contribution to the SCM"].abs().sort_values(ascending=False, kind="stable").index
         return table.loc[order].reset_index(drop=True)
 
@@ -491,9 +564,14 @@ class PairExplanation:
         """(query word, reference word, mass, distance, cost) of the flows, largest cost first."""
         plan = self.flows
         i, j = np.nonzero(plan.flows)
-        table = pd.DataFrame({"query word": _named(plan.x_terms[i], words),
-                              "reference word": _named(plan.y_terms[j], words),
-                              "mass": plan.flows[i, j], "distance": plan.distances[i, j]})
+        table = pd.DataFrame(
+            {
+                "query word": _named(plan.x_terms[i], words),
+                "reference word": _named(plan.y_terms[j], words),
+                "mass": plan.flows[i, j],
+                "distance": plan.distances[i, j],
+            }
+        )
         table["cost"] = table["mass"] * table["distance"]
         return table.sort_values("cost", ascending=False, kind="stable").reset_index(drop=True)
 

@@ -38,6 +38,7 @@ Examples
 >>> model.predict(["my dog", "a bus"]).tolist()
 ['pets', 'cars']
 """
+
 from __future__ import annotations
 
 import numbers
@@ -59,8 +60,15 @@ from ..text.tokenization import TOKENIZERS, tokenize
 from .engine import Measure, MissingEmbeddings, MissingEmbeddingsWarning, as_keyed_vectors
 from .knn import ODD_K, is_odd_k, knn_votes
 
-__all__ = ["MissingEmbeddingsWarning", "as_keyed_vectors", "WeightedBagOfWords", "CosineClassifier",
-           "TfidfL1Classifier", "SoftCosineClassifier", "WMDClassifier"]
+__all__ = [
+    "MissingEmbeddingsWarning",
+    "as_keyed_vectors",
+    "WeightedBagOfWords",
+    "CosineClassifier",
+    "TfidfL1Classifier",
+    "SoftCosineClassifier",
+    "WMDClassifier",
+]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -80,8 +88,13 @@ def _check_k(value) -> int:
 
 
 def _check_real(value, name: str, low: float, high: float, low_open: bool = False) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
-            or not (low < value if low_open else low <= value) or not value <= high:
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+        or not (low < value if low_open else low <= value)
+        or not value <= high
+    ):
         interval = f"{'(' if low_open else '['}{low:g}, {high:g}]"
         raise ValueError(f"{name}={value!r} is not allowed; {name} must be a number in {interval}")
     return float(value)
@@ -156,8 +169,10 @@ class _Documents:
             counts = self._nonnegative(counts)
             if self.dictionary is not None:
                 if len(self.dictionary) != counts.shape[1]:
-                    raise ValueError(f"X has {counts.shape[1]} columns but dictionary has {len(self.dictionary)} ids; "
-                                     "column j of a count matrix is the word dictionary[j]")
+                    raise ValueError(
+                        f"X has {counts.shape[1]} columns but dictionary has {len(self.dictionary)} ids; "
+                        "column j of a count matrix is the word dictionary[j]"
+                    )
                 self.dictionary_ = self.dictionary
             else:
                 words = getattr(self, "feature_names_in_", [f"x{j}" for j in range(counts.shape[1])])
@@ -174,7 +189,9 @@ class _Documents:
         check_is_fitted(self, "dictionary_")
         texts = _is_texts(X)
         if texts != (self.input_ == "texts"):
-            raise ValueError(f"fitted on {self.input_}: X must be {'a list of texts' if self.input_ == 'texts' else 'a term-count matrix'} too")
+            raise ValueError(
+                f"fitted on {self.input_}: X must be {'a list of texts' if self.input_ == 'texts' else 'a term-count matrix'} too"
+            )
         if texts:
             return bow_matrix([tokenize(text, self.tokenizer) for text in X], self.dictionary_)
         return self._nonnegative(validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False))
@@ -230,8 +247,10 @@ class WeightedBagOfWords(_Documents, TransformerMixin, BaseEstimator):
 
     def _checked(self, counts):
         if self.weighting == "dtb" and counts.nnz and counts.data.min() < 1:
-            raise ValueError("X must hold term counts for the dtb weighting, whose 1 + log2(1 + log2 tf) is defined "
-                             f"for tf ≥ 1; got values in (0, 1) such as {counts.data[counts.data < 1][0]:g}")
+            raise ValueError(
+                "X must hold term counts for the dtb weighting, whose 1 + log2(1 + log2 tf) is defined "
+                f"for tf ≥ 1; got values in (0, 1) such as {counts.data[counts.data < 1][0]:g}"
+            )
         return counts
 
     def __sklearn_tags__(self):
@@ -325,8 +344,14 @@ class _KNeighbours(_Documents, ClassifierMixin, BaseEstimator):
         if k > self._reference.shape[0]:
             raise ValueError(f"n_neighbors={k} exceeds the {self._reference.shape[0]} training documents")
         distances, indices = self.measure_.kneighbours(
-            self._represent(X), self._reference, k, self._inputs, self._term_similarity, return_distance=return_distance,
-            **self._search_options())
+            self._represent(X),
+            self._reference,
+            k,
+            self._inputs,
+            self._term_similarity,
+            return_distance=return_distance,
+            **self._search_options(),
+        )
         return (distances, indices) if return_distance else indices
 
     def _search_options(self) -> dict:
@@ -432,8 +457,9 @@ class _Embedded(_KNeighbours):
         if _REPORTED.get("vectors") is not self.vectors:  # once per set of embeddings (a grid search's fits share it)
             _REPORTED["vectors"] = self.vectors
             report.warn(stacklevel=5)
-        inputs = self.measure_.inputs(kv, self.dictionary_, depth=self._depth(kv), fill_rule=self._fill_rule(),
-                                      shared=True)
+        inputs = self.measure_.inputs(
+            kv, self.dictionary_, depth=self._depth(kv), fill_rule=self._fill_rule(), shared=True
+        )
         return inputs, self.measure_.term_similarity(inputs, self._point(kv))
 
     def _depth(self, kv) -> int:
@@ -514,9 +540,21 @@ class SoftCosineClassifier(_Embedded):
     ['pets', 'cars']
     """
 
-    def __init__(self, vectors=None, k: int = 1, orthogonalized: bool = False, C: int = 100, threshold: float = 0.0,
-                 exponent: float = 1.0, symmetric: bool = True, dominant: bool = True, idf: bool = True,
-                 fill_rule: str = "paper", tokenizer: str = "paper", dictionary: Dictionary | None = None):
+    def __init__(
+        self,
+        vectors=None,
+        k: int = 1,
+        orthogonalized: bool = False,
+        C: int = 100,
+        threshold: float = 0.0,
+        exponent: float = 1.0,
+        symmetric: bool = True,
+        dominant: bool = True,
+        idf: bool = True,
+        fill_rule: str = "paper",
+        tokenizer: str = "paper",
+        dictionary: Dictionary | None = None,
+    ):
         self.vectors = vectors
         self.k = k
         self.orthogonalized = orthogonalized
@@ -537,8 +575,10 @@ class SoftCosineClassifier(_Embedded):
         threshold = _check_real(self.threshold, "threshold", -1.0, 1.0)
         exponent = _check_real(self.exponent, "exponent", 0.0, np.inf, low_open=True)
         if threshold < 0 and exponent != int(exponent):
-            raise ValueError(f"exponent={self.exponent!r} is not allowed with threshold={self.threshold!r}; a negative "
-                             "threshold admits negative similarities, so exponent must be an integer")
+            raise ValueError(
+                f"exponent={self.exponent!r} is not allowed with threshold={self.threshold!r}; a negative "
+                "threshold admits negative similarities, so exponent must be an integer"
+            )
         for name in ("symmetric", "dominant", "idf"):
             _check_bool(getattr(self, name), name)
         _check_choice(self.fill_rule, "fill_rule", FILL_RULES)
@@ -555,8 +595,14 @@ class SoftCosineClassifier(_Embedded):
         return self.fill_rule
 
     def _point(self, kv) -> dict:
-        return dict(symmetric=bool(self.symmetric), dominant=bool(self.dominant), idf=bool(self.idf),
-                    nonzero_limit=self._depth(kv), threshold=float(self.threshold), exponent=float(self.exponent))
+        return dict(
+            symmetric=bool(self.symmetric),
+            dominant=bool(self.dominant),
+            idf=bool(self.idf),
+            nonzero_limit=self._depth(kv),
+            threshold=float(self.threshold),
+            exponent=float(self.exponent),
+        )
 
     def _prepare(self):
         inputs, self.term_similarity_ = super()._prepare()
@@ -592,8 +638,16 @@ class WMDClassifier(_Embedded):
     ['pets', 'cars']
     """
 
-    def __init__(self, vectors=None, k: int = 1, weighting: str = "nbow", solver: str = "pot",
-                 n_jobs: int | None = 1, tokenizer: str = "paper", dictionary: Dictionary | None = None):
+    def __init__(
+        self,
+        vectors=None,
+        k: int = 1,
+        weighting: str = "nbow",
+        solver: str = "pot",
+        n_jobs: int | None = 1,
+        tokenizer: str = "paper",
+        dictionary: Dictionary | None = None,
+    ):
         self.vectors = vectors
         self.k = k
         self.weighting = weighting
@@ -607,8 +661,11 @@ class WMDClassifier(_Embedded):
         _check_choice(self.weighting, "weighting", ("nbow", "tfidf_l1"))
         _check_choice(self.solver, "solver", SOLVERS)
         if self.n_jobs is not None:
-            if isinstance(self.n_jobs, (bool, np.bool_)) or not isinstance(self.n_jobs, numbers.Integral) \
-                    or self.n_jobs == 0:
+            if (
+                isinstance(self.n_jobs, (bool, np.bool_))
+                or not isinstance(self.n_jobs, numbers.Integral)
+                or self.n_jobs == 0
+            ):
                 raise ValueError(f"n_jobs={self.n_jobs!r} is not allowed; n_jobs must be None or a non-zero integer")
         self._keyed_vectors()
 

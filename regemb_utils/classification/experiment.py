@@ -18,6 +18,7 @@ timings, paired predictions for the significance tests.
 ``results`` maps (data set, method) to :class:`regemb_utils.classification.knn_runs.MethodResult`; the tables of
 :mod:`regemb_utils.chapters.scm_vs_wmd` read it. ``examples/own_dataset.py`` runs a small data set end to end.
 """
+
 from __future__ import annotations
 
 import logging
@@ -50,8 +51,10 @@ def _as_mapping(datasets) -> dict[str, Dataset]:
         datasets = [datasets]
     datasets = list(datasets.values()) if isinstance(datasets, Mapping) else list(datasets)
     if not datasets or not all(isinstance(d, Dataset) for d in datasets):
-        raise ValueError("datasets must be a Dataset or a non-empty collection of them "
-                         "(regemb_utils.text.datasets.dataset_from_texts makes one)")
+        raise ValueError(
+            "datasets must be a Dataset or a non-empty collection of them "
+            "(regemb_utils.text.datasets.dataset_from_texts makes one)"
+        )
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise ValueError(f"data set names must differ, got {names}")
@@ -70,8 +73,10 @@ def _model_vectors(vectors, models: set[str]) -> dict[str, object]:
         given = {model: kv for model in _MODELS}
     lacking = sorted(models - set(given))
     if lacking:
-        raise ValueError(f"the methods need embeddings for {lacking}: pass vectors=KeyedVectors (for every model) or "
-                         f"vectors={{{lacking[0]!r}: KeyedVectors}}")
+        raise ValueError(
+            f"the methods need embeddings for {lacking}: pass vectors=KeyedVectors (for every model) or "
+            f"vectors={{{lacking[0]!r}: KeyedVectors}}"
+        )
     return given
 
 
@@ -96,13 +101,21 @@ def training_dictionary(datasets: Iterable[Dataset], tokenizer: str = "paper") -
     >>> sorted(training_dictionary([d]).token2id)
     ['a', 'car', 'cat', 'dog', 'my', 'old', 'the']
     """
-    return Dictionary(tokenize(text, tokenizer) for d in datasets for split in (d.train, d.validation)
-                      for text in split.texts)
+    return Dictionary(
+        tokenize(text, tokenizer) for d in datasets for split in (d.train, d.validation) for text in split.texts
+    )
 
 
-def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors=None,
-                dictionary: Dictionary | None = None, tokenizer: str = "paper",
-                cache: ArtifactCache | None = None) -> dict[tuple[str, str], MethodResult]:
+def run_methods(
+    datasets,
+    methods: Sequence[str],
+    settings: Settings,
+    *,
+    vectors=None,
+    dictionary: Dictionary | None = None,
+    tokenizer: str = "paper",
+    cache: ArtifactCache | None = None,
+) -> dict[tuple[str, str], MethodResult]:
     """Chapter 4's run of every method of ``methods`` on every data set, with ``settings``.
 
     Parameters
@@ -142,8 +155,9 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
     """
     datasets = _as_mapping(datasets)
     if isinstance(methods, str):
-        raise TypeError(f"methods must be a list of method names, not the string {methods!r}; allowed: "
-                        f"{', '.join(METHODS)}")
+        raise TypeError(
+            f"methods must be a list of method names, not the string {methods!r}; allowed: {', '.join(METHODS)}"
+        )
     methods = list(methods)
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
@@ -153,8 +167,9 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
     vectors = _model_vectors(vectors, {METHODS[m].model for m in methods} - {None})
     strays = {name for name, _ in settings.wmd_queries} - set(datasets)
     if strays:
-        raise ValueError(f"settings.wmd_queries names {sorted(strays)}, which are not among the data sets "
-                         f"{sorted(datasets)}")
+        raise ValueError(
+            f"settings.wmd_queries names {sorted(strays)}, which are not among the data sets {sorted(datasets)}"
+        )
     measures = {method: Measure.of(method) for method in methods}
     sparse_methods = [m for m in methods if measures[m].needs_matrices]
     if sparse_methods and not settings.sparse_grid:
@@ -166,8 +181,13 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
             except ValueError as error:
                 raise ValueError(f"settings.wmd_queries for {name!r}: {error}") from None
             if limit is None:
-                log.info("%s answers all %d test and %d validation queries of %s (settings.wmd_queries limits them)",
-                         method, len(d.test), len(d.validation), name)
+                log.info(
+                    "%s answers all %d test and %d validation queries of %s (settings.wmd_queries limits them)",
+                    method,
+                    len(d.test),
+                    len(d.validation),
+                    name,
+                )
     dictionary = dictionary if dictionary is not None else training_dictionary(datasets.values(), tokenizer)
     documents = {name: prepare_documents(d, dictionary, tokenizer) for name, d in datasets.items()}
     small = [name for name, d in documents.items() if d.split(settings.reference)[0].shape[0] < max(settings.ks)]
@@ -175,20 +195,30 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
         raise ValueError(f"data set(s) {small} have fewer reference documents than the largest k ({max(settings.ks)})")
     for model, kv in vectors.items():
         if model in {METHODS[m].model for m in methods}:
-            counts = sparse.vstack([_over_dictionary(d, split, len(dictionary)) for d in documents.values()
-                                    for split in ("train", "validation", "test")])
+            counts = sparse.vstack(
+                [
+                    _over_dictionary(d, split, len(dictionary))
+                    for d in documents.values()
+                    for split in ("train", "validation", "test")
+                ]
+            )
             MissingEmbeddings.of(kv, dictionary, counts).warn(f"the documents (the {model} embeddings)")
     with tempfile.TemporaryDirectory(prefix="regemb-") if cache is None else nullcontext(cache.root) as root:
         cache = ArtifactCache(root) if cache is None else cache
         results: dict[tuple[str, str], MethodResult] = {}
         for method, measure in measures.items():
             kv = vectors.get(measure.model)
-            embeddings = {name: measure.embeddings(kv, dictionary, d.terms) for name, d in documents.items()} \
-                if measure.needs_embeddings else None
-            matrices = measure.matrices(kv, dictionary, depth=settings.neighbour_depth, fill_rule=settings.fill_rule,
-                                        progress=settings.progress)
-            for name, result in classify(method, documents, settings, embeddings=embeddings, matrices=matrices,
-                                         cache=cache).items():
+            embeddings = (
+                {name: measure.embeddings(kv, dictionary, d.terms) for name, d in documents.items()}
+                if measure.needs_embeddings
+                else None
+            )
+            matrices = measure.matrices(
+                kv, dictionary, depth=settings.neighbour_depth, fill_rule=settings.fill_rule, progress=settings.progress
+            )
+            for name, result in classify(
+                method, documents, settings, embeddings=embeddings, matrices=matrices, cache=cache
+            ).items():
                 results[name, method] = result
     return results
 
@@ -196,8 +226,9 @@ def run_methods(datasets, methods: Sequence[str], settings: Settings, *, vectors
 def _over_dictionary(documents, split: str, n_terms: int) -> sparse.csr_matrix:
     """The term counts of one split with the dictionary's ids as columns."""
     counts = documents.split(split)[0]
-    return sparse.csr_matrix((counts.data, documents.terms[counts.indices], counts.indptr),
-                             shape=(counts.shape[0], n_terms))
+    return sparse.csr_matrix(
+        (counts.data, documents.terms[counts.indices], counts.indptr), shape=(counts.shape[0], n_terms)
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -207,13 +238,24 @@ def _over_dictionary(documents, split: str, n_terms: int) -> sparse.csr_matrix:
 def _limits(method: str, documents: dict[str, Documents], settings: Settings) -> dict[str, dict[str, int | None]]:
     """At most this many queries per data set and split (None: all): only a transport distance samples them."""
     sampled = Measure.of(method).transport
-    return {name: {split: query_limit(settings, method, name, split, len(d.labels[split])) if sampled else None
-                   for split in ("validation", "test")} for name, d in documents.items()}
+    return {
+        name: {
+            split: query_limit(settings, method, name, split, len(d.labels[split])) if sampled else None
+            for split in ("validation", "test")
+        }
+        for name, d in documents.items()
+    }
 
 
-def classify(method: str, documents: dict[str, Documents], settings: Settings, *,
-             embeddings: dict[str, np.ndarray] | None = None, matrices=None,
-             cache: ArtifactCache | None = None) -> dict[str, MethodResult]:
+def classify(
+    method: str,
+    documents: dict[str, Documents],
+    settings: Settings,
+    *,
+    embeddings: dict[str, np.ndarray] | None = None,
+    matrices=None,
+    cache: ArtifactCache | None = None,
+) -> dict[str, MethodResult]:
     """``method`` on every data set of ``documents``: from the artifact cache, or computed (jointly) and stored.
 
     ``embeddings`` maps each data set to the :func:`regemb_utils.measures.similarity.embedding_matrix` rows of its
@@ -265,18 +307,34 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
     keys = {}
     limits = _limits(method, documents, settings)  # None everywhere but for the WMD methods
     for name, d in documents.items():
-        keys[name] = dict(settings.key(method), method=method, dataset=name, documents=fingerprint(d),
-                          embeddings=fingerprint(embeddings[name]) if measure.needs_embeddings else None,
-                          matrices=matrices.identity if measure.needs_matrices else None)
+        keys[name] = dict(
+            settings.key(method),
+            method=method,
+            dataset=name,
+            documents=fingerprint(d),
+            embeddings=fingerprint(embeddings[name]) if measure.needs_embeddings else None,
+            matrices=matrices.identity if measure.needs_matrices else None,
+        )
         if any(limit is not None for limit in limits[name].values()):  # a prefix of the stratified order
-            keys[name].update(query_limit=limits[name]["test"], validation_query_limit=limits[name]["validation"],
-                              query_order="stratified")
+            keys[name].update(
+                query_limit=limits[name]["test"],
+                validation_query_limit=limits[name]["validation"],
+                query_order="stratified",
+            )
     missing = {name: documents[name] for name in documents if not cache.has("knn", keys[name])}
     store = _store(method, settings)
     if store is not None:  # results from the cache: their stored results are checked all the same
         present = {name: d for name, d in documents.items() if name not in missing}
-        task = _Task(method, present, embeddings, None, settings.ks, settings.wmd_solver,
-                     query_limits={name: limits[name] for name in present}, store=store)
+        task = _Task(
+            method,
+            present,
+            embeddings,
+            None,
+            settings.ks,
+            settings.wmd_solver,
+            query_limits={name: limits[name] for name in present},
+            store=store,
+        )
         for name in present:
             task.check_stored(name, "validation", "train")
             task.check_stored(name, "test", settings.reference)
@@ -285,5 +343,7 @@ def classify(method: str, documents: dict[str, Documents], settings: Settings, *
     def never():
         raise RuntimeError("artifact vanished")  # pragma: no cover
 
-    return {name: cache.get("knn", keys[name], (lambda n=name: computed[n]) if name in computed else never)
-            for name in documents}
+    return {
+        name: cache.get("knn", keys[name], (lambda n=name: computed[n]) if name in computed else never)
+        for name in documents
+    }

@@ -12,6 +12,7 @@ Tie rules (both deterministic):
 
 Similarities may contain ±inf (e.g. 1/WMD with a zero distance) but not NaN. For a distance, pass ``-distance``.
 """
+
 from __future__ import annotations
 
 import numbers

@@ -27,6 +27,7 @@ CPU seconds of its process (``time.process_time``: time spent waiting for a core
 without building S' and without the document representation, so Σ pairs / Σ seconds is pairs per second per core
 (the paper's Figure 9; it pooled the validation grid runs and the test runs of all data sets, and so do we).
 """
+
 from __future__ import annotations
 
 import math
@@ -114,9 +115,21 @@ def _wmd_batch(Q, R, embeddings, k, solver):
     return result.indices, result.solved, time.process_time() - start, result.distances
 
 
-def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int | None = 1, progress: bool = False,
-                   batch_size: int | None = None, description: str = "WMD", cache: ArtifactCache | None = None,
-                   key: Mapping[str, Any] | None = None, store=None):
+def wmd_neighbours(
+    Q,
+    R,
+    embeddings,
+    k: int,
+    *,
+    solver: str = "pot",
+    n_jobs: int | None = 1,
+    progress: bool = False,
+    batch_size: int | None = None,
+    description: str = "WMD",
+    cache: ArtifactCache | None = None,
+    key: Mapping[str, Any] | None = None,
+    store=None,
+):
     """Exact WMD k nearest neighbours, queries in batches through joblib; (indices, Σ seconds, EMD solves).
 
     With a ``cache``, the rows of ``Q`` are positions 0, 1, ... of a fixed query order and every batch is an artifact
@@ -173,9 +186,20 @@ def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int
     """
     Q = sparse.csr_matrix(Q)
     if cache is not None:
-        return _wmd_batches(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs, progress=progress,
-                            batch_size=batch_size or WMD_BATCH, description=description, cache=cache, key=key or {},
-                            store=store)
+        return _wmd_batches(
+            Q,
+            R,
+            embeddings,
+            k,
+            solver=solver,
+            n_jobs=n_jobs,
+            progress=progress,
+            batch_size=batch_size or WMD_BATCH,
+            description=description,
+            cache=cache,
+            key=key or {},
+            store=store,
+        )
     if store is not None:
         raise ValueError("stored WMD results need the artifact cache (cache=...) for the queries they lack")
     n = Q.shape[0]
@@ -189,14 +213,23 @@ def wmd_neighbours(Q, R, embeddings, k: int, *, solver: str = "pot", n_jobs: int
     outcomes = list(progress_bar(outcomes, total=len(batches), disable=not progress, desc=description, unit="batch"))
     if not outcomes:
         return np.empty((0, k), dtype=np.int64), 0.0, 0
-    return (np.concatenate([o[0] for o in outcomes]), float(sum(o[2] for o in outcomes)),
-            int(sum(o[1].sum() for o in outcomes)))
+    return (
+        np.concatenate([o[0] for o in outcomes]),
+        float(sum(o[2] for o in outcomes)),
+        int(sum(o[1].sum() for o in outcomes)),
+    )
 
 
 def _base_key(key, R, embeddings, k, solver) -> dict:
     """The key of a run's WMD batches and stored results (without the query positions)."""
-    return dict(key, reference=fingerprint(sparse.csr_matrix(R)), embeddings=fingerprint(embeddings), k=int(k),
-                solver=solver, search=search_version())
+    return dict(
+        key,
+        reference=fingerprint(sparse.csr_matrix(R)),
+        embeddings=fingerprint(embeddings),
+        k=int(k),
+        solver=solver,
+        search=search_version(),
+    )
 
 
 STORE_EVERY = 300.0  # seconds between writes of a long WMD run's finished queries to its stored results
@@ -217,9 +250,17 @@ def _checked_stored(store, base, Q, R, embeddings, k, solver):
 @computes("wmd-batch")
 def _positioned_batch(start, stop, Q, R, embeddings, k, solver):
     indices, solved, seconds, distances = _wmd_batch(Q, R, embeddings, k, solver)
-    return start, stop, {"indices": np.asarray(indices, dtype=np.int64), "solved": int(np.sum(solved)),
-                         "seconds": float(seconds), "distances": np.asarray(distances, dtype=np.float64),
-                         "solved per query": np.asarray(solved, dtype=np.int64)}
+    return (
+        start,
+        stop,
+        {
+            "indices": np.asarray(indices, dtype=np.int64),
+            "solved": int(np.sum(solved)),
+            "seconds": float(seconds),
+            "distances": np.asarray(distances, dtype=np.float64),
+            "solved per query": np.asarray(solved, dtype=np.int64),
+        },
+    )
 
 
 def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, description, cache, key, store):
@@ -245,9 +286,17 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
     if store is not None:
         fingerprints, stored = _checked_stored(store, base, Q, R, embeddings, k, solver)
         if len(stored):
-            found[0] = (len(stored), {"indices": stored.indices, "distances": stored.distances,
-                                      "seconds": float(stored.seconds.sum()), "solved": int(stored.solved.sum()),
-                                      "solved per query": stored.solved, "seconds per query": stored.seconds})
+            found[0] = (
+                len(stored),
+                {
+                    "indices": stored.indices,
+                    "distances": stored.distances,
+                    "seconds": float(stored.seconds.sum()),
+                    "solved": int(stored.solved.sum()),
+                    "solved per query": stored.solved,
+                    "seconds per query": stored.seconds,
+                },
+            )
             position = len(stored)
     while position < n:
         end = min((position // batch_size + 1) * batch_size, n)
@@ -261,13 +310,15 @@ def _wmd_batches(Q, R, embeddings, k, *, solver, n_jobs, progress, batch_size, d
             todo.append((position, end))
             position = end
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    outcomes = parallel(joblib.delayed(_positioned_batch)(start, stop, Q[start:stop], R, embeddings, k, solver)
-                        for start, stop in todo)
+    outcomes = parallel(
+        joblib.delayed(_positioned_batch)(start, stop, Q[start:stop], R, embeddings, k, solver) for start, stop in todo
+    )
 
     held = stored.total if store is not None else 0  # the queries the stored file holds
     saved = time.monotonic()
-    for start, stop, value in progress_bar(outcomes, total=len(todo), disable=not progress or not todo, desc=description,
-                                   unit="batch"):
+    for start, stop, value in progress_bar(
+        outcomes, total=len(todo), disable=not progress or not todo, desc=description, unit="batch"
+    ):
         cache.get("wmd-batch", params(start, stop), lambda v=value: v)
         found[start] = (stop, value)
         if store is not None and time.monotonic() - saved >= STORE_EVERY:
@@ -291,11 +342,17 @@ def _store_prefix(store, base, fingerprints, found, held: int) -> int:
         position = stop
     if position <= held:
         return held
-    seconds = [b.get("seconds per query", np.full(len(b["indices"]), b["seconds"] / len(b["indices"])))
-               for b in batches]  # per query: as stored, or the batch's time spread evenly
-    store.save(base, fingerprints[:position], np.concatenate([b["indices"] for b in batches]),
-               np.concatenate([b["distances"] for b in batches]), np.concatenate(seconds),
-               np.concatenate([b["solved per query"] for b in batches]))
+    seconds = [
+        b.get("seconds per query", np.full(len(b["indices"]), b["seconds"] / len(b["indices"]))) for b in batches
+    ]  # per query: as stored, or the batch's time spread evenly
+    store.save(
+        base,
+        fingerprints[:position],
+        np.concatenate([b["indices"] for b in batches]),
+        np.concatenate([b["distances"] for b in batches]),
+        np.concatenate(seconds),
+        np.concatenate([b["solved per query"] for b in batches]),
+    )
     return position
 
 
@@ -321,9 +378,23 @@ def _warm_up() -> None:
     _WARM.append(True)
 
 
-def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_similarity=None, solver: str = "pot",
-            n_jobs: int | None = 1, progress: bool = False, description: str = "", cache: ArtifactCache | None = None,
-            batch_key: Mapping[str, Any] | None = None, store=None) -> tuple[np.ndarray, Run]:
+def nearest(
+    method: str,
+    Q,
+    R,
+    k: int,
+    split: str,
+    *,
+    embeddings=None,
+    term_similarity=None,
+    solver: str = "pot",
+    n_jobs: int | None = 1,
+    progress: bool = False,
+    description: str = "",
+    cache: ArtifactCache | None = None,
+    batch_key: Mapping[str, Any] | None = None,
+    store=None,
+) -> tuple[np.ndarray, Run]:
     """Indices [n_queries, k] of the k most similar reference documents (ties: lower index) and the timed run.
 
     Parameters
@@ -361,14 +432,25 @@ def nearest(method: str, Q, R, k: int, split: str, *, embeddings=None, term_simi
     if not 1 <= k <= R.shape[0]:
         raise ValueError(f"k = {k} needs at least {k} reference documents, there are {R.shape[0]}")
     if measure == "wmd":
-        indices, seconds, solved = wmd_neighbours(Q, R, embeddings, k, solver=solver, n_jobs=n_jobs,
-                                                  progress=progress, description=description or f"{method} {split}",
-                                                  cache=cache, key=batch_key, store=store)
+        indices, seconds, solved = wmd_neighbours(
+            Q,
+            R,
+            embeddings,
+            k,
+            solver=solver,
+            n_jobs=n_jobs,
+            progress=progress,
+            description=description or f"{method} {split}",
+            cache=cache,
+            key=batch_key,
+            store=store,
+        )
         return indices, Run(split, pairs, seconds, solved=solved, queries=Q.shape[0])
     with _one_core():
         start = time.process_time()  # CPU seconds, as for the WMD batches
-        similarities, info = similarity_matrix(measure, Q, R, embeddings=embeddings, term_similarity=term_similarity,
-                                               n_threads=1, return_info=True)
+        similarities, info = similarity_matrix(
+            measure, Q, R, embeddings=embeddings, term_similarity=term_similarity, n_threads=1, return_info=True
+        )
         seconds = time.process_time() - start
     nonpositive, negative = (info.n_nonpositive, info.x_negative + info.y_negative) if info else (0, 0)
     return top_k(similarities, k), Run(split, pairs, seconds, nonpositive, negative)
@@ -411,8 +493,7 @@ class _Task:
         """Recompute a seeded sample of the stored WMD results of one split and stop if one differs (a run whose
         results come from the artifact cache checks its stored results too)."""
         Q, R, _ = self._wmd_queries(name, queries, reference)
-        base = _base_key(self._batch_key(name, queries, reference), R, self.embeddings[name], max(self.ks),
-                         self.solver)
+        base = _base_key(self._batch_key(name, queries, reference), R, self.embeddings[name], max(self.ks), self.solver)
         _checked_stored(self.store, base, Q, R, self.embeddings[name], max(self.ks), self.solver)
 
     def run(self, name: str, point: Mapping[str, Any], queries: str, reference: str, S=None):
@@ -429,11 +510,22 @@ class _Task:
                 Q = Q[rows]
         if S is not None:
             S = restricted(S, documents.terms)
-        indices, run = nearest(self.method, Q, R, max(self.ks), queries, term_similarity=S,
-                               embeddings=None if self.embeddings is None else self.embeddings[name],
-                               solver=self.solver, n_jobs=self.n_jobs, progress=self.progress,
-                               description=f"{self.method} {name} {queries}", cache=self.cache if wmd else None,
-                               batch_key=self._batch_key(name, queries, reference), store=self.store if wmd else None)
+        indices, run = nearest(
+            self.method,
+            Q,
+            R,
+            max(self.ks),
+            queries,
+            term_similarity=S,
+            embeddings=None if self.embeddings is None else self.embeddings[name],
+            solver=self.solver,
+            n_jobs=self.n_jobs,
+            progress=self.progress,
+            description=f"{self.method} {name} {queries}",
+            cache=self.cache if wmd else None,
+            batch_key=self._batch_key(name, queries, reference),
+            store=self.store if wmd else None,
+        )
         if wmd:
             sort = np.argsort(chosen, kind="stable")
             rows, indices = chosen[sort], indices[sort]
@@ -512,31 +604,56 @@ def _store(method: str, settings: Settings):
 
 
 @computes("knn", version=3)  # 3: exact WMD on the reduced problem (merged locations, shared mass cancelled)
-def _compute(method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices, limits,
-             cache=None):
+def _compute(
+    method: str, documents: dict[str, Documents], settings: Settings, embeddings, matrices, limits, cache=None
+):
     points = settings.points(method)
     cache = cache if METHODS[method].measure == "wmd" else None
     store = _store(method, settings)
 
     def task(n_jobs, progress):
-        return _Task(method, documents, embeddings, matrices, settings.ks, settings.wmd_solver, n_jobs, progress,
-                     limits, cache, store)
+        return _Task(
+            method,
+            documents,
+            embeddings,
+            matrices,
+            settings.ks,
+            settings.wmd_solver,
+            n_jobs,
+            progress,
+            limits,
+            cache,
+            store,
+        )
 
     if len(points) == 1:  # no grid: one run per data set (WMD parallel over query batches)
         outcomes = [_validation_point(task(settings.n_jobs, settings.progress), points[0])]
     else:
-        outcomes = evaluate_grid_in_batches(partial(_validation_point, task(1, False)), points,
-                                            n_jobs=settings.n_jobs, progress=settings.progress,
-                                            description=f"{method} grid")
+        outcomes = evaluate_grid_in_batches(
+            partial(_validation_point, task(1, False)),
+            points,
+            n_jobs=settings.n_jobs,
+            progress=settings.progress,
+            description=f"{method} grid",
+        )
     results = {}
     for name in documents:
         best = select_grid(points, [outcome[name][0] for outcome in outcomes])
         chosen, table, runs = best.best_params, pd.DataFrame(best.table), [outcome[name][1] for outcome in outcomes]
         point = {key: value for key, value in chosen.items() if key != "k"}
         S = matrices.build(point) if METHODS[method].measure == "sparse_scm" else None
-        predictions, run, rows = task(settings.n_jobs, settings.progress).run(name, point, "test",
-                                                                              settings.reference, S)
+        predictions, run, rows = task(settings.n_jobs, settings.progress).run(
+            name, point, "test", settings.reference, S
+        )
         all_rows = len(rows) == len(documents[name].labels["test"])
-        results[name] = MethodResult(name, method, chosen, table, documents[name].labels["test"][rows], predictions,
-                                     runs + [run], None if all_rows else rows)
+        results[name] = MethodResult(
+            name,
+            method,
+            chosen,
+            table,
+            documents[name].labels["test"][rows],
+            predictions,
+            runs + [run],
+            None if all_rows else rows,
+        )
     return results

@@ -9,6 +9,7 @@
 By Theorem 1 (chapter 3) S′ = E′E′ᵀ, so the normalized vectors E′ᵀx/‖E′ᵀx‖ have as inner products the soft cosine
 x̂ᵀS′ŷ: a linear model on them uses the regularized SCM as its kernel.
 """
+
 from __future__ import annotations
 
 import time
@@ -31,8 +32,15 @@ from ..termsim.sources import restricted
 from ..text.documents import Documents
 from .methods import represent_pair
 
-__all__ = ["LinearModel", "LINEAR_MODELS", "classifier", "tfidf_features", "orthogonalized_features",
-           "LinearResult", "fit_linear"]
+__all__ = [
+    "LinearModel",
+    "LINEAR_MODELS",
+    "classifier",
+    "tfidf_features",
+    "orthogonalized_features",
+    "LinearResult",
+    "fit_linear",
+]
 
 
 @dataclass(frozen=True)
@@ -126,8 +134,10 @@ def tfidf_features(documents: Documents, reference: str) -> dict[str, sparse.csr
     (['test', 'train', 'validation'], (4, 6))
     """
     transformer = TfidfTransformer().fit(documents.split(reference)[0])
-    return {split: sparse.csr_matrix(transformer.transform(documents.split(split)[0]))
-            for split in dict.fromkeys((*_SPLITS, reference))}
+    return {
+        split: sparse.csr_matrix(transformer.transform(documents.split(split)[0]))
+        for split in dict.fromkeys((*_SPLITS, reference))
+    }
 
 
 def orthogonalized_features(documents: Documents, S, reference: str, slope: float = 0.0):
@@ -225,8 +235,15 @@ class LinearResult:
 
 
 @computes("linear-model")
-def fit_linear(method: str, documents: Documents, reference: str, regularization: Sequence[float], *,
-               S=None, point: Mapping[str, Any] | None = None) -> LinearResult:
+def fit_linear(
+    method: str,
+    documents: Documents,
+    reference: str,
+    regularization: Sequence[float],
+    *,
+    S=None,
+    point: Mapping[str, Any] | None = None,
+) -> LinearResult:
     """``method`` (:data:`LINEAR_MODELS`) on one data set: C chosen on the validation split (models fitted on the
     training split), then the model fitted on ``reference`` with that C, and its test predictions, with their
     one-core CPU seconds.
@@ -283,6 +300,15 @@ def fit_linear(method: str, documents: Documents, reference: str, regularization
         predictions = fitted.predict(features["test"])
         predicted = time.process_time()
     params = {"C": best, **(dict(point) if model.features == "orthogonalized" else {})}
-    return LinearResult(documents.name, method, params,
-                        pd.DataFrame({"C": list(regularization), "validation error (%)": errors}), labels["test"],
-                        predictions, trained - prepared, predicted - trained, prepared - start, factor)
+    return LinearResult(
+        documents.name,
+        method,
+        params,
+        pd.DataFrame({"C": list(regularization), "validation error (%)": errors}),
+        labels["test"],
+        predictions,
+        trained - prepared,
+        predicted - trained,
+        prepared - start,
+        factor,
+    )

@@ -1,4 +1,5 @@
 """The methods of chapter 4 (the paper's seven configurations and two baselines) and the settings of a run."""
+
 from __future__ import annotations
 
 import numbers
@@ -119,6 +120,7 @@ class Settings:
         """Every field as the run reads it, or a ``ValueError`` naming the field and what is allowed: one value where a
         tuple is expected becomes a tuple of it, a mapping where pairs are expected becomes its pairs, NumPy scalars
         become Python numbers."""
+
         def tuple_of(name, value):
             if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
                 value = (value,)
@@ -144,35 +146,60 @@ class Settings:
         if grid:
             unknown, missing = sorted(set(grid) - set(SPARSE_KEYS)), [k for k in SPARSE_KEYS if k not in grid]
             if unknown or missing:
-                raise ValueError(f"sparse_grid={self.sparse_grid!r} is not allowed: "
-                                 + (f"unknown keys {unknown}; " if unknown else "")
-                                 + (f"missing keys {missing}; " if missing else "")
-                                 + f"it needs a value or a list of values for each of {', '.join(SPARSE_KEYS)}")
-        object.__setattr__(self, "sparse_grid", tuple((key, tuple_of(key, grid[key])) for key in SPARSE_KEYS
-                                                      if key in grid))
+                raise ValueError(
+                    f"sparse_grid={self.sparse_grid!r} is not allowed: "
+                    + (f"unknown keys {unknown}; " if unknown else "")
+                    + (f"missing keys {missing}; " if missing else "")
+                    + f"it needs a value or a list of values for each of {', '.join(SPARSE_KEYS)}"
+                )
+        object.__setattr__(
+            self, "sparse_grid", tuple((key, tuple_of(key, grid[key])) for key in SPARSE_KEYS if key in grid)
+        )
         for name, power in (("wmd_queries", True), ("wmd_validation_queries", False)):
             entries = pairs(name, getattr(self, name))
             for dataset, limit in entries:
-                if not (limit is None or (power and limit == "power") or (
-                        isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and limit >= 1)):
+                if not (
+                    limit is None
+                    or (power and limit == "power")
+                    or (isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and limit >= 1)
+                ):
                     allowed = "a positive number of queries, None for all" + (" or 'power'" if power else "")
                     raise ValueError(f"{name}[{dataset!r}]={limit!r} is not allowed; give {allowed}")
-            object.__setattr__(self, name, tuple((dataset, limit if limit is None or limit == "power" else int(limit))
-                                                 for dataset, limit in entries))
+            object.__setattr__(
+                self,
+                name,
+                tuple(
+                    (dataset, limit if limit is None or limit == "power" else int(limit)) for dataset, limit in entries
+                ),
+            )
         if self.reference not in ("train", "train+validation"):
-            raise ValueError(f"reference={self.reference!r} is not allowed; reference must be 'train' or "
-                             "'train+validation'")
+            raise ValueError(
+                f"reference={self.reference!r} is not allowed; reference must be 'train' or 'train+validation'"
+            )
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any], progress: bool = True) -> "Settings":
-        grid = (("symmetric", params["symmetric"]), ("dominant", params["dominant"]), ("idf", params["idf"]),
-                ("nonzero_limit", params["nonzero_limits"]), ("threshold", params["thresholds"]),
-                ("exponent", params["exponents"]))
-        return cls(ks=tuple(params["ks"]), slopes=tuple(params["slopes"]), sparse_grid=grid, fill_rule=params["fill_rule"],
-                   reference=params["reference"], wmd_solver=params["wmd_solver"],
-                   wmd_queries=tuple(params["wmd_queries"]),
-                   wmd_validation_queries=tuple(params.get("wmd_validation_queries", ())), n_jobs=params["n_jobs"],
-                   progress=progress, wmd_store=_paper_store() if params.get("profile") == "paper" else None)
+        grid = (
+            ("symmetric", params["symmetric"]),
+            ("dominant", params["dominant"]),
+            ("idf", params["idf"]),
+            ("nonzero_limit", params["nonzero_limits"]),
+            ("threshold", params["thresholds"]),
+            ("exponent", params["exponents"]),
+        )
+        return cls(
+            ks=tuple(params["ks"]),
+            slopes=tuple(params["slopes"]),
+            sparse_grid=grid,
+            fill_rule=params["fill_rule"],
+            reference=params["reference"],
+            wmd_solver=params["wmd_solver"],
+            wmd_queries=tuple(params["wmd_queries"]),
+            wmd_validation_queries=tuple(params.get("wmd_validation_queries", ())),
+            n_jobs=params["n_jobs"],
+            progress=progress,
+            wmd_store=_paper_store() if params.get("profile") == "paper" else None,
+        )
 
     def points(self, method: str) -> list[dict[str, Any]]:
         """The method's grid points in the paper's order: the slope first, then the orthogonalization keys."""
@@ -239,5 +266,7 @@ def represent_pair(method: str, documents: Documents, queries: str, reference: s
     q_counts, _, _ = documents.split(queries)
     r_counts, _, r_lengths = documents.split(reference)
     avgdl = float(np.mean(r_lengths)) if np.mean(r_lengths) > 0 else 1.0
-    return tuple(represent(METHODS[method].weighting, counts, train_counts=r_counts, avgdl=avgdl, slope=slope)
-                 for counts in (q_counts, r_counts))
+    return tuple(
+        represent(METHODS[method].weighting, counts, train_counts=r_counts, avgdl=avgdl, slope=slope)
+        for counts in (q_counts, r_counts)
+    )

@@ -2,6 +2,7 @@
 compiled pass: kept as the reference that the tests compare it with and that defines the keys of stored results
 (:func:`regemb_utils.infra.keys.same_result_as`; a definition hashes with its name, so it keeps the name ``top_k``
 here)."""
+
 from __future__ import annotations
 
 import numpy as np

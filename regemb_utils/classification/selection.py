@@ -17,6 +17,7 @@ function or a ``functools.partial`` of one).
 Selection rule: the lowest validation error; ties go to the first grid point in grid order, then to the smallest k
 (the paper's ``max`` over accuracies kept the first maximum, with k ascending inside each grid point).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -29,7 +30,14 @@ import joblib
 from ..infra.keys import same_result_as
 from ..infra.progress import progress_bar
 
-__all__ = ["parameter_grid", "GridSearchResult", "evaluate_grid", "evaluate_grid_in_batches", "select_best", "select_grid"]
+__all__ = [
+    "parameter_grid",
+    "GridSearchResult",
+    "evaluate_grid",
+    "evaluate_grid_in_batches",
+    "select_best",
+    "select_grid",
+]
 
 
 def parameter_grid(specification: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ per data set and pooled over the data sets (Σ pairs / Σ seconds of the whole t
 runs; a WMD's whole-split seconds estimated from its sample), each with a seeded percentile bootstrap interval that
 resamples the WMD's sampled queries and the repeated calls: the spread of what was measured, with no widening.
 """
+
 from __future__ import annotations
 
 import time
@@ -62,34 +63,63 @@ def _timed(function, *args, **kwargs):
 
 
 @computes("speed")
-def _measure(method: str, documents: Documents, reference: str, slope: float, embeddings, term_similarity,
-             queries: int, k: int, solver: str, repeats: int) -> pd.DataFrame:
+def _measure(
+    method: str,
+    documents: Documents,
+    reference: str,
+    slope: float,
+    embeddings,
+    term_similarity,
+    queries: int,
+    k: int,
+    solver: str,
+    repeats: int,
+) -> pd.DataFrame:
     _warm_up()
     n_test = documents.labels["test"].shape[0]
     rows = []
     if not Measure.of(method).transport:
         for _ in range(repeats):
             (Q, R), weighting = _timed(represent_pair, method, documents, "test", reference, slope)
-            _, comparing = _timed(similarity_matrix, METHODS[method].measure, Q, R, embeddings=embeddings,
-                                  term_similarity=term_similarity, n_threads=1)
-            rows.append({"query": pd.NA, "pairs": Q.shape[0] * R.shape[0], "seconds": weighting + comparing,
-                         "neighbours": None})
+            _, comparing = _timed(
+                similarity_matrix,
+                METHODS[method].measure,
+                Q,
+                R,
+                embeddings=embeddings,
+                term_similarity=term_similarity,
+                n_threads=1,
+            )
+            rows.append(
+                {"query": pd.NA, "pairs": Q.shape[0] * R.shape[0], "seconds": weighting + comparing, "neighbours": None}
+            )
     else:
         (Q, R), weighting = _timed(represent_pair, method, documents, "test", reference, slope)
         chosen = stratified_order(documents.labels["test"])[:queries]
         found = []
         for query in chosen:
-            (indices, distances), seconds = _timed(nearest_by_brute_force, Q[[query]], R, embeddings, k,
-                                                   solver=solver, n_jobs=1)
+            (indices, distances), seconds = _timed(
+                nearest_by_brute_force, Q[[query]], R, embeddings, k, solver=solver, n_jobs=1
+            )
             found.append((indices[0], distances[0]))
-            rows.append({"query": int(query), "pairs": R.shape[0], "seconds": seconds + weighting / n_test,
-                         "neighbours": tuple(int(i) for i in indices[0])})
+            rows.append(
+                {
+                    "query": int(query),
+                    "pairs": R.shape[0],
+                    "seconds": seconds + weighting / n_test,
+                    "neighbours": tuple(int(i) for i in indices[0]),
+                }
+            )
         search = wmd_knn(Q[chosen], R, embeddings, k, solver=solver, n_jobs=1)
         for position, (indices, distances) in enumerate(found):
-            if not (np.array_equal(indices, search.indices[position])
-                    and np.array_equal(distances, search.distances[position])):
-                raise RuntimeError(f"{documents.name}, {method}: brute force and the pruned search find other WMD "
-                                   f"neighbours for test query {chosen[position]}; the speed measurement stops")
+            if not (
+                np.array_equal(indices, search.indices[position])
+                and np.array_equal(distances, search.distances[position])
+            ):
+                raise RuntimeError(
+                    f"{documents.name}, {method}: brute force and the pruned search find other WMD "
+                    f"neighbours for test query {chosen[position]}; the speed measurement stops"
+                )
     frame = pd.DataFrame(rows, columns=["query", "pairs", "seconds", "neighbours"])
     frame.insert(0, "dataset", documents.name)
     frame.insert(1, "method", method)
@@ -98,9 +128,20 @@ def _measure(method: str, documents: Documents, reference: str, slope: float, em
     return frame
 
 
-def measure_speed(method: str, documents: Documents, *, reference: str = "train", slope: float = 0.0,
-                  embeddings: np.ndarray | None = None, term_similarity=None, queries: int = 25, k: int = 19,
-                  solver: str = "pot", repeats: int = REPEATS, cache: ArtifactCache | None = None) -> pd.DataFrame:
+def measure_speed(
+    method: str,
+    documents: Documents,
+    *,
+    reference: str = "train",
+    slope: float = 0.0,
+    embeddings: np.ndarray | None = None,
+    term_similarity=None,
+    queries: int = 25,
+    k: int = 19,
+    solver: str = "pot",
+    repeats: int = REPEATS,
+    cache: ArtifactCache | None = None,
+) -> pd.DataFrame:
     """The one-core cost of ``method`` on one data set's test split, timed as the paper's code timed it (module
     docstring): from the artifact cache (kind ``"speed"``) when measured before with the same inputs, else measured
     and stored.
@@ -168,21 +209,44 @@ def measure_speed(method: str, documents: Documents, *, reference: str = "train"
         raise ValueError(f"method {method!r} needs term_similarity (S' over documents.terms)")
     for name, value in (("queries", queries), ("repeats", repeats)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
-            raise ValueError(f"{name}={value!r} is not allowed; give an integer of at least 2 (an interval needs two "
-                             "timings)")
+            raise ValueError(
+                f"{name}={value!r} is not allowed; give an integer of at least 2 (an interval needs two timings)"
+            )
     n_reference = documents.split(reference)[0].shape[0]
     if measure.transport and not 1 <= k <= n_reference:
         raise ValueError(f"k={k!r} is not allowed; it must lie in [1, {n_reference}] (the reference documents)")
     queries = min(int(queries), documents.labels["test"].shape[0])
     cache = cache or ArtifactCache()
     wmd = measure.transport
-    key = {"dataset": documents.name, "method": method, "documents": fingerprint(documents), "reference": reference,
-           "slope": float(slope), "embeddings": None if embeddings is None else fingerprint(np.asarray(embeddings)),
-           "term_similarity": None if term_similarity is None else fingerprint(term_similarity),
-           "queries": queries if wmd else None, "k": int(k) if wmd else None, "solver": solver if wmd else None,
-           "repeats": None if wmd else int(repeats)}
-    return cache.get("speed", key, lambda: _measure(method, documents, reference, float(slope), embeddings,
-                                                      term_similarity, queries, int(k), solver, int(repeats)))
+    key = {
+        "dataset": documents.name,
+        "method": method,
+        "documents": fingerprint(documents),
+        "reference": reference,
+        "slope": float(slope),
+        "embeddings": None if embeddings is None else fingerprint(np.asarray(embeddings)),
+        "term_similarity": None if term_similarity is None else fingerprint(term_similarity),
+        "queries": queries if wmd else None,
+        "k": int(k) if wmd else None,
+        "solver": solver if wmd else None,
+        "repeats": None if wmd else int(repeats),
+    }
+    return cache.get(
+        "speed",
+        key,
+        lambda: _measure(
+            method,
+            documents,
+            reference,
+            float(slope),
+            embeddings,
+            term_similarity,
+            queries,
+            int(k),
+            solver,
+            int(repeats),
+        ),
+    )
 
 
 def _checked(timings: pd.DataFrame, methods: Sequence[str], datasets: Sequence[str] | None) -> pd.DataFrame:
@@ -192,18 +256,25 @@ def _checked(timings: pd.DataFrame, methods: Sequence[str], datasets: Sequence[s
     rows = timings if datasets is None else timings[timings["dataset"].isin(list(datasets))]
     for method in methods:
         if not (rows["method"] == method).any():
-            raise ValueError(f"no timings of {method!r}" + ("" if datasets is None else f" on {list(datasets)}")
-                             + f"; the timings hold {sorted(set(timings['method']))}")
+            raise ValueError(
+                f"no timings of {method!r}"
+                + ("" if datasets is None else f" on {list(datasets)}")
+                + f"; the timings hold {sorted(set(timings['method']))}"
+            )
     rows = rows[rows["method"].isin(list(methods))]
     bad = rows[~(np.asarray(rows["seconds"], dtype=float) > 0) | ~(np.asarray(rows["pairs"], dtype=float) > 0)]
     if len(bad):
-        raise ValueError(f"every timing needs positive seconds and pairs; {len(bad)} do not (first: "
-                         f"{bad.iloc[0][['dataset', 'method', 'pairs', 'seconds']].to_dict()})")
+        raise ValueError(
+            f"every timing needs positive seconds and pairs; {len(bad)} do not (first: "
+            f"{bad.iloc[0][['dataset', 'method', 'pairs', 'seconds']].to_dict()})"
+        )
     small = rows.groupby(["dataset", "method"]).size()
     if (small < 2).any():
         first = small[small < 2].index[0]
-        raise ValueError(f"{first[1]} on {first[0]} has one timing; an interval needs at least 2 per data set and "
-                         "method (queries of a WMD, repeated calls of the others)")
+        raise ValueError(
+            f"{first[1]} on {first[0]} has one timing; an interval needs at least 2 per data set and "
+            "method (queries of a WMD, repeated calls of the others)"
+        )
     return rows
 
 
@@ -225,9 +296,16 @@ def _whole_pairs(rows: pd.DataFrame, method: str, dataset: str) -> float:
     return pairs if cell["query"].isna().all() else pairs * float(cell["test queries"].iloc[0])
 
 
-def speed_ratios(timings: pd.DataFrame, fast: str = "soft_vsm_quantized_ortho", slow: str = "wmd", *,
-                 datasets: Sequence[str] | None = None, confidence: float = 0.95, resamples: int = 2000,
-                 seed: int = 0) -> pd.DataFrame:
+def speed_ratios(
+    timings: pd.DataFrame,
+    fast: str = "soft_vsm_quantized_ortho",
+    slow: str = "wmd",
+    *,
+    datasets: Sequence[str] | None = None,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """How many times as many document pairs per second ``fast`` evaluates as ``slow``, per data set and pooled,
     with a percentile bootstrap interval (:func:`scipy.stats.bootstrap`, seeded).
 
@@ -287,17 +365,22 @@ def speed_ratios(timings: pd.DataFrame, fast: str = "soft_vsm_quantized_ortho", 
     if fast == slow:
         raise ValueError(f"fast and slow are both {fast!r}; compare two methods")
     rows = _checked(timings, (fast, slow), datasets)
-    both = [d for d in dict.fromkeys(rows["dataset"])
-            if ((rows["dataset"] == d) & (rows["method"] == fast)).any()
-            and ((rows["dataset"] == d) & (rows["method"] == slow)).any()]
+    both = [
+        d
+        for d in dict.fromkeys(rows["dataset"])
+        if ((rows["dataset"] == d) & (rows["method"] == fast)).any()
+        and ((rows["dataset"] == d) & (rows["method"] == slow)).any()
+    ]
     if not both:
         raise ValueError(f"no data set has timings of both {fast!r} and {slow!r}")
     cells = {(d, m): _cells(rows, m, d) for d in both for m in (fast, slow)}
     pairs = {(d, m): _whole_pairs(rows, m, d) for d in both for m in (fast, slow)}
     for d in both:
         if pairs[d, fast] != pairs[d, slow]:
-            raise ValueError(f"{fast} and {slow} on {d} cover other pairs ({pairs[d, fast]:,.0f} and "
-                             f"{pairs[d, slow]:,.0f} per test split): other documents or another reference set")
+            raise ValueError(
+                f"{fast} and {slow} on {d} cover other pairs ({pairs[d, fast]:,.0f} and "
+                f"{pairs[d, slow]:,.0f} per test split): other documents or another reference set"
+            )
 
     def ratio_of(chosen):
         order = [(d, m) for d in chosen for m in (fast, slow)]
@@ -310,14 +393,26 @@ def speed_ratios(timings: pd.DataFrame, fast: str = "soft_vsm_quantized_ortho", 
             return (total[fast] / spent[fast]) / (total[slow] / spent[slow])
 
         samples = [cells[c][0] for c in order]
-        interval = stats.bootstrap(samples, statistic, n_resamples=resamples, confidence_level=confidence,
-                                   method="percentile", vectorized=True, rng=np.random.default_rng(seed))
+        interval = stats.bootstrap(
+            samples,
+            statistic,
+            n_resamples=resamples,
+            confidence_level=confidence,
+            method="percentile",
+            vectorized=True,
+            rng=np.random.default_rng(seed),
+        )
         spent = {m: sum(cells[d, m][1] * np.mean(cells[d, m][0]) for d in chosen) for m in (fast, slow)}
         rates = {m: total[m] / spent[m] for m in (fast, slow)}
-        return {"fast rate": rates[fast], "slow rate": rates[slow], "ratio": rates[fast] / rates[slow],
-                "lower": float(interval.confidence_interval.low), "upper": float(interval.confidence_interval.high),
-                "fast timings": int(sum(len(cells[d, fast][0]) for d in chosen)),
-                "slow timings": int(sum(len(cells[d, slow][0]) for d in chosen))}
+        return {
+            "fast rate": rates[fast],
+            "slow rate": rates[slow],
+            "ratio": rates[fast] / rates[slow],
+            "lower": float(interval.confidence_interval.low),
+            "upper": float(interval.confidence_interval.high),
+            "fast timings": int(sum(len(cells[d, fast][0]) for d in chosen)),
+            "slow timings": int(sum(len(cells[d, slow][0]) for d in chosen)),
+        }
 
     table = [{"dataset": d, **ratio_of([d])} for d in both] + [{"dataset": "pooled", **ratio_of(both)}]
     table = pd.DataFrame(table)
@@ -360,7 +455,13 @@ def speed_rates(timings: pd.DataFrame, *, datasets: Sequence[str] | None = None)
         sets = list(dict.fromkeys(rows.loc[rows["method"] == method, "dataset"]))
         spent = {d: (lambda s, w: w * float(np.mean(s)))(*_cells(rows, method, d)) for d in sets}
         pairs = {d: _whole_pairs(rows, method, d) for d in sets}
-        table.append({"method": method, "label": METHODS[method].label if method in METHODS else method,
-                      "pooled": sum(pairs.values()) / sum(spent.values()), "data sets": len(sets),
-                      **{d: pairs[d] / spent[d] for d in sets}})
+        table.append(
+            {
+                "method": method,
+                "label": METHODS[method].label if method in METHODS else method,
+                "pooled": sum(pairs.values()) / sum(spent.values()),
+                "data sets": len(sets),
+                **{d: pairs[d] / spent[d] for d in sets},
+            }
+        )
     return pd.DataFrame(table)

@@ -12,6 +12,7 @@
   size that reaches a given power (chapter 4's WMD samples).
 * :func:`paired_difference_interval` – Newcombe's interval for the difference of two paired proportions.
 """
+
 from __future__ import annotations
 
 import math
@@ -376,8 +377,9 @@ def mcnemar_power(n: int, only_a_right: float, only_b_right: float, alpha: float
     return float(np.sum(stats.binom.pmf(d, n, psi) * reject))
 
 
-def mcnemar_sample_size(only_a_right: float, only_b_right: float, power: float = 0.8, alpha: float = 0.05,
-                        maximum: int = 100_000) -> int:
+def mcnemar_sample_size(
+    only_a_right: float, only_b_right: float, power: float = 0.8, alpha: float = 0.05, maximum: int = 100_000
+) -> int:
     """The smallest number of paired documents n at which the exact McNemar test reaches ``power`` (by
     :func:`mcnemar_power`), searched upwards from half the normal approximation's n (Connor 1987). The exact power
     is a saw-tooth in n, so a slightly larger n can fall just short again; the n returned reaches the power.
@@ -468,8 +470,9 @@ class PairedDifference:
     upper: float
 
 
-def paired_difference_interval(a_only: int, b_only: int, both: int, neither: int,
-                               confidence: float = 0.95) -> PairedDifference:
+def paired_difference_interval(
+    a_only: int, b_only: int, both: int, neither: int, confidence: float = 0.95
+) -> PairedDifference:
     """Newcombe's (1998, method 10) hybrid score interval for the difference p_a − p_b of two proportions measured on
     the same n items: ``a_only`` items have the property under A only, ``b_only`` under B only, ``both`` under both,
     ``neither`` under neither (pass errors to get the difference of error rates).

@@ -18,6 +18,7 @@ method answers more than the test set.
 time of the WMD part on n cores, the way chapter 4 schedules it: per method, data set and split one after the other,
 the batches of :data:`WMD_BATCH` queries over the cores.
 """
+
 from __future__ import annotations
 
 import functools
@@ -37,8 +38,20 @@ from .knn_runs import WMD_BATCH
 from .methods import METHODS, Settings
 from .statistics import discordant_probabilities, mcnemar_power, mcnemar_sample_size
 
-__all__ = ["SCM", "POWER", "MINIMUM_QUERIES", "SMALL_TEST_SET", "paper_errors", "power_plan", "power_queries",
-           "query_limit", "costs_from_results", "costs_from_cache", "predict_wmd_time", "cost_extremes"]
+__all__ = [
+    "SCM",
+    "POWER",
+    "MINIMUM_QUERIES",
+    "SMALL_TEST_SET",
+    "paper_errors",
+    "power_plan",
+    "power_queries",
+    "query_limit",
+    "costs_from_results",
+    "costs_from_cache",
+    "predict_wmd_time",
+    "cost_extremes",
+]
 
 SCM = "soft_vsm_quantized_ortho"  # the regularized SCM that every WMD method is compared with
 POWER = {"difference": 0.10, "power": 0.80, "alpha": 0.05, "correlation": 0.0}
@@ -77,14 +90,16 @@ def paper_errors(dataset: str, method: str) -> tuple[float, float, str]:
     ...
     ValueError: the paper has no test error of soft_vsm_quantized_ortho and wmd on 'my-data'; give wmd_queries a number for it
     """
+
     def error(m):
         return paper.value(paper.TEST_ERRORS, (m, dataset))
 
     used = method if error(method) == error(method) else _STAND_IN.get(method, method)  # NaN: no paper value
     scm, other = error(SCM), error(used)
     if scm != scm or other != other:
-        raise ValueError(f"the paper has no test error of {SCM} and {method} on {dataset!r}; give wmd_queries a "
-                         "number for it")
+        raise ValueError(
+            f"the paper has no test error of {SCM} and {method} on {dataset!r}; give wmd_queries a number for it"
+        )
     return scm / 100, other / 100, used
 
 
@@ -126,8 +141,9 @@ def power_queries(dataset: str, method: str, test_size: int) -> int:
     return min(test_size, max(n, MINIMUM_QUERIES.get(method, 0)))
 
 
-def power_plan(test_sizes: Mapping[str, int], methods: Iterable[str] = ("wmd_quantized", "wmd", "wmd_tfidf")
-               ) -> pd.DataFrame:
+def power_plan(
+    test_sizes: Mapping[str, int], methods: Iterable[str] = ("wmd_quantized", "wmd", "wmd_tfidf")
+) -> pd.DataFrame:
     """The power computation for every data set (``{name: test documents}``) and WMD method: the paper's errors,
     the alternative, the n that reaches the power, the rule's n and the exact power at the rule's n.
 
@@ -157,18 +173,30 @@ def power_plan(test_sizes: Mapping[str, int], methods: Iterable[str] = ("wmd_qua
             p10, p01 = discordant_probabilities(low, high, POWER["correlation"])
             needed = mcnemar_sample_size(p10, p01, POWER["power"], POWER["alpha"])
             chosen = power_queries(dataset, method, size)
-            rows.append({"dataset": dataset, "method": method, "label": METHODS[method].label,
-                         "test documents": size, "paper SCM error": 100 * scm, "paper WMD error": 100 * wmd,
-                         "paper WMD error of": used, "alternative SCM error": 100 * low,
-                         "alternative WMD error": 100 * high, "discordant share": 100 * (p10 + p01),
-                         "queries for the power": needed, "queries": chosen,
-                         "power at the queries": mcnemar_power(chosen, p10, p01, POWER["alpha"]),
-                         "all": chosen == size})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "method": method,
+                    "label": METHODS[method].label,
+                    "test documents": size,
+                    "paper SCM error": 100 * scm,
+                    "paper WMD error": 100 * wmd,
+                    "paper WMD error of": used,
+                    "alternative SCM error": 100 * low,
+                    "alternative WMD error": 100 * high,
+                    "discordant share": 100 * (p10 + p01),
+                    "queries for the power": needed,
+                    "queries": chosen,
+                    "power at the queries": mcnemar_power(chosen, p10, p01, POWER["alpha"]),
+                    "all": chosen == size,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def query_limit(settings: Settings, method: str, dataset: str, split: str = "test", size: int | None = None
-                ) -> int | None:
+def query_limit(
+    settings: Settings, method: str, dataset: str, split: str = "test", size: int | None = None
+) -> int | None:
     """At most this many queries of ``split`` for ``method`` on ``dataset`` under ``settings`` (None: all); only
     the WMD methods are limited (their callers ask :attr:`regemb_utils.classification.engine.Measure.transport`).
 
@@ -202,8 +230,11 @@ def query_limit(settings: Settings, method: str, dataset: str, split: str = "tes
     (5, None)
     """
     test = dict(settings.wmd_queries).get(dataset)
-    value = test if split == "test" else dict(settings.wmd_validation_queries).get(
-        dataset, None if test == "power" else test)
+    value = (
+        test
+        if split == "test"
+        else dict(settings.wmd_validation_queries).get(dataset, None if test == "power" else test)
+    )
     if size is None:
         if value == "power":
             raise ValueError("wmd_queries='power' needs the size of the test split")
@@ -246,11 +277,21 @@ def costs_from_results(results) -> pd.DataFrame:
         if not Measure.of(method).transport:
             continue
         for run in result.runs:
-            queries = run.queries if getattr(run, "queries", None) is not None else (
-                len(result.truth) if run.split == "test" else None)
+            queries = (
+                run.queries
+                if getattr(run, "queries", None) is not None
+                else (len(result.truth) if run.split == "test" else None)
+            )
             if queries:
-                rows.append({"dataset": dataset, "method": method, "split": run.split, "queries": queries,
-                             "seconds": run.seconds})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "method": method,
+                        "split": run.split,
+                        "queries": queries,
+                        "seconds": run.seconds,
+                    }
+                )
     return _per_query(rows)
 
 
@@ -283,8 +324,15 @@ def costs_from_cache(cache=None) -> pd.DataFrame:
             batch = load_pickle(directory)
         except (OSError, ValueError, KeyError, pickle.UnpicklingError, EOFError):
             continue
-        rows.append({"dataset": params["dataset"], "method": params["method"], "split": params["split"],
-                     "queries": params["stop"] - params["start"], "seconds": batch["seconds"]})
+        rows.append(
+            {
+                "dataset": params["dataset"],
+                "method": params["method"],
+                "split": params["split"],
+                "queries": params["stop"] - params["start"],
+                "seconds": batch["seconds"],
+            }
+        )
     return _per_query(rows)
 
 
@@ -292,8 +340,11 @@ def _per_query(rows) -> pd.DataFrame:
     columns = ["dataset", "method", "split", "queries", "seconds", "seconds per query"]
     if not rows:
         return pd.DataFrame(columns=columns)
-    table = pd.DataFrame(rows).groupby(["dataset", "method", "split"], sort=False, as_index=False)[
-        ["queries", "seconds"]].sum()
+    table = (
+        pd.DataFrame(rows)
+        .groupby(["dataset", "method", "split"], sort=False, as_index=False)[["queries", "seconds"]]
+        .sum()
+    )
     table["seconds per query"] = table["seconds"] / table["queries"]
     return table[columns]
 
@@ -307,9 +358,14 @@ def _makespan(batches: list[float], cores: int) -> float:
     return max(free)
 
 
-def predict_wmd_time(costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str], int], cores: int = 2,
-                     batch_size: int | None = None, done: Mapping[tuple[str, str, str], int] | None = None,
-                     show: bool = True) -> pd.DataFrame:
+def predict_wmd_time(
+    costs: pd.DataFrame,
+    sizes: Mapping[tuple[str, str, str], int],
+    cores: int = 2,
+    batch_size: int | None = None,
+    done: Mapping[tuple[str, str, str], int] | None = None,
+    show: bool = True,
+) -> pd.DataFrame:
     """Predicted wall time of the WMD part of chapter 4 on ``cores`` cores.
 
     ``costs``: per-query one-core seconds (:func:`costs_from_results`, :func:`costs_from_cache` or a timing sample)
@@ -358,16 +414,27 @@ def predict_wmd_time(costs: pd.DataFrame, sizes: Mapping[tuple[str, str, str], i
         # batches aligned to multiples of the batch size in the fixed order, as knn_runs computes them
         edges = sorted({start, n, *range((start // batch_size + 1) * batch_size, n, batch_size)}) if todo else []
         batches = [cost * (b - a) for a, b in zip(edges, edges[1:])]
-        rows.append({"dataset": dataset, "method": method, "split": split, "queries": n, "to compute": todo,
-                     "seconds per query": cost, "core seconds": cost * todo,
-                     "wall seconds": _makespan(batches, cores) if batches else 0.0})
+        rows.append(
+            {
+                "dataset": dataset,
+                "method": method,
+                "split": split,
+                "queries": n,
+                "to compute": todo,
+                "seconds per query": cost,
+                "core seconds": cost * todo,
+                "wall seconds": _makespan(batches, cores) if batches else 0.0,
+            }
+        )
     table = pd.DataFrame(rows)
     if show:
         total = table["wall seconds"].sum() if len(table) else 0.0
         with pd.option_context("display.width", 160, "display.max_rows", 200):
             print(table.to_string(index=False, float_format=lambda v: f"{v:,.2f}"))
-        print(f"WMD part on {cores} core(s): {total / 60:,.1f} minutes wall time "
-              f"({table['core seconds'].sum() / 3600 if len(table) else 0:,.2f} core-hours)")
+        print(
+            f"WMD part on {cores} core(s): {total / 60:,.1f} minutes wall time "
+            f"({table['core seconds'].sum() / 3600 if len(table) else 0:,.2f} core-hours)"
+        )
     return table
 
 
@@ -401,5 +468,7 @@ def cost_extremes(prediction: pd.DataFrame, method: str = "wmd") -> dict[str, tu
     if not len(rows):
         return {"low": ("—", math.nan), "high": ("—", math.nan)}
     per_query = rows.set_index("dataset")["seconds per query"]
-    return {end: (str(name).upper(), float(per_query[name])) for end, name in
-            (("low", per_query.idxmin()), ("high", per_query.idxmax()))}
+    return {
+        end: (str(name).upper(), float(per_query[name]))
+        for end, name in (("low", per_query.idxmin()), ("high", per_query.idxmax()))
+    }

@@ -18,6 +18,7 @@ equal the run's queries at the same positions; anything else is recomputed (and 
 results). Every time stored results are used, a seeded random sample of them (:data:`CHECKED` queries per file) is
 recomputed and compared exactly (indices and distances); a difference stops the run with an error naming the file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -100,8 +101,9 @@ def query_fingerprints(Q) -> np.ndarray:
     result = np.empty(Q.shape[0], dtype=np.uint64)
     for i in range(Q.shape[0]):
         start, stop = Q.indptr[i], Q.indptr[i + 1]
-        digest = hashlib.sha256(Q.indices[start:stop].astype(np.int64).tobytes()
-                                + Q.data[start:stop].astype(np.float64).tobytes()).digest()
+        digest = hashlib.sha256(
+            Q.indices[start:stop].astype(np.int64).tobytes() + Q.data[start:stop].astype(np.float64).tobytes()
+        ).digest()
         result[i] = np.frombuffer(digest[:8], dtype=np.uint64)[0]
     return result
 
@@ -211,18 +213,29 @@ class WmdStore:
             n = min(len(stored), len(fingerprints))
             same = np.flatnonzero(stored[:n] != fingerprints[:n])
             n = int(same[0]) if len(same) else n
-            return Stored(path, data["indices"][:n].astype(np.int64), data["distances"][:n].copy(),
-                          data["seconds"][:n].copy(), data["solved"][:n].astype(np.int64), len(stored))
+            return Stored(
+                path,
+                data["indices"][:n].astype(np.int64),
+                data["distances"][:n].copy(),
+                data["seconds"][:n].copy(),
+                data["solved"][:n].astype(np.int64),
+                len(stored),
+            )
 
     def save(self, key: dict, fingerprints, indices, distances, seconds, solved) -> Path:
         """Store (replace) the results for ``key``: written to a temporary file, then renamed."""
         path = self.path(key)
         self.folder.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp.npz")
-        np.savez_compressed(temporary, key=np.array(json.dumps(_jsonable(key), sort_keys=True)),
-                            queries=np.asarray(fingerprints, dtype=np.uint64),
-                            indices=np.asarray(indices, dtype=np.int32), distances=np.asarray(distances, np.float64),
-                            seconds=np.asarray(seconds, dtype=np.float64), solved=np.asarray(solved, np.int32))
+        np.savez_compressed(
+            temporary,
+            key=np.array(json.dumps(_jsonable(key), sort_keys=True)),
+            queries=np.asarray(fingerprints, dtype=np.uint64),
+            indices=np.asarray(indices, dtype=np.int32),
+            distances=np.asarray(distances, np.float64),
+            seconds=np.asarray(seconds, dtype=np.float64),
+            solved=np.asarray(solved, np.int32),
+        )
         temporary.replace(path)
         return path
 
@@ -236,14 +249,17 @@ class WmdStore:
     def verify(stored: Stored, positions, indices, distances) -> None:
         """Stop with :class:`StoredWmdMismatch` naming the file if the recomputed ``indices`` and ``distances`` of
         ``positions`` differ from the stored ones."""
-        differ = ~(np.all(stored.indices[positions] == indices, axis=1)
-                   & np.all(stored.distances[positions] == distances, axis=1))
+        differ = ~(
+            np.all(stored.indices[positions] == indices, axis=1)
+            & np.all(stored.distances[positions] == distances, axis=1)
+        )
         if np.any(differ):
             bad = np.asarray(positions)[differ].tolist()
             raise StoredWmdMismatch(
                 f"the stored WMD results in {stored.path} differ from their recomputation at query position(s) {bad} "
                 "of the stratified order: the file is corrupt or was made by other code. Restore it from git "
-                "(git checkout -- <file>) or delete it to recompute those results")
+                "(git checkout -- <file>) or delete it to recompute those results"
+            )
 
 
 def _jsonable(key: dict) -> dict:

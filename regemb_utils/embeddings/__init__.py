@@ -1,6 +1,7 @@
 """Word embeddings: the Word2Bits trainer with quantization, and the paper's two trained embeddings.
 
 Every name listed in a module's ``__all__`` is importable from the package too."""
+
 from .original import *  # noqa: F403
 from .trained import *  # noqa: F403
 from .word2bits import *  # noqa: F403

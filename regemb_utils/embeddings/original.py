@@ -13,6 +13,7 @@ vocabulary has the extra entry ``</s>`` (a line break), which is never trained a
 left out here, so that both vocabularies are the same words; its random streams, its tabulated sigmoid and its
 1e8-entry table of negatives differ, so the vectors are not equal, only drawn from the same training.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,8 +36,16 @@ from ..infra.keys import computes
 from ..text.corpus import WikipediaCorpus
 from .trained import BITLEVELS, TrainingSummary, trained_embeddings, word_benchmarks
 
-__all__ = ["SOURCE", "COMPILE_FLAGS", "TRAINERS", "ToolUnavailable", "build_word2bits", "write_token_stream",
-           "run_word2bits", "trainer_comparison"]
+__all__ = [
+    "SOURCE",
+    "COMPILE_FLAGS",
+    "TRAINERS",
+    "ToolUnavailable",
+    "build_word2bits",
+    "write_token_stream",
+    "run_word2bits",
+    "trainer_comparison",
+]
 
 SOURCE = Path(__file__).resolve().parents[2] / "third_party" / "word2bits" / "word2bits.cpp"
 UPSTREAM_COMMIT = "d029cca3fac2c06e1928d2a71462530b2cbe54cd"  # agnusmaximus/Word2Bits, the vendored snapshot
@@ -96,12 +105,16 @@ def build_word2bits(directory: str | os.PathLike, source: str | os.PathLike = SO
     """
     source = Path(source)
     if not source.is_file():
-        raise ToolUnavailable(f"the Word2Bits source {source} is missing (it is vendored in third_party/word2bits/ of "
-                              "the repository; an installed package without the repository has no copy)")
+        raise ToolUnavailable(
+            f"the Word2Bits source {source} is missing (it is vendored in third_party/word2bits/ of "
+            "the repository; an installed package without the repository has no copy)"
+        )
     compiler = shutil.which(COMPILER)
     if compiler is None:
-        raise ToolUnavailable(f"no C++ compiler: {COMPILER} is not on the PATH, so the original Word2Bits tool cannot "
-                              "be built (install g++ to run the check)")
+        raise ToolUnavailable(
+            f"no C++ compiler: {COMPILER} is not on the PATH, so the original Word2Bits tool cannot "
+            "be built (install g++ to run the check)"
+        )
     directory = Path(directory)
     binary = directory / f"word2bits-{_source_hash(source)}-{platform.machine()}"
     if binary.is_file():
@@ -110,8 +123,9 @@ def build_word2bits(directory: str | os.PathLike, source: str | os.PathLike = SO
     handle, staging = tempfile.mkstemp(prefix=f".{binary.name}.", dir=directory)  # unique: threads build at once
     os.close(handle)
     staging = Path(staging)
-    done = subprocess.run([compiler, *COMPILE_FLAGS, str(source), "-o", str(staging), "-lm"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [compiler, *COMPILE_FLAGS, str(source), "-o", str(staging), "-lm"], capture_output=True, text=True
+    )
     if done.returncode != 0:
         staging.unlink(missing_ok=True)
         raise ToolUnavailable(f"{COMPILER} could not compile {source}: {done.stderr.strip()[-2000:]}")
@@ -154,9 +168,20 @@ def write_token_stream(corpus: Iterable[Sequence[str]], path: str | os.PathLike)
     return tokens
 
 
-def run_word2bits(binary: str | os.PathLike, train_file: str | os.PathLike, *, size: int, bitlevel: int,
-                  window: int, negative: int, sample: float, epochs: int, min_count: int, threads: int,
-                  alpha: float = paper.TRAINING_SETTINGS["alpha"].value) -> tuple[KeyedVectors, TrainingSummary]:
+def run_word2bits(
+    binary: str | os.PathLike,
+    train_file: str | os.PathLike,
+    *,
+    size: int,
+    bitlevel: int,
+    window: int,
+    negative: int,
+    sample: float,
+    epochs: int,
+    min_count: int,
+    threads: int,
+    alpha: float = paper.TRAINING_SETTINGS["alpha"].value,
+) -> tuple[KeyedVectors, TrainingSummary]:
     """Train the tool on ``train_file`` with the paper's flags, and load its vectors (without ``</s>``) and counts.
 
     Parameters
@@ -181,10 +206,30 @@ def run_word2bits(binary: str | os.PathLike, train_file: str | os.PathLike, *, s
     """
     with tempfile.TemporaryDirectory() as folder:
         vectors_file = Path(folder) / "vectors.bin"
-        flags = dict(size=size, bitlevel=bitlevel, window=window, negative=negative, sample=sample, iter=epochs,
-                     threads=threads, alpha=alpha)
-        command = [str(binary), "-train", str(train_file), "-output", str(vectors_file), "-binary", "1", "-debug", "0", "-min-count", str(min_count),
-                   *(part for name, value in flags.items() for part in (f"-{name}", repr(value)))]
+        flags = dict(
+            size=size,
+            bitlevel=bitlevel,
+            window=window,
+            negative=negative,
+            sample=sample,
+            iter=epochs,
+            threads=threads,
+            alpha=alpha,
+        )
+        command = [
+            str(binary),
+            "-train",
+            str(train_file),
+            "-output",
+            str(vectors_file),
+            "-binary",
+            "1",
+            "-debug",
+            "0",
+            "-min-count",
+            str(min_count),
+            *(part for name, value in flags.items() for part in (f"-{name}", repr(value))),
+        ]
         start = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True)
         seconds = time.perf_counter() - start
@@ -202,9 +247,20 @@ def run_word2bits(binary: str | os.PathLike, train_file: str | os.PathLike, *, s
     return vectors, TrainingSummary(len(words), training_words, seconds, epochs * training_words / seconds, [])
 
 
-def trainer_comparison(model: str, *, size: int, corpus_articles: int | None, tokenizer: str, epochs: int,
-                       window: int, negative: int, sample: float, min_count: int, workers: int,
-                       cache: ArtifactCache | None = None) -> dict[str, dict[str, float]]:
+def trainer_comparison(
+    model: str,
+    *,
+    size: int,
+    corpus_articles: int | None,
+    tokenizer: str,
+    epochs: int,
+    window: int,
+    negative: int,
+    sample: float,
+    min_count: int,
+    workers: int,
+    cache: ArtifactCache | None = None,
+) -> dict[str, dict[str, float]]:
     """Model ``model`` ("32-bit" or "1-bit") trained by our trainer and by the original tool (``workers`` threads
     each, the same flags, the same token stream), both scored by
     :func:`regemb_utils.embeddings.trained.word_benchmarks`; cached as the artifact ``word2bits-check`` (its key holds
@@ -238,24 +294,40 @@ def trainer_comparison(model: str, *, size: int, corpus_articles: int | None, to
         raise ValueError(f"unknown model {model!r}; allowed: {', '.join(BITLEVELS)}")
     cache = cache or ArtifactCache()
     settings = dict(size=size, epochs=epochs, window=window, negative=negative, sample=sample, min_count=min_count)
-    params = dict(settings, model=model, corpus_articles=corpus_articles, tokenizer=tokenizer, workers=workers,
-                  source=_source_hash() if SOURCE.is_file() else None, compile_flags=list(COMPILE_FLAGS))
+    params = dict(
+        settings,
+        model=model,
+        corpus_articles=corpus_articles,
+        tokenizer=tokenizer,
+        workers=workers,
+        source=_source_hash() if SOURCE.is_file() else None,
+        compile_flags=list(COMPILE_FLAGS),
+    )
     if not cache.has("word2bits-check", params):
         build_word2bits(cache.root / "tools")  # fail early, with the reason, before training our model
-    return cache.get("word2bits-check", params,
-                     lambda: _compare(model, corpus_articles, tokenizer, workers, settings, cache))
+    return cache.get(
+        "word2bits-check", params, lambda: _compare(model, corpus_articles, tokenizer, workers, settings, cache)
+    )
 
 
 @computes("word2bits-check")
-def _compare(model: str, corpus_articles: int | None, tokenizer: str, workers: int, settings: dict,
-             cache: ArtifactCache) -> dict[str, dict[str, float]]:
-    ours = trained_embeddings(model, corpus_articles=corpus_articles, tokenizer=tokenizer, workers=workers,
-                              cache=cache, **settings)
+def _compare(
+    model: str, corpus_articles: int | None, tokenizer: str, workers: int, settings: dict, cache: ArtifactCache
+) -> dict[str, dict[str, float]]:
+    ours = trained_embeddings(
+        model, corpus_articles=corpus_articles, tokenizer=tokenizer, workers=workers, cache=cache, **settings
+    )
     binary = build_word2bits(cache.root / "tools")
     with tempfile.TemporaryDirectory() as folder:
         stream = Path(folder) / "corpus.txt"
         write_token_stream(WikipediaCorpus(corpus_articles, tokenizer), stream)
         tool = run_word2bits(binary, stream, bitlevel=BITLEVELS[model], threads=workers, **settings)
-    return {trainer: {**word_benchmarks(vectors), "vocabulary": summary.vocabulary,
-                      "training words": summary.training_words, "minutes": summary.seconds / 60}
-            for trainer, (vectors, summary) in zip(TRAINERS, (ours, tool))}
+    return {
+        trainer: {
+            **word_benchmarks(vectors),
+            "vocabulary": summary.vocabulary,
+            "training words": summary.training_words,
+            "minutes": summary.seconds / 60,
+        }
+        for trainer, (vectors, summary) in zip(TRAINERS, (ours, tool))
+    }

@@ -1,4 +1,5 @@
 """Chapter 2's computations: the paper's two Word2Bits embeddings, cached, and how good they are."""
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,21 @@ from ..infra.keys import computes
 from ..text.corpus import WikipediaCorpus
 from .word2bits import load_vectors, save_vectors, train_word2bits
 
-__all__ = ["BITLEVELS", "TrainingSummary", "trained_embeddings", "word_benchmarks", "sample_cosines", "cosine_summary",
-           "cosine_signs", "cosine_lattice_step", "lattice_bins", "cosine_histogram_bins", "neighbour_table",
-           "word_pair_table", "embedding_settings"]
+__all__ = [
+    "BITLEVELS",
+    "TrainingSummary",
+    "trained_embeddings",
+    "word_benchmarks",
+    "sample_cosines",
+    "cosine_summary",
+    "cosine_signs",
+    "cosine_lattice_step",
+    "lattice_bins",
+    "cosine_histogram_bins",
+    "neighbour_table",
+    "word_pair_table",
+    "embedding_settings",
+]
 
 
 # The paper's two models: full precision ("32-bit") and 1-bit quantized.
@@ -54,8 +67,19 @@ class TrainingSummary:
 
 
 def trained_embeddings(
-    model: str, *, size: int, corpus_articles: int | None, tokenizer: str, epochs: int, window: int, negative: int,
-    sample: float, min_count: int, workers: int, seed: int = 1, cache: ArtifactCache | None = None,
+    model: str,
+    *,
+    size: int,
+    corpus_articles: int | None,
+    tokenizer: str,
+    epochs: int,
+    window: int,
+    negative: int,
+    sample: float,
+    min_count: int,
+    workers: int,
+    seed: int = 1,
+    cache: ArtifactCache | None = None,
     train: bool = True,
 ) -> tuple[KeyedVectors, TrainingSummary]:
     """Model ``model`` ("32-bit" or "1-bit") trained on the Wikipedia corpus, or loaded from the artifact cache.
@@ -101,8 +125,16 @@ def trained_embeddings(
     if model not in BITLEVELS:
         raise ValueError(f"unknown model {model!r}; allowed: {', '.join(BITLEVELS)}")
     bitlevel = BITLEVELS[model]
-    settings = dict(size=size, bitlevel=bitlevel, window=window, negative=negative, sample=sample, epochs=epochs,
-                    min_count=min_count, seed=seed)
+    settings = dict(
+        size=size,
+        bitlevel=bitlevel,
+        window=window,
+        negative=negative,
+        sample=sample,
+        epochs=epochs,
+        min_count=min_count,
+        seed=seed,
+    )
     params = dict(settings, corpus_articles=corpus_articles, tokenizer=tokenizer, workers=workers)
 
     def save(value, directory: Path):
@@ -116,17 +148,21 @@ def trained_embeddings(
 
     cache = cache or ArtifactCache()
     if not train and not cache.has("word2bits", params):
-        raise LookupError(f"the {model} model with these settings is not in {cache.root}: run chapter 2 with them into "
-                          "that cache first")
+        raise LookupError(
+            f"the {model} model with these settings is not in {cache.root}: run chapter 2 with them into "
+            "that cache first"
+        )
     return cache.get("word2bits", params, lambda: _train(corpus_articles, tokenizer, workers, settings), save, load)
 
 
 @computes("word2bits", version=2)
-def _train(corpus_articles: int | None, tokenizer: str, workers: int, settings: dict) -> tuple[KeyedVectors,
-                                                                                               TrainingSummary]:
+def _train(
+    corpus_articles: int | None, tokenizer: str, workers: int, settings: dict
+) -> tuple[KeyedVectors, TrainingSummary]:
     result = train_word2bits(WikipediaCorpus(corpus_articles, tokenizer), workers=workers, **settings)
-    summary = TrainingSummary(len(result.vectors), result.training_words, result.seconds, result.words_per_second,
-                              result.loss_per_epoch)
+    summary = TrainingSummary(
+        len(result.vectors), result.training_words, result.seconds, result.words_per_second, result.loss_per_epoch
+    )
     return result.vectors, summary
 
 
@@ -202,8 +238,8 @@ def sample_cosines(vectors: KeyedVectors, pairs: int, seed: int = 0, batch: int 
     second += second >= first  # uniform over the other words
     out = np.empty(pairs, dtype=np.float32)
     for start in range(0, pairs, batch):  # bounded memory: batch x dimensions floats at a time
-        i, j = first[start:start + batch], second[start:start + batch]
-        out[start:start + batch] = np.einsum("ij,ij->i", unit[i], unit[j])
+        i, j = first[start : start + batch], second[start : start + batch]
+        out[start : start + batch] = np.einsum("ij,ij->i", unit[i], unit[j])
     return out
 
 
@@ -225,8 +261,14 @@ def cosine_summary(cosines: np.ndarray) -> dict[str, float]:
     >>> cosine_summary(np.array([0.0, 0.5, 1.0]))["median"]
     0.5
     """
-    return {"mean": float(cosines.mean()), "sd": float(cosines.std()), "min": float(cosines.min()),
-            "median": float(np.median(cosines)), "max": float(cosines.max()), "n": int(cosines.size)}
+    return {
+        "mean": float(cosines.mean()),
+        "sd": float(cosines.std()),
+        "min": float(cosines.min()),
+        "median": float(np.median(cosines)),
+        "max": float(cosines.max()),
+        "n": int(cosines.size),
+    }
 
 
 def cosine_signs(cosines: np.ndarray, step: float | None = None) -> dict[str, float]:
@@ -257,9 +299,11 @@ def cosine_signs(cosines: np.ndarray, step: float | None = None) -> dict[str, fl
     cosines = np.asarray(cosines)
     n = max(cosines.size, 1)
     tolerance = step / 4 if step else 0.0
-    return {"negative": float(np.count_nonzero(cosines < -tolerance)) / n,
-            "zero": float(np.count_nonzero(np.abs(cosines) <= tolerance)) / n,
-            "positive": float(np.count_nonzero(cosines > tolerance)) / n}
+    return {
+        "negative": float(np.count_nonzero(cosines < -tolerance)) / n,
+        "zero": float(np.count_nonzero(np.abs(cosines) <= tolerance)) / n,
+        "positive": float(np.count_nonzero(cosines > tolerance)) / n,
+    }
 
 
 def cosine_lattice_step(vectors: KeyedVectors) -> float | None:
@@ -337,8 +381,9 @@ def lattice_bins(low: float, high: float, step: float, group: int = 1, origin: f
     return top - np.arange(last, first - 1, -1) * width
 
 
-def cosine_histogram_bins(cosines: dict[str, np.ndarray], steps: dict[str, float | None],
-                          target_bins: int = 150) -> tuple[np.ndarray, float | None, int]:
+def cosine_histogram_bins(
+    cosines: dict[str, np.ndarray], steps: dict[str, float | None], target_bins: int = 150
+) -> tuple[np.ndarray, float | None, int]:
     """Common histogram bins for the cosine distributions of several models: ``(edges, step, group)``.
 
     When a model's cosines lie on a lattice (``steps``, from :func:`cosine_lattice_step`), the bins follow the
@@ -409,8 +454,15 @@ def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd
         if not all(word in kv for kv in models.values()):
             continue
         for name, kv in models.items():
-            rows.append({"word": word, "model": name, "nearest neighbours (cosine)":
-                         ", ".join(f"{n} ({s:.2f})" for n, s in kv.most_similar(word, topn=topn))})
+            rows.append(
+                {
+                    "word": word,
+                    "model": name,
+                    "nearest neighbours (cosine)": ", ".join(
+                        f"{n} ({s:.2f})" for n, s in kv.most_similar(word, topn=topn)
+                    ),
+                }
+            )
     return pd.DataFrame(rows, columns=["word", "model", "nearest neighbours (cosine)"])
 
 
@@ -440,9 +492,14 @@ def word_pair_table(vectors: KeyedVectors, pairs: list[tuple[str, str]]) -> pd.D
     rows = []
     for a, b in pairs:
         if a in vectors and b in vectors:
-            rows.append({"pair": f"{a}, {b}", "cosine": float(vectors.similarity(a, b)),
-                         "rank of 2nd among 1st's neighbours": vectors.rank(a, b),
-                         "rank of 1st among 2nd's neighbours": vectors.rank(b, a)})
+            rows.append(
+                {
+                    "pair": f"{a}, {b}",
+                    "cosine": float(vectors.similarity(a, b)),
+                    "rank of 2nd among 1st's neighbours": vectors.rank(a, b),
+                    "rank of 1st among 2nd's neighbours": vectors.rank(b, a),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -476,4 +533,6 @@ def embedding_settings(training: dict, model: str, corpus_articles: int | None, 
     """
     size = training["dimensions"] if model == "32-bit" else training["quantized_dimensions"]
     names = ("epochs", "window", "negative", "sample", "min_count", "workers")
-    return dict(size=size, corpus_articles=corpus_articles, tokenizer=tokenizer, **{name: training[name] for name in names})
+    return dict(
+        size=size, corpus_articles=corpus_articles, tokenizer=tokenizer, **{name: training[name] for name in names}
+    )

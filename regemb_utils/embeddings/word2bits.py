@@ -74,6 +74,7 @@ scores are equal too; the tests check it on the machine they run on.
 The reported loss is the mean of ``-log sigmoid(score)`` terms (``score = f`` for the target and ``-f`` for a
 negative), i.e. the negative-sampling objective per scored (word, target) pair.
 """
+
 from __future__ import annotations
 
 import json
@@ -133,14 +134,21 @@ def check_bitlevel(bitlevel) -> int:
     >>> check_bitlevel(np.int64(1))
     1
     """
-    if isinstance(bitlevel, bool) or not isinstance(bitlevel, (int, np.integer)) or int(bitlevel) not in ALLOWED_BITLEVELS:
-        raise ValueError(f"unknown bit level {bitlevel!r}; allowed bit levels are {', '.join(map(str, ALLOWED_BITLEVELS))}")
+    if (
+        isinstance(bitlevel, bool)
+        or not isinstance(bitlevel, (int, np.integer))
+        or int(bitlevel) not in ALLOWED_BITLEVELS
+    ):
+        raise ValueError(
+            f"unknown bit level {bitlevel!r}; allowed bit levels are {', '.join(map(str, ALLOWED_BITLEVELS))}"
+        )
     return int(bitlevel)
 
 
 # --------------------------------------------------------------------------------------------------------------------
 # quantization
 # --------------------------------------------------------------------------------------------------------------------
+
 
 @njit(inline="always", **_JIT)
 def _quantize(x, bitlevel):
@@ -191,6 +199,7 @@ def quantize_array(x: np.ndarray, bitlevel: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------------------------
 # one CBOW step
 # --------------------------------------------------------------------------------------------------------------------
+
 
 @njit(inline="always", fastmath=_FASTMATH, **_JIT)
 def _quantize_row(row, bitlevel, out):
@@ -292,7 +301,8 @@ def _prefetcher(locality: int):
             pointer = cgutils.get_item_pointer(context, builder, matrix_type, array, index, wraparound=False)
             i32 = ir.IntType(32)
             function = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]), "llvm.prefetch.p0")
+                builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]), "llvm.prefetch.p0"
+            )
             builder.call(function, [pointer, i32(0), i32(locality), i32(1)])  # read, locality, data cache
             return context.get_dummy_value()
 
@@ -308,8 +318,9 @@ _LINE = 16  # float32 values per 64-byte cache line
 
 @njit(fastmath=_FASTMATH, **_JIT)
 @same_result_as(_cbow_step)
-def _cbow_step_fast(u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, neu1e, qrow, scores, loss_out,
-                    ahead, n_ahead):
+def _cbow_step_fast(
+    u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, neu1e, qrow, scores, loss_out, ahead, n_ahead
+):
     """:func:`_cbow_step` with the same arithmetic in the same order, faster: the next scored word's row is fetched
     while this one is scored; ``v[target]``'s two updates share one pass; at bit level 1 the context sum, the score
     and the error quantize on the fly; the loss terms, which nothing else waits for, are summed (in the same order)
@@ -335,8 +346,8 @@ def _cbow_step_fast(u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, 
     inv = np.float32(1.0) / np.float32(n_ctx)
     for k in range(size):
         neu1[k] *= inv
-    fs = scores[:n_neg + 1]
-    sigs = scores[n_neg + 1:]
+    fs = scores[: n_neg + 1]
+    sigs = scores[n_neg + 1 :]
     scored = 0
     for d in range(n_neg + 1):
         if d == 0:
@@ -413,8 +424,15 @@ def _cbow_step_fast(u, v, ctx, n_ctx, word, negs, n_neg, alpha, bitlevel, neu1, 
     return scored
 
 
-def cbow_update(u: np.ndarray, v: np.ndarray, context: Sequence[int], target: int, negatives: Sequence[int],
-                alpha: float, bitlevel: int) -> tuple[float, int]:
+def cbow_update(
+    u: np.ndarray,
+    v: np.ndarray,
+    context: Sequence[int],
+    target: int,
+    negatives: Sequence[int],
+    alpha: float,
+    bitlevel: int,
+) -> tuple[float, int]:
     """Perform exactly one Word2Bits CBOW update step on ``u`` and ``v`` in place (the compiled step).
 
     ``u`` and ``v`` are C-contiguous float32 (vocabulary, size) matrices, ``context`` the ids of the context words
@@ -455,8 +473,13 @@ def cbow_update(u: np.ndarray, v: np.ndarray, context: Sequence[int], target: in
     """
     bitlevel = check_bitlevel(bitlevel)
     for name, m in (("u", u), ("v", v)):
-        if not (isinstance(m, np.ndarray) and m.dtype == np.float32 and m.ndim == 2 and m.flags.c_contiguous
-                and m.flags.writeable):
+        if not (
+            isinstance(m, np.ndarray)
+            and m.dtype == np.float32
+            and m.ndim == 2
+            and m.flags.c_contiguous
+            and m.flags.writeable
+        ):
             raise ValueError(f"{name} must be a writeable C-contiguous 2-d float32 array")
     if u.shape != v.shape:
         raise ValueError(f"u and v must have the same shape, got {u.shape} and {v.shape}")
@@ -474,14 +497,31 @@ def cbow_update(u: np.ndarray, v: np.ndarray, context: Sequence[int], target: in
     qrow = np.zeros(size, dtype=np.float32)
     scores = np.zeros(2 * (len(negs) + 1), dtype=np.float32)
     loss = np.zeros(1, dtype=np.float64)
-    scored = _cbow_step_fast(u, v, ctx, len(ctx), np.int32(target), negs, len(negs), np.float32(alpha),
-                             np.int64(bitlevel), neu1, neu1e, qrow, scores, loss, negs, 0)
+    scored = _cbow_step_fast(
+        u,
+        v,
+        ctx,
+        len(ctx),
+        np.int32(target),
+        negs,
+        len(negs),
+        np.float32(alpha),
+        np.int64(bitlevel),
+        neu1,
+        neu1e,
+        qrow,
+        scores,
+        loss,
+        negs,
+        0,
+    )
     return float(loss[0]), int(scored)
 
 
 # --------------------------------------------------------------------------------------------------------------------
 # training kernel
 # --------------------------------------------------------------------------------------------------------------------
+
 
 @njit(**_JIT)
 def _init_matrices(u, v, seed):
@@ -564,8 +604,27 @@ def _draw_negatives(threshold, alias, n, seed):
 
 
 @njit(**_JIT)
-def _train_range(u, v, corpus, offsets, a_start, a_stop, keep, threshold, alias, window, negative, max_piece, bitlevel,
-                 start_alpha, total_words, done, loss_acc, thread, seed):
+def _train_range(
+    u,
+    v,
+    corpus,
+    offsets,
+    a_start,
+    a_stop,
+    keep,
+    threshold,
+    alias,
+    window,
+    negative,
+    max_piece,
+    bitlevel,
+    start_alpha,
+    total_words,
+    done,
+    loss_acc,
+    thread,
+    seed,
+):
     """Train one epoch over articles [a_start, a_stop) of ``corpus``; the shared ``done[thread]`` counts words read
     and ``loss_acc[thread, 0/1]`` the summed loss and number of scored targets (both updated as it goes)."""
     size = u.shape[1]
@@ -639,8 +698,9 @@ def _train_range(u, v, corpus, offsets, a_start, a_stop, keep, threshold, alias,
                     continue
                 for d in range(negative):
                     negs[d], r = _sample_negative(threshold, alias, r)
-                scored += _cbow_step(u, v, ctx, n_ctx, sen[p], negs, negative, alpha, bitlevel, neu1, neu1e,
-                                     qrow, loss_buf)
+                scored += _cbow_step(
+                    u, v, ctx, n_ctx, sen[p], negs, negative, alpha, bitlevel, neu1, neu1e, qrow, loss_buf
+                )
     done[thread] += local
     loss_acc[thread, 0] += loss_buf[0]
     loss_acc[thread, 1] += scored
@@ -648,8 +708,27 @@ def _train_range(u, v, corpus, offsets, a_start, a_stop, keep, threshold, alias,
 
 @njit(**_JIT)
 @same_result_as(_train_range)
-def _train_range_fast(u, v, corpus, offsets, a_start, a_stop, keep, threshold, alias, window, negative, max_piece,
-                      bitlevel, start_alpha, total_words, done, loss_acc, thread, seed):
+def _train_range_fast(
+    u,
+    v,
+    corpus,
+    offsets,
+    a_start,
+    a_stop,
+    keep,
+    threshold,
+    alias,
+    window,
+    negative,
+    max_piece,
+    bitlevel,
+    start_alpha,
+    total_words,
+    done,
+    loss_acc,
+    thread,
+    seed,
+):
     """:func:`_train_range` with the same random draws in the same order and the same updates, faster: a word's window
     and negatives are drawn before the previous word is trained (a piece of two words or more gives every word a
     context, so the draws do not depend on the training), and that word's rows are fetched meanwhile (its negatives'
@@ -742,9 +821,24 @@ def _train_range_fast(u, v, corpus, offsets, a_start, a_stop, keep, threshold, a
                     n_ctx += 1
                 if n_ctx == 0:
                     continue
-                scored += _cbow_step_fast(u, v, ctx, n_ctx, sen[p], drawn[p % 2], negative, alpha, bitlevel, neu1,
-                                          neu1e, qrow, scores, loss_buf, drawn[(p + 1) % 2],
-                                          negative if p + 1 < length else 0)
+                scored += _cbow_step_fast(
+                    u,
+                    v,
+                    ctx,
+                    n_ctx,
+                    sen[p],
+                    drawn[p % 2],
+                    negative,
+                    alpha,
+                    bitlevel,
+                    neu1,
+                    neu1e,
+                    qrow,
+                    scores,
+                    loss_buf,
+                    drawn[(p + 1) % 2],
+                    negative if p + 1 < length else 0,
+                )
     done[thread] += local
     loss_acc[thread, 0] += loss_buf[0]
     loss_acc[thread, 1] += scored
@@ -761,6 +855,7 @@ def _sum_quantized(u, v, bitlevel, out):
 # --------------------------------------------------------------------------------------------------------------------
 # vocabulary and corpus
 # --------------------------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Vocabulary:
@@ -850,8 +945,13 @@ def build_vocabulary(corpus: Iterable[Sequence[str]], min_count: int = 5) -> Voc
     offsets = kept_cum[raw_offsets]
     keys = list(provisional.keys())
     words = [keys[i] for i in order]
-    return Vocabulary(words=words, counts=counts[order], corpus=np.ascontiguousarray(mapped[kept]), offsets=offsets,
-                      raw_words=raw_words)
+    return Vocabulary(
+        words=words,
+        counts=counts[order],
+        corpus=np.ascontiguousarray(mapped[kept]),
+        offsets=offsets,
+        raw_words=raw_words,
+    )
 
 
 def _keep_probabilities(counts: np.ndarray, sample: float, train_words: int) -> np.ndarray:
@@ -886,6 +986,7 @@ def _split_articles(offsets: np.ndarray, parts: int) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------------------------------------------------
 # training
 # --------------------------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class TrainingResult:
@@ -943,8 +1044,27 @@ def _warm_up() -> None:
     done = np.zeros(1, dtype=np.int64)
     loss_acc = np.zeros((1, 2), dtype=np.float64)
     for bitlevel in ALLOWED_BITLEVELS:
-        _train_range_fast(u, v, corpus, offsets, 0, 1, keep, threshold, alias, 2, 2, 1000, bitlevel, np.float32(0.05), 5, done,
-                     loss_acc, 0, np.uint64(1))
+        _train_range_fast(
+            u,
+            v,
+            corpus,
+            offsets,
+            0,
+            1,
+            keep,
+            threshold,
+            alias,
+            2,
+            2,
+            1000,
+            bitlevel,
+            np.float32(0.05),
+            5,
+            done,
+            loss_acc,
+            0,
+            np.uint64(1),
+        )
     _sum_quantized(u, v, 0, np.empty_like(u))
     _WARMED_UP = True
 
@@ -968,8 +1088,27 @@ def _compile_kernels() -> None:
     done = np.zeros(1, dtype=np.int64)
     loss_acc = np.zeros((1, 2), dtype=np.float64)
     for bitlevel in ALLOWED_BITLEVELS:
-        _train_range_fast(u, v, corpus, offsets, 0, 1, keep, threshold, alias, 2, 2, 1000, bitlevel, np.float32(0.05),
-                          5, done, loss_acc, 0, np.uint64(1))
+        _train_range_fast(
+            u,
+            v,
+            corpus,
+            offsets,
+            0,
+            1,
+            keep,
+            threshold,
+            alias,
+            2,
+            2,
+            1000,
+            bitlevel,
+            np.float32(0.05),
+            5,
+            done,
+            loss_acc,
+            0,
+            np.uint64(1),
+        )
     _sum_quantized(u, v, 0, np.empty_like(u))
 
 
@@ -979,10 +1118,22 @@ def _check_int(name, value, minimum):
     return int(value)
 
 
-def train_word2bits(corpus: Iterable[Sequence[str]], *, size: int = 200, bitlevel: int = 0, window: int = 10,
-                    negative: int = 24, sample: float = 1e-4, epochs: int = 10, min_count: int = 5,
-                    alpha: float = 0.05, workers: int | None = None, seed: int = 1, max_piece: int = 1000,
-                    progress: bool = True) -> TrainingResult:
+def train_word2bits(
+    corpus: Iterable[Sequence[str]],
+    *,
+    size: int = 200,
+    bitlevel: int = 0,
+    window: int = 10,
+    negative: int = 24,
+    sample: float = 1e-4,
+    epochs: int = 10,
+    min_count: int = 5,
+    alpha: float = 0.05,
+    workers: int | None = None,
+    seed: int = 1,
+    max_piece: int = 1000,
+    progress: bool = True,
+) -> TrainingResult:
     """Train Word2Bits CBOW vectors; see the module docstring for the exact semantics.
 
     ``corpus`` is an iterable of token lists, one per article (it is read once). The saved vectors are
@@ -1070,12 +1221,38 @@ def train_word2bits(corpus: Iterable[Sequence[str]], *, size: int = 200, bitleve
             loss_acc = np.zeros((workers, 2), dtype=np.float64)
             seeds = np.random.SeedSequence([seed, epoch]).generate_state(workers, dtype=np.uint64)
             before = int(done.sum())
-            bar = progress_bar(total=train_words, desc=f"word2bits epoch {epoch + 1}/{epochs}", unit="word",
-                       unit_scale=True, disable=not progress, leave=False)
+            bar = progress_bar(
+                total=train_words,
+                desc=f"word2bits epoch {epoch + 1}/{epochs}",
+                unit="word",
+                unit_scale=True,
+                disable=not progress,
+                leave=False,
+            )
             start = time.perf_counter()
             futures = [
-                pool.submit(_train_range_fast, u, v, vocab.corpus, vocab.offsets, a0, a1, keep, threshold, alias, window, negative,
-                            max_piece, bitlevel, start_alpha, total_words, done, loss_acc, t, np.uint64(seeds[t]))
+                pool.submit(
+                    _train_range_fast,
+                    u,
+                    v,
+                    vocab.corpus,
+                    vocab.offsets,
+                    a0,
+                    a1,
+                    keep,
+                    threshold,
+                    alias,
+                    window,
+                    negative,
+                    max_piece,
+                    bitlevel,
+                    start_alpha,
+                    total_words,
+                    done,
+                    loss_acc,
+                    t,
+                    np.uint64(seeds[t]),
+                )
                 for t, (a0, a1) in enumerate(ranges)
             ]
             shown = 0
@@ -1107,10 +1284,26 @@ def train_word2bits(corpus: Iterable[Sequence[str]], *, size: int = 200, bitleve
     kv.expandos["count"][:] = vocab.counts
     words_read = int(done.sum())
     return TrainingResult(
-        vectors=kv, loss_per_epoch=loss_per_epoch, words_per_second=words_read / seconds if seconds else float("nan"),
-        seconds=seconds, training_words=train_words, bitlevel=bitlevel, vocabulary_seconds=vocabulary_seconds,
-        params=dict(size=size, bitlevel=bitlevel, window=window, negative=negative, sample=sample, epochs=epochs,
-                    min_count=min_count, alpha=alpha, workers=workers, seed=seed, max_piece=max_piece),
+        vectors=kv,
+        loss_per_epoch=loss_per_epoch,
+        words_per_second=words_read / seconds if seconds else float("nan"),
+        seconds=seconds,
+        training_words=train_words,
+        bitlevel=bitlevel,
+        vocabulary_seconds=vocabulary_seconds,
+        params=dict(
+            size=size,
+            bitlevel=bitlevel,
+            window=window,
+            negative=negative,
+            sample=sample,
+            epochs=epochs,
+            min_count=min_count,
+            alpha=alpha,
+            workers=workers,
+            seed=seed,
+            max_piece=max_piece,
+        ),
     )
 
 
@@ -1175,8 +1368,9 @@ def save_vectors(kv, directory: str | os.PathLike, bitlevel: int) -> Path:
         counts = np.zeros(n, dtype=np.int64)
     np.save(directory / "counts.npy", counts)
     (directory / "words.txt").write_text("".join(w + "\n" for w in words), encoding="utf-8")
-    (directory / "meta.json").write_text(json.dumps({"format": _FORMAT, "bitlevel": bitlevel, "count": n,
-                                                     "size": size}), encoding="utf-8")
+    (directory / "meta.json").write_text(
+        json.dumps({"format": _FORMAT, "bitlevel": bitlevel, "count": n, "size": size}), encoding="utf-8"
+    )
     return directory
 
 

@@ -2,6 +2,7 @@
 and where parallel work runs.
 
 Every name listed in a module's ``__all__`` is importable from the package too."""
+
 from .cache import *  # noqa: F403
 from .keys import *  # noqa: F403
 from .processes import *  # noqa: F403

@@ -22,6 +22,7 @@ Where the cache lives: ``$REGEMB_CACHE`` if set; else ``artifacts/`` in the repo
 source checkout; else the user's cache directory (``$XDG_CACHE_HOME/regemb``, by default ``~/.cache/regemb``).
 :meth:`ArtifactCache.check_writable` finds a location that cannot be written before any computation starts.
 """
+
 from __future__ import annotations
 
 import errno
@@ -40,8 +41,19 @@ from typing import Any
 
 from .keys import code_hash, computation
 
-__all__ = ["REPOSITORY", "ACCESSED", "CacheError", "directory_from_environment", "artifact_key", "unpickle",
-           "load_pickle", "file_sha256", "damage", "write_error", "ArtifactCache"]
+__all__ = [
+    "REPOSITORY",
+    "ACCESSED",
+    "CacheError",
+    "directory_from_environment",
+    "artifact_key",
+    "unpickle",
+    "load_pickle",
+    "file_sha256",
+    "damage",
+    "write_error",
+    "ArtifactCache",
+]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -106,8 +118,9 @@ def directory_from_environment(variable: str) -> Path | None:
     if value is None:
         return None
     if not value.strip():
-        raise ValueError(f"{variable} is set but empty; unset it (to use the default location) or set it to a "
-                         "directory")
+        raise ValueError(
+            f"{variable} is set but empty; unset it (to use the default location) or set it to a directory"
+        )
     path = Path(value).expanduser()
     if not path.is_absolute():
         invoked = os.environ.get("PWD", "")
@@ -150,7 +163,9 @@ def default_root() -> Path:
 
 
 def _describe_root(root: Path) -> str:
-    source = "REGEMB_CACHE" if os.environ.get("REGEMB_CACHE") else "the default location (set REGEMB_CACHE to change it)"
+    source = (
+        "REGEMB_CACHE" if os.environ.get("REGEMB_CACHE") else "the default location (set REGEMB_CACHE to change it)"
+    )
     return f"the artifact cache {root} ({source})"
 
 
@@ -197,8 +212,9 @@ def artifact_key(name: str, params: dict[str, Any]) -> str:
     "unknown artifact kind 'tables'
     """
     function, version = computation(name)
-    blob = json.dumps({"name": name, "params": params, "version": version, "code": code_hash(function)},
-                      sort_keys=True, default=repr)
+    blob = json.dumps(
+        {"name": name, "params": params, "version": version, "code": code_hash(function)}, sort_keys=True, default=repr
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -337,10 +353,13 @@ def write_manifest(directory: Path, params: dict[str, Any]) -> None:
     >>> manifest["params"], manifest["files"]["a"]["size"]
     ({'k': 3}, 3)
     """
-    files = {p.relative_to(directory).as_posix(): {"size": p.stat().st_size, "sha256": file_sha256(p)}
-             for p in _files(directory)}
-    (directory / _MANIFEST).write_text(json.dumps({"params": params, "files": files}, sort_keys=True, indent=1,
-                                                  default=repr))
+    files = {
+        p.relative_to(directory).as_posix(): {"size": p.stat().st_size, "sha256": file_sha256(p)}
+        for p in _files(directory)
+    }
+    (directory / _MANIFEST).write_text(
+        json.dumps({"params": params, "files": files}, sort_keys=True, indent=1, default=repr)
+    )
 
 
 def damage(directory: Path) -> str | None:
@@ -436,9 +455,11 @@ def write_error(root: Path, target: Path, error: OSError) -> CacheError:
     '/c/knn-1 could not be written into the artifact cache /c (the default location (set REGEMB_CACHE to change it)): the disk is full'
     """
     reason = "the disk is full" if error.errno in (errno.ENOSPC, errno.EDQUOT) else (error.strerror or str(error))
-    return CacheError(f"{target} could not be written into {_describe_root(root)}: {reason}. Free some space, or set "
-                      "REGEMB_CACHE to a directory with free space, and rerun the chapter (finished artifacts are "
-                      "kept).")
+    return CacheError(
+        f"{target} could not be written into {_describe_root(root)}: {reason}. Free some space, or set "
+        "REGEMB_CACHE to a directory with free space, and rerun the chapter (finished artifacts are "
+        "kept)."
+    )
 
 
 def _warn(message: str) -> None:
@@ -477,6 +498,7 @@ class ArtifactCache:
     ...     print(first, again, len(calls), cache.has("doctest-list", {"doctest": 2}))
     [4, 2] [4, 2] 1 False
     """
+
     def __init__(self, root: str | os.PathLike | None = None):
         self.root = Path(root).expanduser().resolve() if root is not None else default_root()
 
@@ -496,8 +518,10 @@ class ArtifactCache:
             reason = error.strerror or str(error)
             if error.errno == errno.ENOSPC:
                 reason = "the disk is full"
-            raise CacheError(f"{_describe_root(self.root)} cannot be written: {reason}. Set REGEMB_CACHE to a "
-                             "writable directory with free space.") from None
+            raise CacheError(
+                f"{_describe_root(self.root)} cannot be written: {reason}. Set REGEMB_CACHE to a "
+                "writable directory with free space."
+            ) from None
         self.remove_stale_staging()
 
     def check_free_space(self, needed: int, what: str) -> None:
@@ -505,9 +529,11 @@ class ArtifactCache:
         bytes free (``what`` says what needs them)."""
         free = shutil.disk_usage(self.root).free
         if free < needed:
-            raise CacheError(f"{_describe_root(self.root)} has {free / 2**20:,.0f} MiB free; {what} needs about "
-                             f"{needed / 2**20:,.0f} MiB. Free some space, or set REGEMB_CACHE to a directory on a disk "
-                             "with more.")
+            raise CacheError(
+                f"{_describe_root(self.root)} has {free / 2**20:,.0f} MiB free; {what} needs about "
+                f"{needed / 2**20:,.0f} MiB. Free some space, or set REGEMB_CACHE to a directory on a disk "
+                "with more."
+            )
 
     def remove_stale_staging(self) -> list[Path]:
         """Remove the staging directories that processes of this host left behind when they were killed."""
@@ -570,11 +596,12 @@ class ArtifactCache:
     def _store(self, name, params, value, save, target: Path) -> None:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.stage-{_host()}.{os.getpid()}.",
-                                            dir=self.root))
+            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.stage-{_host()}.{os.getpid()}.", dir=self.root))
         except OSError as error:
-            _warn(f"{_describe_root(self.root)} cannot be written ({error.strerror or error}); the {name} artifact "
-                  "is used now but not kept")
+            _warn(
+                f"{_describe_root(self.root)} cannot be written ({error.strerror or error}); the {name} artifact "
+                "is used now but not kept"
+            )
             return
         try:
             save(value, staging)
@@ -588,7 +615,9 @@ class ArtifactCache:
         except OSError as error:
             if error.errno in (errno.ENOSPC, errno.EDQUOT):
                 raise write_error(self.root, target, error) from None
-            _warn(f"the {name} artifact could not be written to {target} ({error.strerror or error}); it is used "
-                  "now but not kept")
+            _warn(
+                f"the {name} artifact could not be written to {target} ({error.strerror or error}); it is used "
+                "now but not kept"
+            )
         finally:
             shutil.rmtree(staging, ignore_errors=True)

@@ -27,6 +27,7 @@ What is not covered: code reached only through an object passed in at run time (
 carry their own ``identity`` (e.g. :class:`regemb_utils.termsim.sources.CachedMatrices`), and third-party library
 versions.
 """
+
 from __future__ import annotations
 
 import ast
@@ -156,13 +157,18 @@ def computes(kind: str, version: int = 1) -> Callable[[Callable], Callable]:
     >>> computation("doctest-kind") == (double, 2)
     True
     """
+
     def register(function: Callable) -> Callable:
         known = _COMPUTING.get(kind)
-        if known is not None and (known[0].__module__, known[0].__qualname__) != (function.__module__,
-                                                                                    function.__qualname__):
-            raise ValueError(f"the artifact kind {kind!r} is computed by {known[0].__module__}."
-                             f"{known[0].__qualname__}; {function.__module__}.{function.__qualname__} cannot compute "
-                             "it too")
+        if known is not None and (known[0].__module__, known[0].__qualname__) != (
+            function.__module__,
+            function.__qualname__,
+        ):
+            raise ValueError(
+                f"the artifact kind {kind!r} is computed by {known[0].__module__}."
+                f"{known[0].__qualname__}; {function.__module__}.{function.__qualname__} cannot compute "
+                "it too"
+            )
         _COMPUTING[kind] = function, version
         return function
 
@@ -199,8 +205,10 @@ def computation(kind: str) -> tuple[Callable, int]:
         return _COMPUTING[kind]
     except KeyError:
         known = ", ".join(sorted(_COMPUTING)) or "none"
-        raise KeyError(f"unknown artifact kind {kind!r}: no imported function computes it (@computes({kind!r}) "
-                       f"declares one); known: {known}") from None
+        raise KeyError(
+            f"unknown artifact kind {kind!r}: no imported function computes it (@computes({kind!r}) "
+            f"declares one); known: {known}"
+        ) from None
 
 
 def same_result_as(reference: Callable | str) -> Callable[[Callable], Callable]:
@@ -228,6 +236,7 @@ def same_result_as(reference: Callable | str) -> Callable[[Callable], Callable]:
     >>> code_hash(fast) == code_hash(slow)
     True
     """
+
     def mark(function: Callable) -> Callable:
         function.__same_result_as__ = reference
         return function
@@ -296,8 +305,12 @@ class _Strip(ast.NodeTransformer):
     def _body(self, node):
         self.generic_visit(node)
         body = [statement for statement in node.body if not isinstance(statement, (ast.Import, ast.ImportFrom))]
-        if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             body = body[1:]
         node.body = body or [ast.Pass()]
         return node
@@ -379,7 +392,7 @@ class _Hasher:
                 assigned[node.target.id] = node.value
             elif isinstance(node, ast.ImportFrom):
                 base = module.split(".") if is_package else module.split(".")[:-1]
-                base = base[:len(base) - (node.level - 1)] if node.level else []
+                base = base[: len(base) - (node.level - 1)] if node.level else []
                 source = ".".join(base + ([node.module] if node.module else []))
                 for alias in node.names:
                     imported[alias.asname or alias.name] = (source, alias.name)
@@ -415,12 +428,18 @@ class _Hasher:
 
     def token(self, name: str, value: Any, module: str) -> tuple[str, set[int]]:
         if isinstance(value, types.ModuleType):
-            return ("infra" if _in(INFRA, value.__name__) else f"module {value.__name__}"
-                    if not _in(PACKAGE, value.__name__) else "package module"), set()
+            return (
+                "infra"
+                if _in(INFRA, value.__name__)
+                else f"module {value.__name__}"
+                if not _in(PACKAGE, value.__name__)
+                else "package module"
+            ), set()
         target = _unwrap(value)
         origin = _module_of(target)
         if getattr(target, "__same_result_as__", None) is not None or (
-                (inspect.isfunction(target) or inspect.isclass(target)) and _in(PACKAGE, origin)):
+            (inspect.isfunction(target) or inspect.isclass(target)) and _in(PACKAGE, origin)
+        ):
             return self.definition(target)  # a stand-in declared to give a package function's results: as that one
         if _in(INFRA, origin) and (callable(target) or inspect.isclass(target)):
             return "infra", set()
@@ -456,17 +475,24 @@ class _Resolve(ast.NodeTransformer):
         while isinstance(base, ast.Attribute):
             chain.append(base.attr)
             base = base.value
-        if not (isinstance(base, ast.Name) and isinstance(base.ctx, ast.Load) and base.id in self.namespace
-                and isinstance(self.namespace[base.id], types.ModuleType)):
+        if not (
+            isinstance(base, ast.Name)
+            and isinstance(base.ctx, ast.Load)
+            and base.id in self.namespace
+            and isinstance(self.namespace[base.id], types.ModuleType)
+        ):
             return self.generic_visit(node)
         chain.reverse()
         value, used, owner = self.hasher.lookup(self.module, base.id), 0, self.module
-        while (isinstance(value, types.ModuleType) and used < len(chain) and value.__name__ in sys.modules
-               and hasattr(value, chain[used])):  # module.name: the name in that module's namespace
+        while (
+            isinstance(value, types.ModuleType)
+            and used < len(chain)
+            and value.__name__ in sys.modules
+            and hasattr(value, chain[used])
+        ):  # module.name: the name in that module's namespace
             owner = value.__name__
             value, used = self.hasher.lookup(owner, chain[used]), used + 1
-        result: ast.expr = ast.Name(id=self._token(chain[used - 1] if used else base.id, value, owner),
-                                    ctx=ast.Load())
+        result: ast.expr = ast.Name(id=self._token(chain[used - 1] if used else base.id, value, owner), ctx=ast.Load())
         for attribute in chain[used:]:
             result = ast.Attribute(value=result, attr=attribute, ctx=ast.Load())
         return ast.copy_location(result, node)
@@ -496,8 +522,9 @@ def code_hash(obj: Callable) -> str:
     """
     with _LOCK:  # threads (two models trained at once) share the cache
         known = _HASHES.get(obj)
-        if known is not None and all(id(vars(sys.modules[m]).get(n, _MISSING) if m in sys.modules else _MISSING) == i
-                                     for m, n, i in known[1]):
+        if known is not None and all(
+            id(vars(sys.modules[m]).get(n, _MISSING) if m in sys.modules else _MISSING) == i for m, n, i in known[1]
+        ):
             return known[0]
         hasher = _Hasher()
         digest, _ = hasher.definition(obj)

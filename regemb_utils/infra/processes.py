@@ -1,5 +1,6 @@
 """Process plumbing: where joblib runs the work (local processes or a dask cluster), and worker processes that end
 with the process that started them."""
+
 from __future__ import annotations
 
 import ctypes
@@ -83,8 +84,11 @@ def parallel_context(scheduler: str = "local", n_jobs: int = 1):
 
     if scheduler == "dask-local":
         workers = joblib.effective_n_jobs(n_jobs)
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster), joblib.parallel_backend("dask"):
+        with (
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+            Client(cluster),
+            joblib.parallel_backend("dask"),
+        ):
             yield
         return
     if not scheduler.startswith("tcp://"):
@@ -131,6 +135,8 @@ def connect_scheduler(address: str, timeout: float | None = None):
     try:
         return Client(address, timeout=f"{timeout}s")
     except (OSError, TimeoutError) as error:
-        raise ConnectionError(f"the dask scheduler {address} did not answer within {timeout:g} s "
-                              f"({type(error).__name__}: {error}): start it (`dask scheduler`, then `dask worker "
-                              f"{address}`), or give scheduler='local' or 'dask-local'") from None
+        raise ConnectionError(
+            f"the dask scheduler {address} did not answer within {timeout:g} s "
+            f"({type(error).__name__}: {error}): start it (`dask scheduler`, then `dask worker "
+            f"{address}`), or give scheduler='local' or 'dask-local'"
+        ) from None

@@ -5,6 +5,7 @@ notebook with ipywidgets, text in a terminal). ``scripts/run_chapters.py`` sets 
 runs the chapters with papermill: the saved notebooks then hold text bars (reduced to their last line), never widget
 views, which a saved notebook and the book cannot show.
 """
+
 from __future__ import annotations
 
 import os

@@ -2,6 +2,7 @@
 measure (SCM) and the Word Mover's Distance (WMD).
 
 Every name listed in a module's ``__all__`` is importable from the package too."""
+
 import sys
 
 from .representations import *  # noqa: F403

@@ -32,6 +32,7 @@ Weightings
     scikit-learn's ``TfidfTransformer`` defaults (raw tf, smoothed idf ln((1 + N) / (1 + df)) + 1 fitted on the
     training split), then each row divided by its L1 norm (:func:`tfidf_l1_matrix`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -255,8 +256,14 @@ def tfidf_l1_matrix(counts: sparse.spmatrix, train_counts: sparse.spmatrix) -> s
     return sparse.csr_matrix(transformer.transform(sparse.csr_matrix(counts)), dtype=np.float64)
 
 
-def represent(weighting: str, counts: sparse.spmatrix, *, train_counts: sparse.spmatrix | None = None,
-              avgdl: float | None = None, slope: float = 0.0) -> sparse.csr_matrix:
+def represent(
+    weighting: str,
+    counts: sparse.spmatrix,
+    *,
+    train_counts: sparse.spmatrix | None = None,
+    avgdl: float | None = None,
+    slope: float = 0.0,
+) -> sparse.csr_matrix:
     """Raw term ``counts`` (:func:`regemb_utils.text.documents.bow_matrix`) weighted by ``weighting`` ∈ :data:`WEIGHTINGS`.
 
     ``dtb`` and ``tfidf_l1`` fit their document frequencies on ``train_counts`` (the reference set); ``dtb`` also

@@ -21,6 +21,7 @@ returns NaN.
 * :func:`l1_distance` – the L1 distance (e.g. over TF-IDF L1 rows, Sato et al. 2022); use ``-distance`` as a
   similarity for kNN.
 """
+
 from __future__ import annotations
 
 import math
@@ -329,8 +330,10 @@ def scm_contributions(x, y, term_similarity) -> ScmContributions:
     >>> scm_contributions(sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0]]), S).contributions
     array([[0.6]])
     """
-    X, Y = _csr(np.atleast_2d(x) if not sparse.issparse(x) else x, "x"), _csr(
-        np.atleast_2d(y) if not sparse.issparse(y) else y, "y")
+    X, Y = (
+        _csr(np.atleast_2d(x) if not sparse.issparse(x) else x, "x"),
+        _csr(np.atleast_2d(y) if not sparse.issparse(y) else y, "y"),
+    )
     if X.shape[0] != 1 or Y.shape[0] != 1:
         raise ValueError("scm_contributions compares two single documents")
     _check_columns(X, Y)
@@ -357,14 +360,19 @@ def scm_contributions(x, y, term_similarity) -> ScmContributions:
     forms = {}
     for name, terms, weights in (("x", x_terms, x_weights), ("y", y_terms, y_weights)):
         if not len(terms):
-            raise ValueError(f"{name} has no word with a weight (no word of the document is in the dictionary): its "
-                             "SCM is 0 to every document and no pair contributes")
+            raise ValueError(
+                f"{name} has no word with a weight (no word of the document is in the dictionary): its "
+                "SCM is 0 to every document and no pair contributes"
+            )
         forms[name] = float(weights @ block(terms, terms) @ weights)
         if not forms[name] > 0:
-            raise ValueError(f"{name} has {name}ᵀS{name} = {forms[name]:g} ≤ 0 (e.g. under the dense S, no word of "
-                             "the document has an embedding): its SCM is 0 to every document and no pair contributes")
-    contributions = (x_weights[:, None] * block(x_terms, y_terms) * y_weights[None, :]
-                     / (np.sqrt(forms["x"]) * np.sqrt(forms["y"])))
+            raise ValueError(
+                f"{name} has {name}ᵀS{name} = {forms[name]:g} ≤ 0 (e.g. under the dense S, no word of "
+                "the document has an embedding): its SCM is 0 to every document and no pair contributes"
+            )
+    contributions = (
+        x_weights[:, None] * block(x_terms, y_terms) * y_weights[None, :] / (np.sqrt(forms["x"]) * np.sqrt(forms["y"]))
+    )
     return ScmContributions(x_terms, y_terms, contributions, forms["x"], forms["y"])
 
 
@@ -407,7 +415,9 @@ class ScmInfo:
 
 
 @numba.njit(parallel=True, cache=True)
-def _quadratic_forms(indptr, indices, data, s_indptr, s_indices, s_data, n_terms, n_threads):  # pragma: no cover - numba
+def _quadratic_forms(
+    indptr, indices, data, s_indptr, s_indices, s_data, n_terms, n_threads
+):  # pragma: no cover - numba
     """xᵀS'x of every row: the row as a dense vector, read through each of its terms' rows of S'. A bit set of the
     row's terms (a few KiB, in L1) skips the entries of S' outside the row, whose products with the dense row are
     zeros that would leave the sums as they are: only the large dense vector is not touched for them."""
@@ -443,10 +453,19 @@ def _quadratic_forms(indptr, indices, data, s_indptr, s_indices, s_data, n_terms
 
 @numba.njit(parallel=True, cache=True)
 def _scm_all_pairs(
-    x_indptr, x_indices, x_data,  # X in CSR
-    s_indptr, s_indices, s_data,  # S'[:, terms] in CSR (row w: the scatter terms v with S'[w, v] != 0)
-    yt_indptr, yt_indices, yt_data,  # Y[:, terms] in CSC (column v: the documents containing v)
-    x_scale, y_scale, out, n_threads,
+    x_indptr,
+    x_indices,
+    x_data,  # X in CSR
+    s_indptr,
+    s_indices,
+    s_data,  # S'[:, terms] in CSR (row w: the scatter terms v with S'[w, v] != 0)
+    yt_indptr,
+    yt_indices,
+    yt_data,  # Y[:, terms] in CSC (column v: the documents containing v)
+    x_scale,
+    y_scale,
+    out,
+    n_threads,
 ):  # pragma: no cover - numba
     n_x = len(x_indptr) - 1
     n_y = out.shape[1]
@@ -509,8 +528,9 @@ _CHUNK_BYTES = 512 << 10  # the columns of Zᵀ formed and read at a time: half 
 
 
 @numba.njit(cache=True)
-def _scatter_chunk(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, v0, v1, cursor, ZT,
-                   zx):  # pragma: no cover - numba
+def _scatter_chunk(
+    x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, v0, v1, cursor, ZT, zx
+):  # pragma: no cover - numba
     """ZT[v - v0, c] = (x_{start+c}ᵀ S')[v] for the terms v0 ≤ v < v1 (ZT zeroed before), and zx[p] = the same
     row's value at the term of x's non-zero p where that term is one of them.
 
@@ -560,8 +580,10 @@ def _gather_chunk(rows_j, row_ptr, first, last, e_indices, e_data, ZT, init):  #
 def _stack_empty(typingctx, size, dtype):
     """A pointer to ``size`` uninitialised values of ``dtype`` on the stack (for a fixed-size accumulator that LLVM
     can keep in vector registers, which a heap array of numba's is not)."""
+
     def codegen(context, builder, signature, args):
         return cgutils.alloca_once(builder, context.get_value_type(dtype.dtype), size=args[0])
+
     return types.CPointer(dtype.dtype)(types.intp, dtype), codegen
 
 
@@ -614,8 +636,28 @@ def _dense_block(y_heavy, ZT_heavy, init):  # pragma: no cover - numba
 
 
 @numba.njit(parallel=True, cache=True)
-def _gather_blocks(x_indptr, x_indices, x_data, s_indptr, s_indices, s_data, bounds, y_heavy, chunk_rows, rows_j,
-                   row_ptr, e_indices, e_data, starts, ZTs, inits, cursors, zxs, x_forms, out):  # pragma: no cover
+def _gather_blocks(
+    x_indptr,
+    x_indices,
+    x_data,
+    s_indptr,
+    s_indices,
+    s_data,
+    bounds,
+    y_heavy,
+    chunk_rows,
+    rows_j,
+    row_ptr,
+    e_indices,
+    e_data,
+    starts,
+    ZTs,
+    inits,
+    cursors,
+    zxs,
+    x_forms,
+    out,
+):  # pragma: no cover
     """The gather path's blocks of 64 rows of X, one block per task of a thread, each thread with its own buffers
     (``ZTs[t]``, ``inits[t]``, ``cursors[t]``, ``zxs[t]``, a few MiB: they stay in the core's caches) in a single
     parallel region (no barrier). A block runs over the chunks of terms ``bounds``: the heavy terms (the dense
@@ -645,8 +687,9 @@ def _gather_blocks(x_indptr, x_indices, x_data, s_indptr, s_indices, s_data, bou
             for v in range(v1 - v0):
                 for c in range(_LANES):
                     ZT[v, c] = 0.0
-            _scatter_chunk(x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, v0, v1, cursor,
-                           ZT, zx)
+            _scatter_chunk(
+                x_indptr, x_indices, x_data, start, stop, s_indptr, s_indices, s_data, v0, v1, cursor, ZT, zx
+            )
             if k < first_light:
                 _dense_block(y_heavy, ZT, init)
             elif k - first_light < n_light_chunks:
@@ -757,7 +800,8 @@ def sparse_scm(
         threads = numba.get_num_threads()
         df_y = np.bincount(Y.indices, minlength=n_terms)
         heavy = (
-            np.empty(0, dtype=np.int64) if dense_cost_ratio is None
+            np.empty(0, dtype=np.int64)
+            if dense_cost_ratio is None
             else np.flatnonzero((df_y > dense_cost_ratio * n_y) & (df_y > 0))
         )
         heavy = heavy[np.argsort(-df_y[heavy], kind="stable")]
@@ -766,8 +810,12 @@ def sparse_scm(
             _gather_path(X, Y, S, gather_rows, heavy, df_y, y_forms, work, out, x_forms, threads)
         else:
             y_forms = _quadratic_forms(
-                Y.indptr.astype(np.int64), Y.indices.astype(np.int64), Y.data.astype(np.float64), *s_arrays,
-                n_terms, threads,
+                Y.indptr.astype(np.int64),
+                Y.indices.astype(np.int64),
+                Y.data.astype(np.float64),
+                *s_arrays,
+                n_terms,
+                threads,
             )
             scatter_rows = np.arange(0, n_x, _LANES)
         if len(scatter_rows):
@@ -939,8 +987,17 @@ def _gather_path(X, Y, S, starts, heavy, df_y, y_forms_out, work, out, x_forms, 
     y_heavy = np.ascontiguousarray(Yn[:, :n_heavy].toarray())  # [n_y, n_heavy]
     # chunks of terms whose columns of Zᵀ fit a core's cache: the heavy terms, the light ones, those only X uses
     chunk = _CHUNK_BYTES // (_LANES * np.dtype(work).itemsize)
-    bounds = np.unique(np.concatenate([[0, n_heavy], np.arange(n_heavy, n_heavy + n_light, chunk),
-                                       [n_heavy + n_light], np.arange(n_heavy + n_light, n_cols, chunk), [n_cols]]))
+    bounds = np.unique(
+        np.concatenate(
+            [
+                [0, n_heavy],
+                np.arange(n_heavy, n_heavy + n_light, chunk),
+                [n_heavy + n_light],
+                np.arange(n_heavy + n_light, n_cols, chunk),
+                [n_cols],
+            ]
+        )
+    )
     light_bounds = bounds[(bounds >= n_heavy) & (bounds <= n_heavy + n_light)]
     rows_j, row_ptr, e_indices, e_data, chunk_rows = [], [np.zeros(1, dtype=np.int64)], [], [], [0]
     for v0, v1 in zip(light_bounds[:-1], light_bounds[1:]):  # Ŷ's light non-zeros chunk by chunk (a CSR each)
@@ -956,14 +1013,26 @@ def _gather_path(X, Y, S, starts, heavy, df_y, y_forms_out, work, out, x_forms, 
     sorted_s.sort_indices()
     threads = min(threads, len(starts))
     widest = int(np.max(np.add.reduceat(np.diff(X.indptr), starts))) if len(starts) else 0  # non-zeros of a block
-    _gather_blocks(*xs, sorted_s.indptr.astype(np.int64), sorted_s.indices, sorted_s.data, bounds.astype(np.int64),
-                   y_heavy, np.asarray(chunk_rows, dtype=np.int64),
-                   np.concatenate(rows_j or [np.empty(0, np.int64)]).astype(np.int64), np.concatenate(row_ptr),
-                   np.concatenate(e_indices or [np.empty(0, np.int32)]),
-                   np.concatenate(e_data or [np.empty(0, work)]).astype(work), starts.astype(np.int64),
-                   np.empty((threads, max(chunk, n_heavy), _LANES), dtype=work),
-                   np.empty((threads, n_y, _LANES), dtype=work), np.empty((threads, widest), dtype=np.int64),
-                   np.empty((threads, widest), dtype=work), x_forms, out)
+    _gather_blocks(
+        *xs,
+        sorted_s.indptr.astype(np.int64),
+        sorted_s.indices,
+        sorted_s.data,
+        bounds.astype(np.int64),
+        y_heavy,
+        np.asarray(chunk_rows, dtype=np.int64),
+        np.concatenate(rows_j or [np.empty(0, np.int64)]).astype(np.int64),
+        np.concatenate(row_ptr),
+        np.concatenate(e_indices or [np.empty(0, np.int32)]),
+        np.concatenate(e_data or [np.empty(0, work)]).astype(work),
+        starts.astype(np.int64),
+        np.empty((threads, max(chunk, n_heavy), _LANES), dtype=work),
+        np.empty((threads, n_y, _LANES), dtype=work),
+        np.empty((threads, widest), dtype=np.int64),
+        np.empty((threads, widest), dtype=work),
+        x_forms,
+        out,
+    )
 
 
 def _scatter_path(X, Y, S, s_arrays, starts, y_scale, out, x_forms, threads):
@@ -971,7 +1040,11 @@ def _scatter_path(X, Y, S, s_arrays, starts, y_scale, out, x_forms, threads):
     rows = np.concatenate([np.arange(s, min(s + _LANES, X.shape[0])) for s in starts])
     Xb = X[rows]
     forms = _quadratic_forms(
-        Xb.indptr.astype(np.int64), Xb.indices.astype(np.int64), Xb.data.astype(np.float64), *s_arrays, n_terms,
+        Xb.indptr.astype(np.int64),
+        Xb.indices.astype(np.int64),
+        Xb.data.astype(np.float64),
+        *s_arrays,
+        n_terms,
         threads,
     )
     x_forms[rows] = forms
@@ -983,10 +1056,19 @@ def _scatter_path(X, Y, S, s_arrays, starts, y_scale, out, x_forms, threads):
     Yc.sort_indices()
     block = np.empty((len(rows), Y.shape[0]))
     _scm_all_pairs(
-        Xb.indptr.astype(np.int64), Xb.indices.astype(np.int64), Xb.data.astype(np.float64),
-        S_scatter.indptr.astype(np.int64), S_scatter.indices.astype(np.int64), S_scatter.data,
-        Yc.indptr.astype(np.int64), Yc.indices.astype(np.int64), Yc.data,
-        _inverse_norms(forms), y_scale, block, threads,
+        Xb.indptr.astype(np.int64),
+        Xb.indices.astype(np.int64),
+        Xb.data.astype(np.float64),
+        S_scatter.indptr.astype(np.int64),
+        S_scatter.indices.astype(np.int64),
+        S_scatter.data,
+        Yc.indptr.astype(np.int64),
+        Yc.indices.astype(np.int64),
+        Yc.data,
+        _inverse_norms(forms),
+        y_scale,
+        block,
+        threads,
     )
     out[rows] = block
 
@@ -1049,8 +1131,16 @@ def l1_distance(X, Y, *, n_threads: int | None = None) -> np.ndarray:
     return np.maximum(x_sums[:, None] + y_sums[None, :] - 2 * minima, 0.0)
 
 
-def similarity_matrix(measure: str, X, Y, *, embeddings=None, term_similarity=None, n_threads: int | None = None,
-                      return_info: bool = False):
+def similarity_matrix(
+    measure: str,
+    X,
+    Y,
+    *,
+    embeddings=None,
+    term_similarity=None,
+    n_threads: int | None = None,
+    return_info: bool = False,
+):
     """The similarities of all (query, collection) pairs under ``measure``; larger means more similar.
 
     Parameters

@@ -71,6 +71,7 @@ force 13–16 s (41–49× this search); the same neighbours and distances throu
 query, ≈ 1–2.5 ms each) cost ≈ 0.085 s per query; POT's warm start (``potentials_init``) saves time only from exact
 duals and may return another optimal plan, whose exactly rounded cost can differ from brute force's in the last bit.
 """
+
 from __future__ import annotations
 
 import math
@@ -147,8 +148,9 @@ def _locations(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _merge(matrix: sparse.csr_matrix, remap: np.ndarray, n: int) -> sparse.csr_matrix:
-    merged = sparse.csr_matrix((matrix.data.copy(), remap[matrix.indices], matrix.indptr.copy()),
-                               shape=(matrix.shape[0], n))
+    merged = sparse.csr_matrix(
+        (matrix.data.copy(), remap[matrix.indices], matrix.indptr.copy()), shape=(matrix.shape[0], n)
+    )
     merged.sum_duplicates()  # adds the weights of words at one location and sorts the indices
     return merged
 
@@ -226,17 +228,19 @@ class _QueryCosts:
         self.used = 0
         gamma = (collection.E.shape[1] + 8) * 2.0**-23
         q_norms = np.sqrt(np.einsum("ij,ij->i", self.Y, self.Y))
-        self.lower = _lower_distances(collection.points32 @ self.Y.T.astype(np.float32), collection.norms, q_norms,
-                                      gamma)
+        self.lower = _lower_distances(
+            collection.points32 @ self.Y.T.astype(np.float32), collection.norms, q_norms, gamma
+        )
 
     def rows(self, positions):
         """(exact distances, the row there of each location ``positions``): cdist's rows, each computed once."""
         missing = positions[self.slot[positions] < 0]  # a document's locations are distinct
         if len(missing):
             if self.used + len(missing) > len(self.exact):
-                self.exact = np.concatenate([self.exact, np.empty((max(len(self.exact), len(missing)),
-                                                                    self.exact.shape[1]))])
-            self.exact[self.used:self.used + len(missing)] = cdist(self.collection.points[missing], self.Y)
+                self.exact = np.concatenate(
+                    [self.exact, np.empty((max(len(self.exact), len(missing)), self.exact.shape[1]))]
+                )
+            self.exact[self.used : self.used + len(missing)] = cdist(self.collection.points[missing], self.Y)
             self.slot[missing] = np.arange(self.used, self.used + len(missing))
             self.used += len(missing)
         return self.exact, self.slot[positions]
@@ -370,7 +374,7 @@ def _exact(collection: _Collection, q_ids, q_w, Dt, positions, j: int, solver: s
         return float("inf")
     if solver == "pyemd":
         return _pyemd(q_ids, q_w, t_ids, t_w, collection.E)
-    rows, a, cols, b = _reduce(q_ids, q_w, collection.indices[collection.indptr[j]:collection.indptr[j + 1]], t_w)
+    rows, a, cols, b = _reduce(q_ids, q_w, collection.indices[collection.indptr[j] : collection.indptr[j + 1]], t_w)
     if len(rows) == 0 or len(cols) == 0:
         return 0.0  # identical documents (or a remainder of rounding size on one side only)
     if potentials is None:
@@ -489,14 +493,18 @@ def wmd_flows(x, y, embeddings) -> WmdFlows:
         raise ValueError("wmd_flows compares two single documents")
     embeddings = np.asarray(embeddings, dtype=np.float64)
     if embeddings.ndim != 2 or X.shape[1] != Y.shape[1] or embeddings.shape[0] != X.shape[1]:
-        raise ValueError(f"x has {X.shape[1]} columns, y {Y.shape[1]} and the embedding matrix "
-                         f"{embeddings.shape[0] if embeddings.ndim == 2 else embeddings.shape} rows: all must use "
-                         "the common dictionary")
+        raise ValueError(
+            f"x has {X.shape[1]} columns, y {Y.shape[1]} and the embedding matrix "
+            f"{embeddings.shape[0] if embeddings.ndim == 2 else embeddings.shape} rows: all must use "
+            "the common dictionary"
+        )
     X, Y = _weights(X, "x"), _weights(Y, "y")
     for name, matrix in (("x", X), ("y", Y)):
         if matrix.nnz == 0:
-            raise ValueError(f"{name} has no word with a weight (no word of the document is in the dictionary): "
-                             "its WMD to any document is +inf and there is no transport plan")
+            raise ValueError(
+                f"{name} has no word with a weight (no word of the document is in the dictionary): "
+                "its WMD to any document is +inf and there is no transport plan"
+            )
     (x_terms, x_weights), (y_terms, y_weights) = _row(X, 0), _row(Y, 0)
     points_x, points_y = embeddings[x_terms], embeddings[y_terms]
     if not (np.all(np.isfinite(points_x)) and np.all(np.isfinite(points_y))):
@@ -589,8 +597,18 @@ def _stabilised_kernel(C, f0, g0, eps):  # pragma: no cover - numba
     for i in range(n):
         for j in range(m):
             x = max((f0[i] + g0[j] - C[i, j]) / eps, -64.0) * (1.0 / 256.0)
-            e = 1.0 + x * (1.0 + x * (0.5 + x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120 + x * (
-                1.0 / 720 + x * (1.0 / 5040 + x * (1.0 / 40320))))))))
+            e = 1.0 + x * (
+                1.0
+                + x
+                * (
+                    0.5
+                    + x
+                    * (
+                        1.0 / 6
+                        + x * (1.0 / 24 + x * (1.0 / 120 + x * (1.0 / 720 + x * (1.0 / 5040 + x * (1.0 / 40320)))))
+                    )
+                )
+            )
             for _ in range(8):
                 e = e * e
             K[i, j] = e
@@ -717,8 +735,9 @@ def _pair_value(a, f, b, g, largest_cost):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _dual_block(Dt, largest, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter, F,
-                which, G, A):  # pragma: no cover - numba
+def _dual_block(
+    Dt, largest, q_nodes, q_w, indptr, nodes, position, data, candidates, eps, target, max_iter, F, which, G, A
+):  # pragma: no cover - numba
     """Lower bounds of one query's WMD to the training documents ``candidates`` (non-empty), each on its reduced
     problem (shared mass cancelled, as the exact solve); 0 for identical documents. First the double c-transform of
     the query potential F[which[c]] (0 where which[c] < 0) on the reduced problem, read from the rows of Dᵀ (a few
@@ -742,7 +761,7 @@ def _dual_block(Dt, largest, q_nodes, q_w, indptr, nodes, position, data, candid
             _row_c_transforms(Dt, rows_of, a, F[which[c]], f, g, G, A, which[c])
         else:
             _row_c_transforms(Dt, rows_of, a, zero, f, g, G[:0], A[:0], 0)
-        value = max(0.0, _pair_value(a, f, b, g[:len(cols)], largest))
+        value = max(0.0, _pair_value(a, f, b, g[: len(cols)], largest))
         if value > target or max_iter == 0:
             result[c] = value
             continue
@@ -752,8 +771,21 @@ def _dual_block(Dt, largest, q_nodes, q_w, indptr, nodes, position, data, candid
     return result
 
 
-def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_iter, F=None, which=None, G=None,
-          A=None, largest_cost=None) -> np.ndarray:
+def _dual(
+    collection: _Collection,
+    q_ids,
+    q_w,
+    Dt,
+    candidates,
+    eps,
+    target,
+    max_iter,
+    F=None,
+    which=None,
+    G=None,
+    A=None,
+    largest_cost=None,
+) -> np.ndarray:
     """Pair bounds (``max_iter`` = 0) or entropic bounds of ``candidates``, started from the query potentials
     F[which] (none: 0); G and A, the potentials' c-transforms at every collection location and where they are
     attained (:func:`_c_transforms`), save the first c-transform of each pair bound; ``largest_cost`` ≥ every entry
@@ -764,9 +796,24 @@ def _dual(collection: _Collection, q_ids, q_w, Dt, candidates, eps, target, max_
     if G is None:
         G, A = np.empty((0, 0)), np.empty((0, 0), dtype=np.int32)
     largest_cost = Dt.max(initial=0.0) if largest_cost is None else largest_cost
-    return _dual_block(Dt, float(largest_cost), q_ids.astype(np.int64), q_w, collection.indptr, collection.indices,
-                       collection.position, collection.T.data, candidates, float(eps), float(target), int(max_iter), F,
-                       np.asarray(which, dtype=np.int64), G, A)
+    return _dual_block(
+        Dt,
+        float(largest_cost),
+        q_ids.astype(np.int64),
+        q_w,
+        collection.indptr,
+        collection.indices,
+        collection.position,
+        collection.T.data,
+        candidates,
+        float(eps),
+        float(target),
+        int(max_iter),
+        F,
+        np.asarray(which, dtype=np.int64),
+        G,
+        A,
+    )
 
 
 def dual_bounds(Q, T, embeddings, *, epsilon: float, iterations: int = 20) -> np.ndarray:
@@ -881,8 +928,11 @@ def _potential_bounds(collection: _Collection, q_w, Dt, F, largest_cost=None):
     G, A = _c_transforms(Dt, np.ascontiguousarray(F.T))
     values = _document_sums(collection.indptr, collection.position, collection.T.data, G) + F @ q_w
     # Σ bⱼ|gⱼ| + Σ aᵢ|fᵢ| ≤ (both masses) × (max|g| + max|f|); every cᵢⱼ − fᵢ rounds by ≤ ulp·(max c + max|f|)
-    largest = (Dt.max(initial=0.0) if largest_cost is None else largest_cost) + np.abs(F).max(initial=0.0) + \
-        np.abs(G).max(initial=0.0)
+    largest = (
+        (Dt.max(initial=0.0) if largest_cost is None else largest_cost)
+        + np.abs(F).max(initial=0.0)
+        + np.abs(G).max(initial=0.0)
+    )
     mass = q_w.sum()
     terms = (collection.sizes + len(q_w) + 4) * _ULP
     error = terms * 3 * largest * np.maximum(collection.masses, mass) + np.abs(collection.masses - mass) * largest
@@ -939,8 +989,16 @@ class _Best:
             best_j[position] = j
 
 
-PHASES = ("preparation", "setup", "cheap bounds", "seed solves", "potential bounds", "pair bounds", "entropic bounds",
-          "exact solves")
+PHASES = (
+    "preparation",
+    "setup",
+    "cheap bounds",
+    "seed solves",
+    "potential bounds",
+    "pair bounds",
+    "entropic bounds",
+    "exact solves",
+)
 
 
 class _Clock:
@@ -975,8 +1033,9 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
         if collection.indptr[j + 1] == collection.indptr[j]:
             return float("inf")
         solved += 1
-        exact_rows, slots = costs.rows(collection.position[collection.indptr[j]:collection.indptr[j + 1]])
+        exact_rows, slots = costs.rows(collection.position[collection.indptr[j] : collection.indptr[j + 1]])
         return _exact(collection, q_ids, q_w, exact_rows, slots, j, search.solver, potentials)
+
     # 1. a cheap bound of every candidate: the one-sided RWMD (every document word to its nearest query location)
     clock("cheap bounds")
     largest_cost = Dt.max(initial=0.0)
@@ -985,7 +1044,7 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
     # 2. the most promising candidates exactly: a tight k-th distance, and their optimal dual potentials
     clock("seed solves")
     potentials = []
-    seeds = order[:search.seeds]
+    seeds = order[: search.seeds]
     for j in seeds:
         best.add(exact(j, potentials if search.solver == "pot" else None), j)
     # 3. every candidate's bound from those potentials (one c-transform and one sparse product per potential)
@@ -1029,12 +1088,30 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
         target = (kth + _ABSOLUTE_MARGIN) / (1 - _MARGIN)  # a value whose _safe exceeds kth
         if next_global <= next_pending:  # a block of global bounds into pair bounds (ascending: up to the k-th)
             clock("pair bounds")
-            stop = position + 1 + int(np.searchsorted(left_safe[position + 1:position + search.block], kth,
-                                                      side="right"))
+            stop = (
+                position
+                + 1
+                + int(np.searchsorted(left_safe[position + 1 : position + search.block], kth, side="right"))
+            )
             block = left[position:stop]
             position = stop
-            values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target, 0, F,
-                                 which[block], G, A, largest_cost))
+            values = _safe(
+                _dual(
+                    collection,
+                    q_ids,
+                    q_w,
+                    Dt,
+                    block,
+                    search.epsilon * kth,
+                    target,
+                    0,
+                    F,
+                    which[block],
+                    G,
+                    A,
+                    largest_cost,
+                )
+            )
             undecided = values <= kth
             certified += len(block) - int(undecided.sum())
             for j, value in zip(block[undecided].tolist(), np.maximum(values, safe[block])[undecided].tolist()):
@@ -1052,8 +1129,23 @@ def _query(collection: _Collection, q_ids, q_w, search: _Search, clock: _Clock):
         if batch:
             clock("entropic bounds")
             block = np.array([item[1] for item in batch], dtype=np.int64)
-            values = _safe(_dual(collection, q_ids, q_w, Dt, block, search.epsilon * kth, target,
-                                 search.max_iterations, F, which[block], G, A, largest_cost))
+            values = _safe(
+                _dual(
+                    collection,
+                    q_ids,
+                    q_w,
+                    Dt,
+                    block,
+                    search.epsilon * kth,
+                    target,
+                    search.max_iterations,
+                    F,
+                    which[block],
+                    G,
+                    A,
+                    largest_cost,
+                )
+            )
             for (bound, j, _), value in zip(batch, values.tolist()):
                 if value > best.kth:
                     certified += 1
@@ -1134,10 +1226,13 @@ class WMDNeighbours:
 
 def _check(search: _Search, n_train: int) -> None:
     _check_solver(search.solver)
-    if not (search.epsilon > 0 and math.isfinite(search.epsilon)) or min(search.max_iterations, search.block,
-                                                                          search.seeds) < 1:
-        raise ValueError("epsilon must be a positive number, max_iterations, the block size and the seeds positive "
-                         "integers")
+    if (
+        not (search.epsilon > 0 and math.isfinite(search.epsilon))
+        or min(search.max_iterations, search.block, search.seeds) < 1
+    ):
+        raise ValueError(
+            "epsilon must be a positive number, max_iterations, the block size and the seeds positive integers"
+        )
     if not 1 <= search.k <= n_train:
         raise ValueError(f"k must lie in [1, n_train = {n_train}], got {search.k}")
 
@@ -1227,8 +1322,9 @@ def wmd_knn(
         return _run(Q, T, embeddings, search, n_jobs, progress, chunk_size)
     _check(search, sparse.csr_matrix(T).shape[0])
     cpu = time.process_time()
-    indices, distances = nearest_by_brute_force(Q, T, embeddings, k, solver=solver, n_jobs=n_jobs, progress=progress,
-                                                chunk_size=chunk_size)
+    indices, distances = nearest_by_brute_force(
+        Q, T, embeddings, k, solver=solver, n_jobs=n_jobs, progress=progress, chunk_size=chunk_size
+    )
     phases = dict.fromkeys(PHASES, 0.0)
     phases["exact solves"] = time.process_time() - cpu
     Qn, Tn = _weights(Q, "Q"), _weights(T, "T")
@@ -1236,8 +1332,17 @@ def wmd_knn(
     return WMDNeighbours(indices, distances, solved, np.zeros(len(indices), dtype=np.int64), Tn.shape[0], phases)
 
 
-def nearest_by_brute_force(Q, T, embeddings, k: int, *, solver: str = "pot", n_jobs: int | None = 1,
-                           progress: bool = False, chunk_size: int = 8) -> tuple[np.ndarray, np.ndarray]:
+def nearest_by_brute_force(
+    Q,
+    T,
+    embeddings,
+    k: int,
+    *,
+    solver: str = "pot",
+    n_jobs: int | None = 1,
+    progress: bool = False,
+    chunk_size: int = 8,
+) -> tuple[np.ndarray, np.ndarray]:
     """The definition of the WMD's k nearest neighbours: every exact WMD (:func:`wmd_distances`), the k smallest of
     each row by distance, ties to the lower index. :func:`wmd_knn`'s search gives exactly this (the tests check it),
     so the keys of stored results hash this definition, not the search (:func:`regemb_utils.infra.keys.same_result_as`).

@@ -7,14 +7,14 @@ Which evidence each claim reads and how a finding is decided is :mod:`regemb_uti
 holds the vocabulary that every claim shares: the three results a finding can have, the rule on an interval, and the
 wording of a verdict.
 """
+
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["RESULTS", "HOLDS", "FAILS", "OPEN", "Claim", "Finding", "Judgement", "interval_result", "verdict",
-           "joined"]
+__all__ = ["RESULTS", "HOLDS", "FAILS", "OPEN", "Claim", "Finding", "Judgement", "interval_result", "verdict", "joined"]
 
 HOLDS, FAILS, OPEN = RESULTS = ("holds", "does not hold", "open")
 
@@ -215,9 +215,14 @@ def _counts(findings: Sequence[Finding], unit: str, total: int | None = None) ->
     groups = {r: [f.unit for f in findings if f.result == r] for r in RESULTS}
     groups = {r: units for r, units in groups.items() if units}
     if len(groups) == 1 and n == len(findings):
-        (result, units), = groups.items()
-        return (f"{result} on {units[0]}" if n == 1 else f"{result} on both {_plural(unit, n)}" if n == 2
-                else f"{result} on all {n} {_plural(unit, n)}")
+        ((result, units),) = groups.items()
+        return (
+            f"{result} on {units[0]}"
+            if n == 1
+            else f"{result} on both {_plural(unit, n)}"
+            if n == 2
+            else f"{result} on all {n} {_plural(unit, n)}"
+        )
     largest = max(groups, key=lambda r: (len(groups[r]), -RESULTS.index(r)))
     ordered = [largest, *(r for r in RESULTS if r in groups and r != largest)]
     parts = []
@@ -275,8 +280,10 @@ def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
         moving = [u for u, r in results.items() if len(r) > 1]
         if not stable:
             return f"depends on the seed on all {len(units)} {_plural(unit, len(units))}"
-        return (f"{_counts(stable, unit, len(units))}, with each of the {len(seeds)} seeds; depends on the seed on "
-                f"{len(moving)} ({', '.join(moving)})")
+        return (
+            f"{_counts(stable, unit, len(units))}, with each of the {len(seeds)} seeds; depends on the seed on "
+            f"{len(moving)} ({', '.join(moving)})"
+        )
     by_text: dict[str, list[int]] = {}
     for seed, text in texts.items():
         by_text.setdefault(text, []).append(seed)

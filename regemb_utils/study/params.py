@@ -13,6 +13,7 @@ List- and mapping-valued parameters may be given as Python values (papermill ``-
 ``-p datasets '["bbcsport"]'``). Every list parameter follows one rule (:func:`_listed`): a list, or one bare value
 for a list of one; a mapping or a set is refused, and so is a value given twice.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,19 @@ from ..classification.methods import METHODS
 from ..text.datasets import DATASETS
 from ..text.tokenization import TOKENIZERS
 
-__all__ = ["BOOK_SEED", "SEEDED_MODELS", "SEEDED_METHODS", "PROFILES", "INHERITED", "ParameterError", "Parameter",
-           "ChapterSpec", "CHAPTERS", "ChapterParameters", "chapter_parameters"]
+__all__ = [
+    "BOOK_SEED",
+    "SEEDED_MODELS",
+    "SEEDED_METHODS",
+    "PROFILES",
+    "INHERITED",
+    "ParameterError",
+    "Parameter",
+    "ChapterSpec",
+    "CHAPTERS",
+    "ChapterParameters",
+    "chapter_parameters",
+]
 
 # The seed study (chapters 2, 4 and 6): the book's seed, and the model and methods that other seeds rerun.
 BOOK_SEED = 1  # the seed of the book's models (trained_embeddings' default)
@@ -84,6 +96,7 @@ class Parameter:
     >>> epochs.defaults["paper"], epochs.check("3")
     (10, 3)
     """
+
     name: str
     defaults: dict[str, Any]  # profile -> value
     allowed: str  # what a reader may pass, in words
@@ -143,7 +156,10 @@ def _at_least(minimum):
 
 
 _DATASETS = Parameter(
-    "datasets", {"smoke": DATASETS, "paper": DATASETS}, f"a non-empty list drawn from {list(DATASETS)}", _subset_of(DATASETS)
+    "datasets",
+    {"smoke": DATASETS, "paper": DATASETS},
+    f"a non-empty list drawn from {list(DATASETS)}",
+    _subset_of(DATASETS),
 )
 _MAX_DOCUMENTS = Parameter(
     "max_documents",
@@ -154,13 +170,14 @@ _MAX_DOCUMENTS = Parameter(
 _CORPUS_ARTICLES = Parameter(
     "corpus_articles",
     {"smoke": 200, "paper": None},
-    'an integer of at least 200 (Wikipedia articles read from the start of the corpus; fewer leave too few words '
+    "an integer of at least 200 (Wikipedia articles read from the start of the corpus; fewer leave too few words "
     'for the word benchmarks of chapter 2) or "all"',
     lambda value: None if value == "all" else _at_least(200)(value),
 )
 _TOKENIZER = Parameter(
     "tokenizer", {"smoke": "paper", "paper": "paper"}, f"one of {list(TOKENIZERS)}", _one_of(TOKENIZERS)
 )
+
 
 def _positive_int(value):
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -180,16 +197,26 @@ def _same(value):
 
 _TRAINING = (
     Parameter("dimensions", {"smoke": 50, "paper": 200}, "a positive integer (the 32-bit model's size)", _positive_int),
-    Parameter("quantized_dimensions", {"smoke": 100, "paper": 1000}, "a positive integer (the 1-bit model's size)",
-              _positive_int),
+    Parameter(
+        "quantized_dimensions",
+        {"smoke": 100, "paper": 1000},
+        "a positive integer (the 1-bit model's size)",
+        _positive_int,
+    ),
     Parameter("epochs", {"smoke": 1, "paper": 10}, "a positive integer", _positive_int),
     Parameter("window", _same(10), "a positive integer", _positive_int),
     Parameter("negative", _same(24), "a positive integer", _positive_int),
     Parameter("sample", _same(1e-4), "a number in [0, 1)", _unit_interval),
     Parameter("min_count", _same(5), "a positive integer", _positive_int),
-    Parameter("workers", _same(1), "a positive integer (training threads per model; 1 is deterministic, more threads "
-              "give lock-free updates in a varying order and so other vectors on every run)", _positive_int),
+    Parameter(
+        "workers",
+        _same(1),
+        "a positive integer (training threads per model; 1 is deterministic, more threads "
+        "give lock-free updates in a varying order and so other vectors on every run)",
+        _positive_int,
+    ),
 )
+
 
 def _between(low, high):
     def check(value):
@@ -213,21 +240,44 @@ def _sizes(value, high=None):
 
 
 _ORTHOGONALIZATION = (
-    Parameter("fill_rule", _same("paper"), "one of ['paper', 'gensim'] (a dominance violation ends the column, or "
-              "skips the candidate)", _one_of(("paper", "gensim"))),
-    Parameter("nonzero_limits", {"smoke": (10, 20, 40), "paper": (100, 200, 400, 800)},
-              "a non-empty list of positive integers (the grid's C)", _sizes),
-    Parameter("factor_words", {"smoke": 300, "paper": 2000},
-              f"an integer in [2, {MAX_FACTOR_WORDS:,}] (the N most frequent words on which S' is factorized)",
-              _between(2, MAX_FACTOR_WORDS)),
-    Parameter("factor_sizes", {"smoke": (100, 200, 300), "paper": (1000, 2000, 4000, 8000)},
-              f"a non-empty list of integers in [1, {MAX_FACTOR_WORDS:,}] (vocabulary sizes N for the fill-in study)",
-              lambda value: _sizes(value, MAX_FACTOR_WORDS)),
-    Parameter("svd_dimensions", {"smoke": 20, "paper": 200},
-              "a positive integer smaller than factor_words (dense orthogonalized embeddings)", _positive_int),
-    Parameter("tsne_words", _same(40), "an integer of at least 2 and at most factor_words (most common words shown in Figure 1)",
-              _at_least(2)),
+    Parameter(
+        "fill_rule",
+        _same("paper"),
+        "one of ['paper', 'gensim'] (a dominance violation ends the column, or skips the candidate)",
+        _one_of(("paper", "gensim")),
+    ),
+    Parameter(
+        "nonzero_limits",
+        {"smoke": (10, 20, 40), "paper": (100, 200, 400, 800)},
+        "a non-empty list of positive integers (the grid's C)",
+        _sizes,
+    ),
+    Parameter(
+        "factor_words",
+        {"smoke": 300, "paper": 2000},
+        f"an integer in [2, {MAX_FACTOR_WORDS:,}] (the N most frequent words on which S' is factorized)",
+        _between(2, MAX_FACTOR_WORDS),
+    ),
+    Parameter(
+        "factor_sizes",
+        {"smoke": (100, 200, 300), "paper": (1000, 2000, 4000, 8000)},
+        f"a non-empty list of integers in [1, {MAX_FACTOR_WORDS:,}] (vocabulary sizes N for the fill-in study)",
+        lambda value: _sizes(value, MAX_FACTOR_WORDS),
+    ),
+    Parameter(
+        "svd_dimensions",
+        {"smoke": 20, "paper": 200},
+        "a positive integer smaller than factor_words (dense orthogonalized embeddings)",
+        _positive_int,
+    ),
+    Parameter(
+        "tsne_words",
+        _same(40),
+        "an integer of at least 2 and at most factor_words (most common words shown in Figure 1)",
+        _at_least(2),
+    ),
 )
+
 
 def _booleans(value):
     values = _listed(value)
@@ -266,7 +316,7 @@ def _wmd_limit(value):
 
 
 def _wmd_queries(value, entry=_wmd_limit):
-    """"all", "power", a positive integer, or a mapping data set -> one of these (missing data sets: "all"); stored
+    """ "all", "power", a positive integer, or a mapping data set -> one of these (missing data sets: "all"); stored
     as a sorted tuple of (data set, limit, None or "power")."""
     if isinstance(value, Mapping):
         unknown = set(value) - set(DATASETS)
@@ -303,65 +353,138 @@ def _scheduler(value):
 
 
 def _n_jobs(value):
-    if isinstance(value, bool) or not isinstance(value, int) or not (1 <= value <= (os.cpu_count() or 1) or value == -1):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not (1 <= value <= (os.cpu_count() or 1) or value == -1)
+    ):
         raise ValueError
     return value
 
 
 _METHOD_NAMES = tuple(METHODS)  # the paper's seven configurations in its plot order, then the two baselines
 
+
 def _inherited_datasets(source: str) -> Parameter:
-    return Parameter("datasets", _same(INHERITED), f"a non-empty list drawn from {list(DATASETS)} and from chapter "
-                     f"{source}'s", _subset_of(DATASETS), inherited_from=source)
+    return Parameter(
+        "datasets",
+        _same(INHERITED),
+        f"a non-empty list drawn from {list(DATASETS)} and from chapter {source}'s",
+        _subset_of(DATASETS),
+        inherited_from=source,
+    )
 
 
 _CLASSIFICATION = (
     _inherited_datasets("01_preprocessing"),
-    Parameter("max_documents", {"smoke": 20, "paper": None},
-              'a positive integer, at least the largest k (documents kept from the start of each split of chapter '
-              '1\'s), or "all"', _limit),
-    Parameter("methods", _same(_METHOD_NAMES), f"a non-empty list drawn from {list(_METHOD_NAMES)} that includes "
-              "'bow' (the baseline of the relative errors)", _methods),
-    Parameter("ks", {"smoke": (1, 3, 5, 7, 9), "paper": K_VALUES}, "a non-empty list drawn from [1, 3, 5, ..., 19] "
-              "(kNN's k)", _odd_ks),
-    Parameter("slopes", _same((0.0,)), "a non-empty list of numbers in [0, 1] (the dtb pivot slope s; it cancels)",
-              _numbers_in(0.0, 1.0)),
-    Parameter("symmetric", {"smoke": (True, False), "paper": (True, False)},
-              "a non-empty list drawn from [True, False] (Sym)", _booleans),
-    Parameter("dominant", {"smoke": (True,), "paper": (True, False)},
-              "a non-empty list drawn from [True, False] (Dom)", _booleans),
-    Parameter("idf", {"smoke": (True,), "paper": (True, False)},
-              "a non-empty list drawn from [True, False] (Idf)", _booleans),
-    Parameter("nonzero_limits", {"smoke": (10, 40), "paper": (100, 200, 400, 800)},
-              "a non-empty list of positive integers (the grid's C)", _sizes),
-    Parameter("thresholds", {"smoke": (-1.0, 0.0), "paper": (-1.0, -0.5, 0.0, 0.5)},
-              "a non-empty list of numbers in [-1, 1] (the grid's t)", _numbers_in(-1.0, 1.0)),
-    Parameter("exponents", {"smoke": (1.0, 4.0), "paper": (1.0, 2.0, 3.0, 4.0)},
-              "a non-empty list of positive numbers (the grid's o; integers when a threshold is negative)",
-              _numbers_in(0.0, 1e6, positive=True)),
-    Parameter("fill_rule", _same("paper"), "one of ['paper', 'gensim'] (how S' handles a dominance violation)",
-              _one_of(("paper", "gensim"))),
-    Parameter("reference", _same("train"), "one of ['train', 'train+validation'] (the test run's reference set)",
-              _one_of(("train", "train+validation"))),
-    Parameter("significance_test", _same("mcnemar"), "one of ['mcnemar', 'paper_t_test'] (the significance test)",
-              _one_of(("mcnemar", "paper_t_test"))),
-    Parameter("wmd_queries", {"smoke": _wmd_queries("all"), "paper": _wmd_queries(_PAPER_WMD_QUERIES)},
-              '"power", "all", a positive integer, or a mapping from data set to one of these: how many test queries '
-              'the WMD methods answer per data set ("power": chapter 4\'s power computation; a prefix of a seeded, '
-              'class-stratified order; the other methods answer every query)', _wmd_queries),
-    Parameter("wmd_validation_queries", {"smoke": _wmd_validation_queries("all"),
-                                         "paper": _wmd_validation_queries(_PAPER_WMD_VALIDATION_QUERIES)},
-              '"all", a positive integer, or a mapping from data set to either: how many validation queries the WMD '
-              'methods answer per data set to choose their k (a prefix of the same kind of order)',
-              _wmd_validation_queries),
+    Parameter(
+        "max_documents",
+        {"smoke": 20, "paper": None},
+        "a positive integer, at least the largest k (documents kept from the start of each split of chapter "
+        '1\'s), or "all"',
+        _limit,
+    ),
+    Parameter(
+        "methods",
+        _same(_METHOD_NAMES),
+        f"a non-empty list drawn from {list(_METHOD_NAMES)} that includes 'bow' (the baseline of the relative errors)",
+        _methods,
+    ),
+    Parameter(
+        "ks",
+        {"smoke": (1, 3, 5, 7, 9), "paper": K_VALUES},
+        "a non-empty list drawn from [1, 3, 5, ..., 19] (kNN's k)",
+        _odd_ks,
+    ),
+    Parameter(
+        "slopes",
+        _same((0.0,)),
+        "a non-empty list of numbers in [0, 1] (the dtb pivot slope s; it cancels)",
+        _numbers_in(0.0, 1.0),
+    ),
+    Parameter(
+        "symmetric",
+        {"smoke": (True, False), "paper": (True, False)},
+        "a non-empty list drawn from [True, False] (Sym)",
+        _booleans,
+    ),
+    Parameter(
+        "dominant",
+        {"smoke": (True,), "paper": (True, False)},
+        "a non-empty list drawn from [True, False] (Dom)",
+        _booleans,
+    ),
+    Parameter(
+        "idf", {"smoke": (True,), "paper": (True, False)}, "a non-empty list drawn from [True, False] (Idf)", _booleans
+    ),
+    Parameter(
+        "nonzero_limits",
+        {"smoke": (10, 40), "paper": (100, 200, 400, 800)},
+        "a non-empty list of positive integers (the grid's C)",
+        _sizes,
+    ),
+    Parameter(
+        "thresholds",
+        {"smoke": (-1.0, 0.0), "paper": (-1.0, -0.5, 0.0, 0.5)},
+        "a non-empty list of numbers in [-1, 1] (the grid's t)",
+        _numbers_in(-1.0, 1.0),
+    ),
+    Parameter(
+        "exponents",
+        {"smoke": (1.0, 4.0), "paper": (1.0, 2.0, 3.0, 4.0)},
+        "a non-empty list of positive numbers (the grid's o; integers when a threshold is negative)",
+        _numbers_in(0.0, 1e6, positive=True),
+    ),
+    Parameter(
+        "fill_rule",
+        _same("paper"),
+        "one of ['paper', 'gensim'] (how S' handles a dominance violation)",
+        _one_of(("paper", "gensim")),
+    ),
+    Parameter(
+        "reference",
+        _same("train"),
+        "one of ['train', 'train+validation'] (the test run's reference set)",
+        _one_of(("train", "train+validation")),
+    ),
+    Parameter(
+        "significance_test",
+        _same("mcnemar"),
+        "one of ['mcnemar', 'paper_t_test'] (the significance test)",
+        _one_of(("mcnemar", "paper_t_test")),
+    ),
+    Parameter(
+        "wmd_queries",
+        {"smoke": _wmd_queries("all"), "paper": _wmd_queries(_PAPER_WMD_QUERIES)},
+        '"power", "all", a positive integer, or a mapping from data set to one of these: how many test queries '
+        'the WMD methods answer per data set ("power": chapter 4\'s power computation; a prefix of a seeded, '
+        "class-stratified order; the other methods answer every query)",
+        _wmd_queries,
+    ),
+    Parameter(
+        "wmd_validation_queries",
+        {"smoke": _wmd_validation_queries("all"), "paper": _wmd_validation_queries(_PAPER_WMD_VALIDATION_QUERIES)},
+        '"all", a positive integer, or a mapping from data set to either: how many validation queries the WMD '
+        "methods answer per data set to choose their k (a prefix of the same kind of order)",
+        _wmd_validation_queries,
+    ),
     Parameter("wmd_solver", _same("pot"), "one of ['pot', 'pyemd'] (the exact EMD solver)", _one_of(("pot", "pyemd"))),
-    Parameter("n_jobs", _same(os.cpu_count() or 1),
-              f"an integer in [1, {os.cpu_count() or 1}] (parallel worker processes, at most this machine's cores) or "
-              "-1 (all cores)", _n_jobs),
-    Parameter("scheduler", _same("local"),
-              "'local' (joblib on this machine), 'dask-local' (a dask LocalCluster) or a 'tcp://host:port' address "
-              "of a dask scheduler", _scheduler),
+    Parameter(
+        "n_jobs",
+        _same(os.cpu_count() or 1),
+        f"an integer in [1, {os.cpu_count() or 1}] (parallel worker processes, at most this machine's cores) or "
+        "-1 (all cores)",
+        _n_jobs,
+    ),
+    Parameter(
+        "scheduler",
+        _same("local"),
+        "'local' (joblib on this machine), 'dask-local' (a dask LocalCluster) or a 'tcp://host:port' address "
+        "of a dask scheduler",
+        _scheduler,
+    ),
 )
+
 
 def _perplexity(value):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 100:
@@ -371,22 +494,36 @@ def _perplexity(value):
 
 _MAPS = (
     _inherited_datasets("04_scm_vs_wmd"),
-    Parameter("map_documents", {"smoke": None, "paper": 1000},
-              'an integer of at least 3 or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
-              lambda value: None if value == "all" else _at_least(3)(value)),
-    Parameter("perplexity", {"smoke": 5.0, "paper": 30.0},
-              "a number in [1, 100] (t-SNE's perplexity), smaller than the number of documents on every map",
-              _perplexity),
+    Parameter(
+        "map_documents",
+        {"smoke": None, "paper": 1000},
+        'an integer of at least 3 or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
+        lambda value: None if value == "all" else _at_least(3)(value),
+    ),
+    Parameter(
+        "perplexity",
+        {"smoke": 5.0, "paper": 30.0},
+        "a number in [1, 100] (t-SNE's perplexity), smaller than the number of documents on every map",
+        _perplexity,
+    ),
 )
 
 _BASELINES = (
     _inherited_datasets("04_scm_vs_wmd"),
-    Parameter("methods", _same(tuple(LINEAR_MODELS)), f"a non-empty list drawn from {list(LINEAR_MODELS)} (the "
-              "linear models)", _subset_of(tuple(LINEAR_MODELS))),
-    Parameter("regularization", {"smoke": (0.1, 1.0, 10.0), "paper": (0.01, 0.1, 1.0, 10.0, 100.0)},
-              "a non-empty list of positive numbers (the values of C tried on the validation split)",
-              _numbers_in(0.0, 1e6, positive=True)),
+    Parameter(
+        "methods",
+        _same(tuple(LINEAR_MODELS)),
+        f"a non-empty list drawn from {list(LINEAR_MODELS)} (the linear models)",
+        _subset_of(tuple(LINEAR_MODELS)),
+    ),
+    Parameter(
+        "regularization",
+        {"smoke": (0.1, 1.0, 10.0), "paper": (0.01, 0.1, 1.0, 10.0, 100.0)},
+        "a non-empty list of positive numbers (the values of C tried on the validation split)",
+        _numbers_in(0.0, 1e6, positive=True),
+    ),
 )
+
 
 def _record_id(value):
     if not isinstance(value, str) or not re.fullmatch(r"\d{8}T\d{6}-[0-9a-f]{6}", value):
@@ -405,8 +542,12 @@ def _seeds(value):
 
 
 _PREVIOUS_RECORD = Parameter(
-    "previous_record", _same(None), "None (the latest record of the previous chapter for this profile) or a record "
-    "id such as 20261123T221500-1a2b3c, as printed by that chapter", _record_id)
+    "previous_record",
+    _same(None),
+    "None (the latest record of the previous chapter for this profile) or a record "
+    "id such as 20261123T221500-1a2b3c, as printed by that chapter",
+    _record_id,
+)
 
 # ----------------------------------------------------------------------------------------------------------------
 # rules across parameters, and against the records of the chapters a run builds on
@@ -416,26 +557,34 @@ MIN_VOCABULARY = 50  # words with an embedding that chapters 2-5 need at least (
 
 def _svd_below_factor_words(values):
     if values["svd_dimensions"] >= values["factor_words"]:
-        raise ParameterError(f"svd_dimensions={values['svd_dimensions']} is not allowed; svd_dimensions must be "
-                             f"smaller than factor_words={values['factor_words']}")
+        raise ParameterError(
+            f"svd_dimensions={values['svd_dimensions']} is not allowed; svd_dimensions must be "
+            f"smaller than factor_words={values['factor_words']}"
+        )
 
 
 def _tsne_words_among_factor_words(values):
     if values["tsne_words"] > values["factor_words"]:
-        raise ParameterError(f"tsne_words={values['tsne_words']} is not allowed; Figure 1 shows words among the "
-                             f"factor_words={values['factor_words']} most frequent ones: give at most that many")
+        raise ParameterError(
+            f"tsne_words={values['tsne_words']} is not allowed; Figure 1 shows words among the "
+            f"factor_words={values['factor_words']} most frequent ones: give at most that many"
+        )
 
 
 def _documents_for_the_largest_k(values):
     if values["max_documents"] is not None and values["max_documents"] < max(values["ks"]):
-        raise ParameterError(f"max_documents={values['max_documents']} is not allowed; max_documents must be at least "
-                             f"the largest k ({max(values['ks'])}) or \"all\"")
+        raise ParameterError(
+            f"max_documents={values['max_documents']} is not allowed; max_documents must be at least "
+            f'the largest k ({max(values["ks"])}) or "all"'
+        )
 
 
 def _integer_exponents_below_zero(values):
     if min(values["thresholds"]) < 0 and any(o != int(o) for o in values["exponents"]):
-        raise ParameterError(f"exponents={list(values['exponents'])} is not allowed; with a negative threshold every "
-                             "exponent must be an integer (a negative similarity to a fractional power is complex)")
+        raise ParameterError(
+            f"exponents={list(values['exponents'])} is not allowed; with a negative threshold every "
+            "exponent must be an integer (a negative similarity to a fractional power is complex)"
+        )
 
 
 def _vocabulary_for_min_count(values, given, lineage):
@@ -444,7 +593,8 @@ def _vocabulary_for_min_count(values, given, lineage):
         raise ParameterError(
             f"min_count={values['min_count']} is not allowed; chapter 1's corpus has "
             f"{int((counts >= values['min_count']).sum())} words that occur that often, and the later chapters need "
-            f"{MIN_VOCABULARY}: give at most {int(counts[MIN_VOCABULARY - 1]) if len(counts) >= MIN_VOCABULARY else 1}")
+            f"{MIN_VOCABULARY}: give at most {int(counts[MIN_VOCABULARY - 1]) if len(counts) >= MIN_VOCABULARY else 1}"
+        )
 
 
 def _check_articles_within_the_corpus(values, given, lineage):
@@ -452,17 +602,21 @@ def _check_articles_within_the_corpus(values, given, lineage):
     first = lineage["01_preprocessing"]
     corpus, wanted = first.parameter("corpus_articles"), given.get("check_articles")
     if corpus is not None and wanted is not None and (wanted == "all" or wanted > corpus):
-        raise ParameterError(f"check_articles={wanted!r} is not allowed; chapter 01_preprocessing (record {first.id}) "
-                             f"read {corpus:,} articles: give at most {corpus}, or rerun chapter 1 with more")
+        raise ParameterError(
+            f"check_articles={wanted!r} is not allowed; chapter 01_preprocessing (record {first.id}) "
+            f"read {corpus:,} articles: give at most {corpus}, or rerun chapter 1 with more"
+        )
 
 
 def _nonzero_limits_below_vocabulary(values, given, lineage):
     training = lineage["02_training"]
     vocabulary = min(training.values.get("vocabulary", {"": float("inf")}).values())
     if max(values["nonzero_limits"]) >= vocabulary:
-        raise ParameterError(f"nonzero_limits={list(values['nonzero_limits'])} is not allowed; every C must be "
-                             f"smaller than the embeddings' vocabulary ({vocabulary:,} words, chapter 02_training, "
-                             f"record {training.id})")
+        raise ParameterError(
+            f"nonzero_limits={list(values['nonzero_limits'])} is not allowed; every C must be "
+            f"smaller than the embeddings' vocabulary ({vocabulary:,} words, chapter 02_training, "
+            f"record {training.id})"
+        )
 
 
 def _documents_kept_by_chapter_1(values, given, lineage):
@@ -471,26 +625,34 @@ def _documents_kept_by_chapter_1(values, given, lineage):
     limit, wanted = first.parameter("max_documents"), values["max_documents"]
     if limit is not None and (wanted is None or wanted > limit):
         if given.get("max_documents") is not None:
-            raise ParameterError(f"max_documents={given['max_documents']!r} is not allowed; chapter "
-                                 f"01_preprocessing (record {first.id}) kept {limit} documents per split: give at "
-                                 f"most {limit}, or rerun chapter 1 with more")
+            raise ParameterError(
+                f"max_documents={given['max_documents']!r} is not allowed; chapter "
+                f"01_preprocessing (record {first.id}) kept {limit} documents per split: give at "
+                f"most {limit}, or rerun chapter 1 with more"
+            )
         values["max_documents"] = limit  # the profile's default, cut to what chapter 1 kept
     if values["max_documents"] is not None and values["max_documents"] < max(values["ks"]):
-        source = ("" if given.get("max_documents") is not None else
-                  f" (taken from chapter 01_preprocessing, record {first.id}, which kept that many documents per "
-                  "split)")
-        raise ParameterError(f"max_documents={values['max_documents']}{source} is not allowed; it must be at least "
-                             f"the largest k ({max(values['ks'])}): give smaller ks, or rerun chapter 1 with more "
-                             "documents")
+        source = (
+            ""
+            if given.get("max_documents") is not None
+            else f" (taken from chapter 01_preprocessing, record {first.id}, which kept that many documents per split)"
+        )
+        raise ParameterError(
+            f"max_documents={values['max_documents']}{source} is not allowed; it must be at least "
+            f"the largest k ({max(values['ks'])}): give smaller ks, or rerun chapter 1 with more "
+            "documents"
+        )
 
 
 def _wmd_queries_of_classified_datasets(values, given, lineage):
     for name in ("wmd_queries", "wmd_validation_queries"):
         unused = sorted({d for d, _ in values[name]} - set(values["datasets"]))
         if isinstance(_parsed(given.get(name)), Mapping) and unused:
-            raise ParameterError(f"{name}={given[name]!r} is not allowed; it names data sets this run does not "
-                                 f"classify ({', '.join(unused)}; datasets={list(values['datasets'])}): name only "
-                                 "those, or add them to datasets")
+            raise ParameterError(
+                f"{name}={given[name]!r} is not allowed; it names data sets this run does not "
+                f"classify ({', '.join(unused)}; datasets={list(values['datasets'])}): name only "
+                "those, or add them to datasets"
+            )
 
 
 def _perplexity_below_map_documents(values, given, lineage):
@@ -501,9 +663,11 @@ def _perplexity_below_map_documents(values, given, lineage):
         if values["map_documents"] is not None:
             shown = min(shown, values["map_documents"])
         if shown < 3 or values["perplexity"] >= shown:
-            raise ParameterError(f"perplexity={values['perplexity']} is not allowed; it must be smaller than the "
-                                 f"number of documents on every map, and {dataset} has {shown} test documents "
-                                 f"on its map (at least 3 are needed; chapter 04_scm_vs_wmd, record {fourth.id})")
+            raise ParameterError(
+                f"perplexity={values['perplexity']} is not allowed; it must be smaller than the "
+                f"number of documents on every map, and {dataset} has {shown} test documents "
+                f"on its map (at least 3 are needed; chapter 04_scm_vs_wmd, record {fourth.id})"
+            )
 
 
 def _regularized_scm_in_chapter_4(values, given, lineage):
@@ -513,9 +677,11 @@ def _regularized_scm_in_chapter_4(values, given, lineage):
         if given.get("methods") is None:  # the default: the models that chapter 4's run allows (the chapter says so)
             values["methods"] = tuple(m for m in values["methods"] if m not in wanted)
             return
-        raise ParameterError(f"methods={list(values['methods'])} is not allowed; {', '.join(wanted)} use the S' of "
-                             f"chapter 4's regularized SCM (soft_vsm_ortho), which chapter 04_scm_vs_wmd (record "
-                             f"{fourth.id}) did not run: leave them out, or rerun chapter 4 with soft_vsm_ortho")
+        raise ParameterError(
+            f"methods={list(values['methods'])} is not allowed; {', '.join(wanted)} use the S' of "
+            f"chapter 4's regularized SCM (soft_vsm_ortho), which chapter 04_scm_vs_wmd (record "
+            f"{fourth.id}) did not run: leave them out, or rerun chapter 4 with soft_vsm_ortho"
+        )
 
 
 @dataclass(frozen=True)
@@ -539,6 +705,7 @@ class ChapterSpec:
     >>> [p.name for p in CHAPTERS["06_scorecard"].parameters], CHAPTERS["06_scorecard"].checks
     (['previous_record'], ())
     """
+
     parameters: tuple[Parameter, ...]
     checks: tuple[Callable[[dict], None], ...] = ()
     input_checks: tuple[Callable[[dict, dict, Mapping], None], ...] = ()
@@ -547,27 +714,63 @@ class ChapterSpec:
 # The book's chapters in their order (each builds on the one before it: regemb_utils.study.pipeline).
 CHAPTERS: dict[str, ChapterSpec] = {
     "01_preprocessing": ChapterSpec((_DATASETS, _MAX_DOCUMENTS, _CORPUS_ARTICLES, _TOKENIZER)),
-    "02_training": ChapterSpec((*_TRAINING, Parameter(
-        "other_seeds", {"smoke": (2,), "paper": (2, 3)}, 'a list of distinct integers of at least 2 (the seeds of '
-        'extra 32-bit and 1-bit models, trained with the same settings; the book\'s models use seed 1) or "none"', _seeds),
-        Parameter("check_epochs", {"smoke": 1, "paper": 2}, "an integer in [1, 10] (epochs of the check against the "
-                  "original Word2Bits tool, both trainers)", _between(1, 10)),
-        Parameter("check_articles", {"smoke": None, "paper": 1_500}, 'an integer of at least 200 (the first articles '
-                  'of chapter 1\'s corpus that the check against the original Word2Bits tool trains on) or "all"',
-                  lambda value: None if value == "all" else _at_least(200)(value)),
-        Parameter("cosine_pairs", {"smoke": 200_000, "paper": 10_000_000}, "an integer in [1, 100,000,000] (word pairs sampled)",
-        _between(1, 100_000_000)), _PREVIOUS_RECORD), input_checks=(_vocabulary_for_min_count,
-                                                                    _check_articles_within_the_corpus)),
-    "03_orthogonalization": ChapterSpec((*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
-                                        checks=(_svd_below_factor_words, _tsne_words_among_factor_words),
-                                        input_checks=(_nonzero_limits_below_vocabulary,)),
-    "04_scm_vs_wmd": ChapterSpec((*_CLASSIFICATION, Parameter(
-        "speed_queries", {"smoke": 3, "paper": 25}, "an integer of at least 2 (test queries per data set on which "
-        "each WMD is timed by brute force, every pair solved, for the paper's speed measure)", _at_least(2)),
-        _PREVIOUS_RECORD),
-                                 checks=(_documents_for_the_largest_k, _integer_exponents_below_zero),
-                                 input_checks=(_nonzero_limits_below_vocabulary, _documents_kept_by_chapter_1,
-                                               _wmd_queries_of_classified_datasets)),
+    "02_training": ChapterSpec(
+        (
+            *_TRAINING,
+            Parameter(
+                "other_seeds",
+                {"smoke": (2,), "paper": (2, 3)},
+                "a list of distinct integers of at least 2 (the seeds of "
+                'extra 32-bit and 1-bit models, trained with the same settings; the book\'s models use seed 1) or "none"',
+                _seeds,
+            ),
+            Parameter(
+                "check_epochs",
+                {"smoke": 1, "paper": 2},
+                "an integer in [1, 10] (epochs of the check against the original Word2Bits tool, both trainers)",
+                _between(1, 10),
+            ),
+            Parameter(
+                "check_articles",
+                {"smoke": None, "paper": 1_500},
+                "an integer of at least 200 (the first articles "
+                'of chapter 1\'s corpus that the check against the original Word2Bits tool trains on) or "all"',
+                lambda value: None if value == "all" else _at_least(200)(value),
+            ),
+            Parameter(
+                "cosine_pairs",
+                {"smoke": 200_000, "paper": 10_000_000},
+                "an integer in [1, 100,000,000] (word pairs sampled)",
+                _between(1, 100_000_000),
+            ),
+            _PREVIOUS_RECORD,
+        ),
+        input_checks=(_vocabulary_for_min_count, _check_articles_within_the_corpus),
+    ),
+    "03_orthogonalization": ChapterSpec(
+        (*_ORTHOGONALIZATION, _PREVIOUS_RECORD),
+        checks=(_svd_below_factor_words, _tsne_words_among_factor_words),
+        input_checks=(_nonzero_limits_below_vocabulary,),
+    ),
+    "04_scm_vs_wmd": ChapterSpec(
+        (
+            *_CLASSIFICATION,
+            Parameter(
+                "speed_queries",
+                {"smoke": 3, "paper": 25},
+                "an integer of at least 2 (test queries per data set on which "
+                "each WMD is timed by brute force, every pair solved, for the paper's speed measure)",
+                _at_least(2),
+            ),
+            _PREVIOUS_RECORD,
+        ),
+        checks=(_documents_for_the_largest_k, _integer_exponents_below_zero),
+        input_checks=(
+            _nonzero_limits_below_vocabulary,
+            _documents_kept_by_chapter_1,
+            _wmd_queries_of_classified_datasets,
+        ),
+    ),
     "05_confusion_tsne": ChapterSpec((*_MAPS, _PREVIOUS_RECORD), input_checks=(_perplexity_below_map_documents,)),
     "06_scorecard": ChapterSpec((_PREVIOUS_RECORD,)),
     "07_baselines": ChapterSpec((*_BASELINES, _PREVIOUS_RECORD), input_checks=(_regularized_scm_in_chapter_4,)),
@@ -677,4 +880,3 @@ def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> Ch
     for check in CHAPTERS[chapter].checks:
         check(values)
     return ChapterParameters(values)
-

@@ -21,6 +21,7 @@ The inputs a chapter takes from earlier chapters (the dictionary, the data sets,
 results) come from :class:`Chapter`'s methods, which read the lineage's records: notebooks never rebuild another
 chapter's settings and never build cache keys.
 """
+
 from __future__ import annotations
 
 import ast
@@ -53,10 +54,27 @@ from ..text.datasets import head, load_dataset
 from ..text.documents import prepare_documents
 from ..book.tables import table
 from ..infra.cache import ACCESSED, REPOSITORY, ArtifactCache, unpickle, write_error
-from .params import BOOK_SEED, CHAPTERS, INHERITED, SEEDED_METHODS, ChapterParameters, ParameterError, chapter_parameters
+from .params import (
+    BOOK_SEED,
+    CHAPTERS,
+    INHERITED,
+    SEEDED_METHODS,
+    ChapterParameters,
+    ParameterError,
+    chapter_parameters,
+)
 
-__all__ = ["ORDER", "PipelineError", "given_parameters", "Record", "records", "Chapter", "run_classification",
-           "run_seed_classification", "start_chapter"]
+__all__ = [
+    "ORDER",
+    "PipelineError",
+    "given_parameters",
+    "Record",
+    "records",
+    "Chapter",
+    "run_classification",
+    "run_seed_classification",
+    "start_chapter",
+]
 
 ORDER = tuple(CHAPTERS)
 
@@ -107,8 +125,13 @@ def code_version() -> dict[str, Any]:
     version = {"package": __version__, "code": digest.hexdigest()[:16], "git": None}
     if (REPOSITORY / ".git").exists():
         try:
-            version["git"] = subprocess.run(["git", "-C", str(REPOSITORY), "rev-parse", "HEAD"], capture_output=True,
-                                            text=True, timeout=10, check=True).stdout.strip()
+            version["git"] = subprocess.run(
+                ["git", "-C", str(REPOSITORY), "rev-parse", "HEAD"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=True,
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             pass
     return version
@@ -121,8 +144,13 @@ def _assigned_names(source: str) -> set[str]:
         return set()
     names = set()
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AnnAssign, ast.AugAssign)) else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
         names |= {t.id for t in targets if isinstance(t, ast.Name)}
     return names
 
@@ -156,8 +184,11 @@ def given_parameters(namespace: dict[str, Any]) -> dict[str, Any]:
             if cell is not None:
                 names |= _assigned_names(cell)
     else:
-        names = {name for name, value in namespace.items()
-                 if not name.startswith("_") and not callable(value) and not hasattr(value, "__spec__")}
+        names = {
+            name
+            for name, value in namespace.items()
+            if not name.startswith("_") and not callable(value) and not hasattr(value, "__spec__")
+        }
     return {name: namespace[name] for name in sorted(names) if name in namespace}
 
 
@@ -243,11 +274,15 @@ def _read(path: Path, chapter: str | None = None, profile: str | None = None) ->
         raise PipelineError(f"the record {path} cannot be read ({type(error).__name__}: {error}): {remedy}") from None
     for field_name, expected in (("chapter", chapter), ("profile", profile)):
         if expected is not None and getattr(record, field_name) != expected:
-            raise PipelineError(f"the record {path} says it is of {field_name} {getattr(record, field_name)!r}, but it "
-                                f"lies among the records of {field_name} {expected!r}: {remedy}")
+            raise PipelineError(
+                f"the record {path} says it is of {field_name} {getattr(record, field_name)!r}, but it "
+                f"lies among the records of {field_name} {expected!r}: {remedy}"
+            )
     if record.parameters.get("profile", profile) != record.profile:
-        raise PipelineError(f"the record {path} ran with profile {record.parameters.get('profile')!r} but says "
-                            f"{record.profile!r}: {remedy}")
+        raise PipelineError(
+            f"the record {path} ran with profile {record.parameters.get('profile')!r} but says "
+            f"{record.profile!r}: {remedy}"
+        )
     return record
 
 
@@ -257,11 +292,21 @@ def _load_values(path: Path) -> dict[str, Any]:
         if not isinstance(values, dict):
             raise TypeError(f"it holds a {type(values).__name__}, not the chapter's values")
         return values
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError,
-            IndexError) as error:
-        raise PipelineError(f"the record {path.parent} cannot be read ({path.name}: {type(error).__name__}: "
-                            f"{error}): remove {path.parent} (the record is lost; rerun its chapter if no other record "
-                            "of it remains)") from None
+    except (
+        OSError,
+        pickle.UnpicklingError,
+        EOFError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        ImportError,
+        IndexError,
+    ) as error:
+        raise PipelineError(
+            f"the record {path.parent} cannot be read ({path.name}: {type(error).__name__}: "
+            f"{error}): remove {path.parent} (the record is lost; rerun its chapter if no other record "
+            "of it remains)"
+        ) from None
 
 
 def records(chapter: str, profile: str, cache: ArtifactCache | None = None) -> list[Record]:
@@ -303,14 +348,17 @@ def records(chapter: str, profile: str, cache: ArtifactCache | None = None) -> l
         if level == cache.root:
             break
         if level.exists() and not level.is_dir():
-            raise PipelineError(f"{level} in the artifact cache is not a directory (the records of the chapters "
-                                f"live there): remove or rename it, or set REGEMB_CACHE to another directory")
+            raise PipelineError(
+                f"{level} in the artifact cache is not a directory (the records of the chapters "
+                f"live there): remove or rename it, or set REGEMB_CACHE to another directory"
+            )
     try:
         candidates = [p for p in directory.iterdir() if not p.name.startswith(".")] if directory.is_dir() else []
     except OSError as error:
         raise PipelineError(f"the records in {directory} cannot be listed ({error.strerror or error})") from None
-    found = [_read(p, chapter, profile) for p in candidates
-             if (p / "record.json").is_file() and (p / "values.pkl").is_file()]
+    found = [
+        _read(p, chapter, profile) for p in candidates if (p / "record.json").is_file() and (p / "values.pkl").is_file()
+    ]
     return sorted(found, key=lambda r: (r.finished, r.id))
 
 
@@ -374,14 +422,17 @@ def _find(chapter: str, profile: str, record_id: str | None, cache: ArtifactCach
         match = [r for r in found if r.id == record_id]
         if not match:
             known = ", ".join(r.id for r in found[-5:]) or "none"
-            raise PipelineError(f"chapter {needed_by} was asked to build on record {record_id} of chapter {chapter}, "
-                                f"which is not in {cache.root} for profile {profile!r} (latest: {known})")
+            raise PipelineError(
+                f"chapter {needed_by} was asked to build on record {record_id} of chapter {chapter}, "
+                f"which is not in {cache.root} for profile {profile!r} (latest: {known})"
+            )
         return match[0]
     if not found:
         raise PipelineError(
             f"chapter {needed_by} takes its inputs from chapter {chapter}, which has no record for profile "
             f"{profile!r} in {cache.root}: run chapter {chapter} first, e.g. `scripts/run_chapters.py --profile "
-            f"{profile} --from {chapter}` (or open notebooks/{chapter}.ipynb and run it)")
+            f"{profile} --from {chapter}` (or open notebooks/{chapter}.ipynb and run it)"
+        )
     return found[-1]
 
 
@@ -466,13 +517,17 @@ class Chapter:
         finished = dt.datetime.now(dt.timezone.utc)
         record_id = f"{self.started:%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
         previous = self.lineage.get(_previous(self.name)) if _previous(self.name) else None
-        accessed = ACCESSED[self._accessed_from:]
+        accessed = ACCESSED[self._accessed_from :]
         data = {
-            "id": record_id, "chapter": self.name, "profile": self.profile,
+            "id": record_id,
+            "chapter": self.name,
+            "profile": self.profile,
             "parameters": {k: _jsonable(v) for k, v in self.params.items()},
             "previous": previous.id if previous else None,
             "artifacts": list({a["key"]: a for a in accessed}.values()),
-            "versions": code_version(), "started": self.started.isoformat(), "finished": finished.isoformat(),
+            "versions": code_version(),
+            "started": self.started.isoformat(),
+            "finished": finished.isoformat(),
             "seconds": time.perf_counter() - self._clock,
             "written": sum(_size(Path(a["path"])) for a in accessed if a["computed"]),
         }
@@ -511,8 +566,10 @@ class Chapter:
         articles, tokenizer = self.corpus()
         training = self.record("02_training")
         if seed != BOOK_SEED and seed not in training.parameter("other_seeds"):
-            raise PipelineError(f"chapter 2 trained no model with seed {seed}: its other_seeds are "
-                                f"{list(training.parameter('other_seeds'))}")
+            raise PipelineError(
+                f"chapter 2 trained no model with seed {seed}: its other_seeds are "
+                f"{list(training.parameter('other_seeds'))}"
+            )
         loaded = {}
         for model in models:
             settings = embedding_settings(training.parameters, model, articles, tokenizer)
@@ -523,8 +580,12 @@ class Chapter:
     def neighbour_caches(self, models, dictionary, depth: int) -> dict[str, tuple[Any, float]]:
         """The top-``depth`` neighbours of every dictionary word for each model, and the seconds each took."""
         articles, tokenizer = self.corpus()
-        return {name: neighbour_cache(vectors, dictionary, depth, neighbour_key(vectors, key, articles, tokenizer),
-                                      self.cache) for name, (vectors, key) in models.items()}
+        return {
+            name: neighbour_cache(
+                vectors, dictionary, depth, neighbour_key(vectors, key, articles, tokenizer), self.cache
+            )
+            for name, (vectors, key) in models.items()
+        }
 
     def datasets(self, names=None, max_documents=None) -> dict[str, Any]:
         """Chapter 1's data sets (``names`` of them), each split cut to ``max_documents`` if given."""
@@ -539,8 +600,10 @@ class Chapter:
         """Chapter 1's dictionary and the data sets ``names`` (cut to ``max_documents``) counted over it."""
         dictionary = self.dictionary()
         _, tokenizer = self.corpus()
-        return dictionary, {name: prepare_documents(dataset, dictionary, tokenizer)
-                            for name, dataset in self.datasets(names, max_documents).items()}
+        return dictionary, {
+            name: prepare_documents(dataset, dictionary, tokenizer)
+            for name, dataset in self.datasets(names, max_documents).items()
+        }
 
     def method_inputs(self, method: str, classification: dict[str, Any], dictionary, documents, models):
         """(embedding rows per data set, S' builder) that ``method`` needs under chapter 4's parameters
@@ -556,8 +619,14 @@ class Chapter:
             depth = neighbour_depth(classification["nonzero_limits"])
             key = neighbour_key(vectors, models[measure.model][1], articles, tokenizer)
             neighbour_cache(vectors, dictionary, depth, key, self.cache, load=False)
-            matrices = CachedMatrices(str(self.cache.root), articles, tokenizer, tuple(sorted(key.items())), depth,
-                                      classification["fill_rule"])
+            matrices = CachedMatrices(
+                str(self.cache.root),
+                articles,
+                tokenizer,
+                tuple(sorted(key.items())),
+                depth,
+                classification["fill_rule"],
+            )
         return embeddings, matrices
 
     def results(self) -> dict:
@@ -598,8 +667,9 @@ def run_classification(chapter: Chapter, *, seed: int = BOOK_SEED, methods=None,
     with parallel_context(params.scheduler, params.n_jobs):
         for method in methods:
             embeddings, matrices = chapter.method_inputs(method, params, dictionary, documents, models)
-            for name, result in classify(method, documents, settings, embeddings=embeddings, matrices=matrices,
-                                         cache=chapter.cache).items():
+            for name, result in classify(
+                method, documents, settings, embeddings=embeddings, matrices=matrices, cache=chapter.cache
+            ).items():
                 results[name, method] = result
     return results
 
@@ -648,9 +718,11 @@ def _inherit(name: str, values: dict[str, Any], given: dict[str, Any], lineage: 
         if values[p.name] == INHERITED:
             values[p.name] = tuple(available)
         elif set(values[p.name]) - set(available):
-            raise ParameterError(f"{p.name}={list(values[p.name])} is not allowed; chapter {source.chapter} (record "
-                                 f"{source.id}) ran only {list(available)}: choose among those, or rerun chapter "
-                                 f"{source.chapter} with the others")
+            raise ParameterError(
+                f"{p.name}={list(values[p.name])} is not allowed; chapter {source.chapter} (record "
+                f"{source.id}) ran only {list(available)}: choose among those, or rerun chapter "
+                f"{source.chapter} with the others"
+            )
     for check in spec.input_checks:
         check(values, given, lineage)
 

@@ -2,6 +2,7 @@
 orthogonalized embeddings from S' by Cholesky (paper §4.2).
 
 Every name listed in a module's ``__all__`` is importable from the package too."""
+
 from .cholesky import *  # noqa: F403
 from .matrix import *  # noqa: F403
 from .orthogonalization import *  # noqa: F403

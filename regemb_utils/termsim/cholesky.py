@@ -4,6 +4,7 @@ CHOLMOD factors ``S[P][:, P] = L Lᵀ`` with a fill-reducing permutation ``P``. 
 of ``E'`` is row ``i`` of ``L``) satisfies ``E' E'ᵀ = S`` in the original word order, so row ``w`` of ``E'`` is the
 orthogonalized embedding of word ``w``.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -131,8 +132,7 @@ def _stored_inner_products(S, X, block: int = 4096) -> tuple[np.ndarray, np.ndar
         X = sparse.csr_matrix(X, dtype=np.float64)
         for start in range(0, rows.size, block * 64):
             stop = min(start + block * 64, rows.size)
-            products[start:stop] = np.asarray(
-                X[rows[start:stop]].multiply(X[cols[start:stop]]).sum(axis=1)).ravel()
+            products[start:stop] = np.asarray(X[rows[start:stop]].multiply(X[cols[start:stop]]).sum(axis=1)).ravel()
     else:
         X = np.asarray(X, dtype=np.float64)
         for start in range(0, rows.size, block * 64):
@@ -169,8 +169,11 @@ def inner_product_errors(S, X) -> dict:
     """
     products, values = _stored_inner_products(S, X)
     errors = np.abs(products - values)
-    return {"max": float(errors.max()) if errors.size else 0.0, "mean": float(errors.mean()) if errors.size else 0.0,
-            "entries": int(errors.size)}
+    return {
+        "max": float(errors.max()) if errors.size else 0.0,
+        "mean": float(errors.mean()) if errors.size else 0.0,
+        "entries": int(errors.size),
+    }
 
 
 def dense_orthogonalized(E_prime, dims: int, *, random_state: int = 0, n_iter: int = 5) -> np.ndarray:

@@ -36,6 +36,7 @@ Common semantics (both rules, read from the gensim sources):
   dominant (if ``dominant``) and the cell is not yet assigned.
 * Words of the dictionary without an embedding keep only their diagonal 1.
 """
+
 from __future__ import annotations
 
 import math
@@ -121,8 +122,13 @@ class Neighbours:
         return state
 
     def save(self, path) -> None:
-        np.savez(path, keys=np.array(self.keys, dtype=object), words=np.array(self.words, dtype=object),
-                 indices=self.indices, similarities=self.similarities)
+        np.savez(
+            path,
+            keys=np.array(self.keys, dtype=object),
+            words=np.array(self.words, dtype=object),
+            indices=self.indices,
+            similarities=self.similarities,
+        )
 
     @classmethod
     def load(cls, path) -> "Neighbours":
@@ -164,7 +170,7 @@ def _sign_bits(vectors: np.ndarray) -> np.ndarray:
     """Sign bits (x >= 0 gives 1, as Word2Bits' quantizer), packed into uint64 words, zero-padded."""
     bits = np.packbits(vectors >= 0, axis=1)
     padded = np.zeros((len(vectors), -(-bits.shape[1] // 8) * 8), dtype=np.uint8)
-    padded[:, :bits.shape[1]] = bits
+    padded[:, : bits.shape[1]] = bits
     return padded.view(np.uint64)
 
 
@@ -172,6 +178,7 @@ def _sign_bits(vectors: np.ndarray) -> np.ndarray:
 def _popcount(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
+
     return types.uint64(types.uint64), codegen
 
 
@@ -208,8 +215,15 @@ def _binary_top_k(packed, query, k, dimensions, indices, similarities):  # pragm
                 offsets[h] += 1
 
 
-def nearest_neighbours(kv, words: Sequence[str] | None = None, depth: int = 800, *, block_size: int | None = None,
-                       progress: bool = True, bits: bool | None = None) -> Neighbours:
+def nearest_neighbours(
+    kv,
+    words: Sequence[str] | None = None,
+    depth: int = 800,
+    *,
+    block_size: int | None = None,
+    progress: bool = True,
+    bits: bool | None = None,
+) -> Neighbours:
     """Exact top-``depth`` cosine neighbours of every word of ``words`` that has an embedding in ``kv``.
 
     Parameters
@@ -271,8 +285,9 @@ def nearest_neighbours(kv, words: Sequence[str] | None = None, depth: int = 800,
     for start in starts:
         stop = min(start + block_size, len(words))
         if bits:
-            _binary_top_k(packed, query[start:stop], depth, kv.vector_size, indices[start:stop],
-                          similarities[start:stop])
+            _binary_top_k(
+                packed, query[start:stop], depth, kv.vector_size, indices[start:stop], similarities[start:stop]
+            )
         else:
             indices[start:stop], similarities[start:stop] = _blas_top_k(unit, query[start:stop], depth)
     return Neighbours(keys=keys, words=list(words), indices=indices, similarities=similarities)
@@ -283,7 +298,7 @@ def _blas_top_k(unit: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray
     rows = np.arange(len(query))
     block = unit[query] @ unit.T  # [b, n_keys] float32
     block[rows, query] = -np.inf  # never one's own neighbour
-    top = np.argpartition(block, n_keys - k, axis=1)[:, n_keys - k:]
+    top = np.argpartition(block, n_keys - k, axis=1)[:, n_keys - k :]
     top_sims = np.take_along_axis(block, top, axis=1)
     # exact order: similarity descending, then index ascending
     order = np.lexsort((top, -top_sims), axis=1)
@@ -374,8 +389,10 @@ def column_order(dictionary, tfidf=None) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
     idfs = tfidf.idfs
     if len(idfs) != n or any(i not in idfs for i in range(n)):
-        raise ValueError("the tf-idf model must have an idf for every term id of the dictionary "
-                         "(e.g. TfidfModel(dictionary=dictionary))")
+        raise ValueError(
+            "the tf-idf model must have an idf for every term id of the dictionary "
+            "(e.g. TfidfModel(dictionary=dictionary))"
+        )
     idf = np.fromiter((idfs[i] for i in range(n)), dtype=np.float64, count=n)
     ids = np.arange(n, dtype=np.int64)
     return np.lexsort((ids, -idf))
@@ -429,8 +446,22 @@ def _column_order_arrays(nbr_idx, nbr_sim, sorted_pos, id_pos, kv2comp):
 
 
 @numba.njit(cache=True, nogil=True)
-def _fill_symmetric(process, cand, cand_pos, cand_sim, n_cand, powers, limit, threshold, exponent, dominant,
-                    paper, chosen, received, values):
+def _fill_symmetric(
+    process,
+    cand,
+    cand_pos,
+    cand_sim,
+    n_cand,
+    powers,
+    limit,
+    threshold,
+    exponent,
+    dominant,
+    paper,
+    chosen,
+    received,
+    values,
+):
     """The greedy loop for a symmetric S' over the shared column-order arrays. Columns depend on the columns
     processed before them, so this loop is sequential; it writes little: a flag per accepted candidate of the
     column being processed (``chosen[c1, j]``, its own entries) and, for a partner not yet processed, c1 into the
@@ -485,8 +516,11 @@ def _fill_symmetric(process, cand, cand_pos, cand_sim, n_cand, powers, limit, th
                     break
                 accept = count2 < limit and (not dominant or np.float64(colsums[c2, 3]) + a < 1.0)
             else:  # any violation skips the candidate
-                accept = count1 < limit and count2 < limit and not (
-                    dominant and (colsum1 + a32 >= one32 or colsums[c2, 3] + a32 >= one32))
+                accept = (
+                    count1 < limit
+                    and count2 < limit
+                    and not (dominant and (colsum1 + a32 >= one32 or colsums[c2, 3] + a32 >= one32))
+                )
             if not accept or state[c2, 1] == c1:
                 continue
             chosen[c1, j] = 1
@@ -510,8 +544,9 @@ def _fill_symmetric(process, cand, cand_pos, cand_sim, n_cand, powers, limit, th
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _fill_independent(process, cand, cand_pos, cand_sim, n_cand, powers, limit, threshold, exponent, dominant,
-                      paper, chosen, values):
+def _fill_independent(
+    process, cand, cand_pos, cand_sim, n_cand, powers, limit, threshold, exponent, dominant, paper, chosen, values
+):
     """The greedy loop for a non-symmetric S': every column depends only on its own candidates, so the columns run
     in parallel. Same arguments and results as :func:`_fill_symmetric` (every entry is its column's own)."""
     m = cand.shape[0]
@@ -555,8 +590,9 @@ def _fill_independent(process, cand, cand_pos, cand_sim, n_cand, powers, limit, 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _chosen_value(c, j, cand_sim, powers, have_powers, exponent, integral, odd):
     """The float32 value of candidate j of column c (the same computation as in the fills)."""
-    return np.float32(_value(np.float64(cand_sim[c, j]), powers[c, j] if have_powers else 0.0, have_powers,
-                             exponent, integral, odd))
+    return np.float32(
+        _value(np.float64(cand_sim[c, j]), powers[c, j] if have_powers else 0.0, have_powers, exponent, integral, odd)
+    )
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -595,8 +631,23 @@ def _transpose_own(chosen, cand, cand_sim, n_cand, powers, exponent, received_st
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _assemble_csc(comp_of_dict, dict_of_comp, chosen, cand, cand_sim, id_order, n_cand, powers, exponent,
-                  received_start, received_rows, received_vals, indptr, indices, data):
+def _assemble_csc(
+    comp_of_dict,
+    dict_of_comp,
+    chosen,
+    cand,
+    cand_sim,
+    id_order,
+    n_cand,
+    powers,
+    exponent,
+    received_start,
+    received_rows,
+    received_vals,
+    indptr,
+    indices,
+    data,
+):
     """CSC arrays of S' (unit diagonal) into ``indices`` and ``data`` at ``indptr`` (allocated by the caller), columns
     in parallel: each column merges its own entries (flags of ``chosen`` read in id order), the entries it received
     (ascending already) and the diagonal."""
@@ -813,8 +864,10 @@ class TermSimilarityBuilder:
             else:
                 cache_row[term_id] = row
         if missing:
-            raise ValueError(f"{len(missing)} dictionary words have an embedding but no row in the neighbour cache, "
-                             f"e.g. {missing[:5]}; compute the cache over these words")
+            raise ValueError(
+                f"{len(missing)} dictionary words have an embedding but no row in the neighbour cache, "
+                f"e.g. {missing[:5]}; compute the cache over these words"
+            )
         dict_of_comp = np.flatnonzero(embedded).astype(np.int64)
         comp_of_dict = np.full(n, -1, dtype=np.int64)
         comp_of_dict[dict_of_comp] = np.arange(dict_of_comp.size)
@@ -836,7 +889,8 @@ class TermSimilarityBuilder:
             id_of_kv = np.where(kv2dict >= 0, kv2dict, big)
             id_pos = _sort_positions(id_of_kv[nbr_idx], np.empty(nbr_idx.shape, dtype=pos_dtype))
         self.cand, self.cand_pos, self.cand_sim, self.id_order, self.n_cand = _column_order_arrays(
-            nbr_idx, np.ascontiguousarray(neighbours.similarities[rows_used]), sorted_pos, id_pos, self.kv2comp)
+            nbr_idx, np.ascontiguousarray(neighbours.similarities[rows_used]), sorted_pos, id_pos, self.kv2comp
+        )
         del nbr_idx, sorted_pos, id_pos
         self._powers_exponent = None
         self._powers = None
@@ -854,9 +908,17 @@ class TermSimilarityBuilder:
             self._powers_exponent = exponent
         return self._powers
 
-    def build(self, nonzero_limit: int = 100, threshold: float = 0.0, exponent: float = 2.0, *,
-              symmetric: bool = True, dominant: bool = False, fill_rule: str = "paper",
-              memoise_powers: bool = True) -> sparse.csc_matrix:
+    def build(
+        self,
+        nonzero_limit: int = 100,
+        threshold: float = 0.0,
+        exponent: float = 2.0,
+        *,
+        symmetric: bool = True,
+        dominant: bool = False,
+        fill_rule: str = "paper",
+        memoise_powers: bool = True,
+    ) -> sparse.csc_matrix:
         """One matrix; see :func:`term_similarity_matrix`. ``memoise_powers`` keeps similarity**exponent for the
         whole cache between calls (m × k float64) when the exponent is neither 1 nor 2 and the fill needs it
         (Dom).
@@ -865,25 +927,42 @@ class TermSimilarityBuilder:
         rank below C) filters nothing, so all such thresholds give one matrix; without Dom the exponent changes no
         choice, only the values, so S' at any exponent is the matrix of cosines (exponent 1) with every entry
         raised (:func:`_raised`); the last matrices built are kept (:data:`_KEPT_BYTES`) and copied."""
-        nonzero_limit, threshold, exponent = _validate(nonzero_limit, threshold, exponent, fill_rule, self.neighbours.depth)
+        nonzero_limit, threshold, exponent = _validate(
+            nonzero_limit, threshold, exponent, fill_rule, self.neighbours.depth
+        )
         if nonzero_limit not in self._smallest:
-            self._smallest[nonzero_limit] = float(_smallest_similarity(self.cand_pos, self.cand_sim, self.n_cand,
-                                                                       nonzero_limit))
+            self._smallest[nonzero_limit] = float(
+                _smallest_similarity(self.cand_pos, self.cand_sim, self.n_cand, nonzero_limit)
+            )
         filters = not self._smallest[nonzero_limit] > threshold
         choice = (bool(symmetric), bool(dominant), fill_rule, nonzero_limit, threshold if filters else None)
         if dominant:
-            return _copy(self._kept(choice + (exponent,), lambda: self._fill(
-                nonzero_limit, threshold, exponent, symmetric, dominant, fill_rule, memoise_powers)))
-        cosines = self._kept(choice + (1.0,), lambda: self._fill(nonzero_limit, threshold, 1.0, symmetric, False,
-                                                                 fill_rule, False))
+            return _copy(
+                self._kept(
+                    choice + (exponent,),
+                    lambda: self._fill(
+                        nonzero_limit, threshold, exponent, symmetric, dominant, fill_rule, memoise_powers
+                    ),
+                )
+            )
+        cosines = self._kept(
+            choice + (1.0,), lambda: self._fill(nonzero_limit, threshold, 1.0, symmetric, False, fill_rule, False)
+        )
         if exponent == 1.0:
             return _copy(cosines)
 
         def raised():  # kept matrices are never handed out (only copies), so they may share the cosines' indices
-            matrix = sparse.csc_matrix((_raised(cosines.data, exponent, np.empty_like(cosines.data), self._few_cosines),
-                                        cosines.indices, cosines.indptr), shape=cosines.shape)
+            matrix = sparse.csc_matrix(
+                (
+                    _raised(cosines.data, exponent, np.empty_like(cosines.data), self._few_cosines),
+                    cosines.indices,
+                    cosines.indptr,
+                ),
+                shape=cosines.shape,
+            )
             matrix.has_sorted_indices = True
             return matrix
+
         return _copy(self._kept(choice + (exponent,), raised, keep=choice + (1.0,)))
 
     def _kept(self, key, build, keep=None) -> sparse.csc_matrix:
@@ -894,8 +973,7 @@ class TermSimilarityBuilder:
             matrix = build()
             self._built[key] = matrix
             for old in [k for k in self._built if k not in (key, keep)]:
-                if sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in self._built.values()) \
-                        <= _KEPT_BYTES:
+                if sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in self._built.values()) <= _KEPT_BYTES:
                     break
                 del self._built[old]
         self._built.move_to_end(key)
@@ -907,8 +985,19 @@ class TermSimilarityBuilder:
             powers = self.powers(exponent)
         else:
             powers = np.empty((0, 0), dtype=np.float64)
-        arguments = (self.process, self.cand, self.cand_pos, self.cand_sim, self.n_cand, powers, nonzero_limit,
-                     threshold, exponent, bool(dominant), fill_rule == "paper")
+        arguments = (
+            self.process,
+            self.cand,
+            self.cand_pos,
+            self.cand_sim,
+            self.n_cand,
+            powers,
+            nonzero_limit,
+            threshold,
+            exponent,
+            bool(dominant),
+            fill_rule == "paper",
+        )
         # the large arrays come from numpy, which advises huge pages for them (fewer page faults and TLB misses)
         chosen = np.zeros(self.cand.shape, dtype=np.uint8)
         values = np.empty(self.cand.shape if powers.shape[0] else (0, 0), dtype=np.float32)
@@ -925,8 +1014,18 @@ class TermSimilarityBuilder:
         received_rows = np.empty(received_start[-1], dtype=np.int32)
         received_vals = np.empty(received_start[-1], dtype=np.float32)
         if symmetric:
-            _transpose_own(chosen, self.cand, self.cand_sim, self.n_cand, powers, exponent, received_start,
-                           numba.get_num_threads(), received_rows, received_vals)
+            _transpose_own(
+                chosen,
+                self.cand,
+                self.cand_sim,
+                self.n_cand,
+                powers,
+                exponent,
+                received_start,
+                numba.get_num_threads(),
+                received_rows,
+                received_vals,
+            )
         indptr = np.ones(self.n + 1, dtype=np.int64)
         indptr[0] = 0
         embedded = self.comp_of_dict >= 0
@@ -934,9 +1033,23 @@ class TermSimilarityBuilder:
         np.cumsum(indptr, out=indptr)
         indices = np.empty(indptr[-1], dtype=np.int32)
         data = np.empty(indptr[-1], dtype=np.float32)
-        _assemble_csc(self.comp_of_dict, self.dict_of_comp, chosen, self.cand, self.cand_sim, self.id_order,
-                      self.n_cand, powers, exponent, received_start, received_rows, received_vals, indptr, indices,
-                      data)
+        _assemble_csc(
+            self.comp_of_dict,
+            self.dict_of_comp,
+            chosen,
+            self.cand,
+            self.cand_sim,
+            self.id_order,
+            self.n_cand,
+            powers,
+            exponent,
+            received_start,
+            received_rows,
+            received_vals,
+            indptr,
+            indices,
+            data,
+        )
         matrix = sparse.csc_matrix((data, indices, indptr), shape=(self.n, self.n))
         matrix.has_sorted_indices = True
         return matrix
@@ -950,8 +1063,10 @@ def _validate(nonzero_limit, threshold, exponent, fill_rule, depth):
     if nonzero_limit < 1:
         raise ValueError(f"nonzero_limit must be at least 1, got {nonzero_limit}")
     if nonzero_limit > depth:
-        raise ValueError(f"nonzero_limit={nonzero_limit} exceeds the neighbour cache's depth={depth}; "
-                         f"recompute the cache with depth >= {nonzero_limit}")
+        raise ValueError(
+            f"nonzero_limit={nonzero_limit} exceeds the neighbour cache's depth={depth}; "
+            f"recompute the cache with depth >= {nonzero_limit}"
+        )
     threshold = float(threshold)
     if not -1.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must lie in [-1, 1], got {threshold}")
@@ -959,8 +1074,10 @@ def _validate(nonzero_limit, threshold, exponent, fill_rule, depth):
     if not exponent > 0 or not math.isfinite(exponent):
         raise ValueError(f"exponent must be positive and finite, got {exponent}")
     if threshold < 0 and exponent != math.floor(exponent):
-        raise ValueError(f"a negative threshold ({threshold}) admits negative similarities, which a non-integer "
-                         f"exponent ({exponent}) would make complex")
+        raise ValueError(
+            f"a negative threshold ({threshold}) admits negative similarities, which a non-integer "
+            f"exponent ({exponent}) would make complex"
+        )
     return int(nonzero_limit), threshold, exponent
 
 
@@ -968,9 +1085,18 @@ _BUILDER_MEMO: dict = {}
 
 
 @same_result_as(reference_term_similarity_matrix)
-def term_similarity_matrix(neighbours: Neighbours, dictionary, tfidf=None, *, nonzero_limit: int = 100,
-                           threshold: float = 0.0, exponent: float = 2.0, symmetric: bool = True,
-                           dominant: bool = False, fill_rule: str = "paper") -> sparse.csc_matrix:
+def term_similarity_matrix(
+    neighbours: Neighbours,
+    dictionary,
+    tfidf=None,
+    *,
+    nonzero_limit: int = 100,
+    threshold: float = 0.0,
+    exponent: float = 2.0,
+    symmetric: bool = True,
+    dominant: bool = False,
+    fill_rule: str = "paper",
+) -> sparse.csc_matrix:
     """The sparse term-similarity matrix (float32 CSC over the dictionary's ids); see the module docstring.
 
     The per-dictionary preparation is memoised for the last (neighbours, dictionary, tfidf) triple, so calling this
@@ -1017,8 +1143,14 @@ def term_similarity_matrix(neighbours: Neighbours, dictionary, tfidf=None, *, no
     _validate(nonzero_limit, threshold, exponent, fill_rule, neighbours.depth)
     key = (id(neighbours), id(dictionary), id(tfidf), len(dictionary))
     builder = _BUILDER_MEMO.get(key)
-    if builder is None or builder.neighbours is not neighbours or builder.dictionary is not dictionary \
-            or builder.tfidf is not tfidf:
+    if (
+        builder is None
+        or builder.neighbours is not neighbours
+        or builder.dictionary is not dictionary
+        or builder.tfidf is not tfidf
+    ):
         _BUILDER_MEMO.clear()
         builder = _BUILDER_MEMO[key] = TermSimilarityBuilder(neighbours, dictionary, tfidf)
-    return builder.build(nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant, fill_rule=fill_rule)
+    return builder.build(
+        nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant, fill_rule=fill_rule
+    )

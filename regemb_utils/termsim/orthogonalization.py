@@ -1,6 +1,7 @@
 """The orthogonalization as the paper runs it: neighbour caches of every dictionary word (cached), and the grid of
 orthogonalized matrices S' over one dictionary, ordered by idf or not (chapter 3's tables of them:
 :mod:`regemb_utils.chapters.orthogonalization`)."""
+
 from __future__ import annotations
 
 import copy
@@ -17,7 +18,6 @@ from ..infra.keys import computes, fingerprint
 from .matrix import Neighbours, TermSimilarityBuilder, is_binary, nearest_neighbours
 
 __all__ = ["neighbour_key", "neighbour_cache", "SPARSE_KEYS", "neighbour_depth", "MatrixGrid", "most_frequent"]
-
 
 
 def common_tfidf(dictionary: Dictionary) -> TfidfModel:
@@ -69,12 +69,24 @@ def neighbour_key(vectors: KeyedVectors, model_key: dict, corpus_articles: int |
     >>> key["bit_operations"], key["vectors"] == fingerprint(kv.vectors), sorted(key)
     (True, True, ['bit_operations', 'corpus_articles', 'dictionary_tokenizer', 'model', 'vectors'])
     """
-    return dict(model_key, corpus_articles=corpus_articles, dictionary_tokenizer=tokenizer,
-                bit_operations=is_binary(vectors.vectors), vectors=fingerprint(vectors.vectors))
+    return dict(
+        model_key,
+        corpus_articles=corpus_articles,
+        dictionary_tokenizer=tokenizer,
+        bit_operations=is_binary(vectors.vectors),
+        vectors=fingerprint(vectors.vectors),
+    )
 
 
-def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, depth: int, key: dict,
-                    cache: ArtifactCache | None = None, *, load: bool = True) -> tuple[Neighbours, float] | None:
+def neighbour_cache(
+    vectors: KeyedVectors,
+    dictionary: Dictionary,
+    depth: int,
+    key: dict,
+    cache: ArtifactCache | None = None,
+    *,
+    load: bool = True,
+) -> tuple[Neighbours, float] | None:
     """The top-``depth`` neighbours of every dictionary word with an embedding, and the seconds it took to compute.
 
     ``key`` identifies the embeddings and the dictionary (the parameters that produced them). ``load=False`` only
@@ -113,6 +125,7 @@ def neighbour_cache(vectors: KeyedVectors, dictionary: Dictionary, depth: int, k
     >>> neighbours.depth
     2
     """
+
     def save(value, directory: Path):
         value[0].save(directory / "neighbours.npz")
         (directory / "seconds.txt").write_text(repr(value[1]))
@@ -194,12 +207,15 @@ class MatrixGrid:
 
     def __init__(self, neighbours: Neighbours, dictionary: Dictionary, fill_rule: str = "paper"):
         self.fill_rule = fill_rule
-        self.builders = {True: TermSimilarityBuilder(neighbours, dictionary, common_tfidf(dictionary)),
-                         False: TermSimilarityBuilder(neighbours, dictionary, None)}
+        self.builders = {
+            True: TermSimilarityBuilder(neighbours, dictionary, common_tfidf(dictionary)),
+            False: TermSimilarityBuilder(neighbours, dictionary, None),
+        }
 
     def build(self, symmetric, dominant, idf, nonzero_limit, threshold, exponent) -> sparse.csc_matrix:
-        return self.builders[idf].build(nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant,
-                                        fill_rule=self.fill_rule)
+        return self.builders[idf].build(
+            nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant, fill_rule=self.fill_rule
+        )
 
 
 def most_frequent(dictionary: Dictionary, n: int) -> Dictionary:

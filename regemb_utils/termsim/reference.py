@@ -5,6 +5,7 @@ parallel CSC assembly); the tests check it against :func:`reference_term_similar
 this function against gensim's ``SparseTermSimilarityMatrix`` (``fill_rule="gensim"``) and a transcription of the
 paper's fork (``fill_rule="paper"``). See the docstring of :mod:`regemb_utils.termsim.matrix` for the semantics.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,12 +16,21 @@ __all__ = ["reference_term_similarity_matrix"]
 
 def _power(similarity: float, exponent: float) -> float:
     """CPython's ``similarity ** exponent`` (float64), what gensim's ``WordEmbeddingSimilarityIndex`` computes."""
-    return similarity ** exponent
+    return similarity**exponent
 
 
-def reference_term_similarity_matrix(neighbours, dictionary, tfidf=None, *, nonzero_limit: int = 100,
-                                     threshold: float = 0.0, exponent: float = 2.0, symmetric: bool = True,
-                                     dominant: bool = False, fill_rule: str = "paper") -> sparse.csc_matrix:
+def reference_term_similarity_matrix(
+    neighbours,
+    dictionary,
+    tfidf=None,
+    *,
+    nonzero_limit: int = 100,
+    threshold: float = 0.0,
+    exponent: float = 2.0,
+    symmetric: bool = True,
+    dominant: bool = False,
+    fill_rule: str = "paper",
+) -> sparse.csc_matrix:
     """S' by the greedy column-filling loop, one column and one candidate at a time (float32 CSC, sorted indices).
 
     Parameters
@@ -57,11 +67,14 @@ def reference_term_similarity_matrix(neighbours, dictionary, tfidf=None, *, nonz
     n = len(dictionary)
     token2id = dictionary.token2id
     if tfidf is None:
+
         def key(term_id):
             return term_id
     else:
+
         def key(term_id):
             return (-tfidf.idfs[term_id], term_id)
+
     columns = sorted(range(n), key=key)
 
     def most_similar(term_id, topn):
@@ -89,14 +102,16 @@ def reference_term_similarity_matrix(neighbours, dictionary, tfidf=None, *, nonz
             if paper:  # the fork: numpy 1.16 summed float32 + float in float64; a violation of t1 ends the column
                 if dominant and float(column_sum[t1]) + magnitude >= 1.0:
                     break
-                room = not symmetric or (nonzero[t2] < nonzero_limit
-                                         and (not dominant or float(column_sum[t2]) + magnitude < 1.0))
+                room = not symmetric or (
+                    nonzero[t2] < nonzero_limit and (not dominant or float(column_sum[t2]) + magnitude < 1.0)
+                )
             else:  # gensim 4 (numpy 2: float32 + float is float32): any violation skips the candidate
                 one, magnitude32 = np.float32(1.0), np.float32(magnitude)
                 room = nonzero[t1] < nonzero_limit and not (dominant and column_sum[t1] + magnitude32 >= one)
                 if symmetric:
-                    room = room and nonzero[t2] < nonzero_limit and not (
-                        dominant and column_sum[t2] + magnitude32 >= one)
+                    room = (
+                        room and nonzero[t2] < nonzero_limit and not (dominant and column_sum[t2] + magnitude32 >= one)
+                    )
             if not room or (t2, t1) in entries:
                 continue
             pairs = ((t2, t1), (t1, t2)) if symmetric else ((t2, t1),)
@@ -113,4 +128,3 @@ def reference_term_similarity_matrix(neighbours, dictionary, tfidf=None, *, nonz
     matrix = sparse.csc_matrix((values, (np.array(rows), np.array(cols))), shape=(n, n), dtype=np.float32)
     matrix.sort_indices()
     return matrix
-

@@ -1,5 +1,6 @@
 """The term similarity matrices S' for a grid point of the sparse SCM: from a grid held in memory, or from the
 neighbour cache and the dictionary in the artifact cache (what a joblib or dask worker loads itself)."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -53,12 +54,24 @@ class InMemoryMatrices:
     """
 
     def __init__(self, vectors, dictionary, depth: int, fill_rule: str = "paper", progress: bool = False):
-        self.vectors, self.dictionary, self.depth, self.fill_rule, self.progress = (vectors, dictionary, int(depth),
-                                                                                    fill_rule, progress)
+        self.vectors, self.dictionary, self.depth, self.fill_rule, self.progress = (
+            vectors,
+            dictionary,
+            int(depth),
+            fill_rule,
+            progress,
+        )
         self._grid = None
-        self.identity = fingerprint(list(vectors.index_to_key), vectors.vectors, sorted(dictionary.token2id.items()),
-                                    sorted(dictionary.dfs.items()), dictionary.num_docs, self.depth, fill_rule,
-                                    code_hash(InMemoryMatrices))
+        self.identity = fingerprint(
+            list(vectors.index_to_key),
+            vectors.vectors,
+            sorted(dictionary.token2id.items()),
+            sorted(dictionary.dfs.items()),
+            dictionary.num_docs,
+            self.depth,
+            fill_rule,
+            code_hash(InMemoryMatrices),
+        )
 
     def grid(self) -> MatrixGrid:
         """The S' source, from the neighbour search on the first call."""
@@ -141,8 +154,14 @@ class CachedMatrices:
     def identity(self) -> str:
         """The S' source by content: the neighbour cache's key fingerprints the embeddings and names the dictionary;
         with the code that builds S' from them; where the cache lives does not matter."""
-        return fingerprint(self.corpus_articles, self.tokenizer, dict(self.neighbour_key), self.depth, self.fill_rule,
-                           code_hash(CachedMatrices))
+        return fingerprint(
+            self.corpus_articles,
+            self.tokenizer,
+            dict(self.neighbour_key),
+            self.depth,
+            self.fill_rule,
+            code_hash(CachedMatrices),
+        )
 
     def build(self, point: Mapping[str, Any]) -> sparse.csc_matrix:
         return self.grid().build(**{key: point[key] for key in SPARSE_KEYS})

@@ -2,6 +2,7 @@
 data set's documents over the common dictionary.
 
 Every name listed in a module's ``__all__`` is importable from the package too."""
+
 from .corpus import *  # noqa: F403
 from .datasets import *  # noqa: F403
 from .documents import *  # noqa: F403

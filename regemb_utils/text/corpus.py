@@ -13,6 +13,7 @@ This stands in for the paper's corpus, enwik8 (the first 10^8 bytes of a 2006 du
 The archive is read as a stream (``tarfile`` mode ``"r|xz"``), one line at a time, so only one article is held in
 memory at once (besides the current ~1 MB member).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -30,8 +31,14 @@ from ..infra.keys import computes
 from .datasets import FILES, data_file
 from .tokenization import TOKENIZERS, tokenize
 
-__all__ = ["WIKIPEDIA_ARTICLES", "wikipedia_articles", "WikipediaCorpus", "frequent_words", "corpus_dictionary",
-           "corpus_statistics"]
+__all__ = [
+    "WIKIPEDIA_ARTICLES",
+    "wikipedia_articles",
+    "WikipediaCorpus",
+    "frequent_words",
+    "corpus_dictionary",
+    "corpus_statistics",
+]
 
 
 WIKIPEDIA_ARTICLES = 6514
@@ -157,6 +164,7 @@ def frequent_words(dictionary: Dictionary, min_count: int) -> set[str]:
     """
     return {dictionary[i] for i, count in dictionary.cfs.items() if count >= min_count}
 
+
 @dataclasses.dataclass(frozen=True)
 class CorpusStatistics:
     """The size of the corpus dictionary's corpus (:func:`corpus_statistics`).
@@ -176,7 +184,10 @@ class CorpusStatistics:
     vocabulary: int
     vocabulary_min_count_5: int
 
-def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache: ArtifactCache | None = None) -> Dictionary:
+
+def corpus_dictionary(
+    max_articles: int | None, tokenizer: str = "paper", cache: ArtifactCache | None = None
+) -> Dictionary:
     """The common dictionary: every token of the Wikipedia corpus (``prune_at=None``, no filtering), as the paper.
 
     Parameters
@@ -217,6 +228,7 @@ def corpus_dictionary(max_articles: int | None, tokenizer: str = "paper", cache:
 @computes("corpus-dictionary", version=2)
 def _dictionary(max_articles: int | None, tokenizer: str) -> Dictionary:
     return Dictionary(WikipediaCorpus(max_articles=max_articles, tokenizer=tokenizer), prune_at=None)
+
 
 def corpus_statistics(dictionary: Dictionary) -> CorpusStatistics:
     """The articles, tokens and vocabulary of a dictionary's corpus.

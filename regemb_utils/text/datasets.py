@@ -11,6 +11,7 @@ integer labels that index :attr:`Dataset.class_names`, and then splits it as the
    already permuted list) for BBCSPORT, TWITTER and AMAZON, and ``shuffle=True, random_state=42`` for OHSUMED,
    REUTERS and 20NEWS, whose lists come class-ordered or in an official order.
 """
+
 from __future__ import annotations
 
 import functools
@@ -32,8 +33,22 @@ from sklearn.utils import check_random_state
 
 from ..infra.cache import directory_from_environment, file_sha256
 
-__all__ = ["REPOSITORY", "DATA_DIR", "DATASETS", "FILES", "DataChecksumError", "DataFileError", "data_dir", "data_file",
-           "Split", "Dataset", "dataset_from_texts", "load_20newsgroups_bydate", "load_dataset", "head"]
+__all__ = [
+    "REPOSITORY",
+    "DATA_DIR",
+    "DATASETS",
+    "FILES",
+    "DataChecksumError",
+    "DataFileError",
+    "data_dir",
+    "data_file",
+    "Split",
+    "Dataset",
+    "dataset_from_texts",
+    "load_20newsgroups_bydate",
+    "load_dataset",
+    "head",
+]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 DATA_DIR = REPOSITORY / "data"
@@ -102,8 +117,13 @@ class DataFileError(OSError):
 
 
 def _file_kind(mode: int) -> str:
-    for test, kind in ((S_ISDIR, "a directory"), (S_ISFIFO, "a FIFO (named pipe)"), (S_ISCHR, "a character device"),
-                       (S_ISBLK, "a block device"), (S_ISSOCK, "a socket")):
+    for test, kind in (
+        (S_ISDIR, "a directory"),
+        (S_ISFIFO, "a FIFO (named pipe)"),
+        (S_ISCHR, "a character device"),
+        (S_ISBLK, "a block device"),
+        (S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return kind
     return "not a regular file"
@@ -130,12 +150,16 @@ def data_dir() -> Path:
     override = directory_from_environment("REGEMB_DATA")
     if override is not None:
         if not override.is_dir():
-            raise FileNotFoundError(f"REGEMB_DATA names {override}, which is not a directory: set it to a copy of the "
-                                    "repository's data/ folder (relative paths start where you ran the command)")
+            raise FileNotFoundError(
+                f"REGEMB_DATA names {override}, which is not a directory: set it to a copy of the "
+                "repository's data/ folder (relative paths start where you ran the command)"
+            )
         return override
     if not DATA_DIR.is_dir():
-        raise FileNotFoundError(f"the data folder {DATA_DIR} does not exist (the package is installed outside its "
-                                "repository?): set REGEMB_DATA to the repository's data/ folder")
+        raise FileNotFoundError(
+            f"the data folder {DATA_DIR} does not exist (the package is installed outside its "
+            "repository?): set REGEMB_DATA to the repository's data/ folder"
+        )
     return DATA_DIR
 
 
@@ -205,24 +229,28 @@ def data_file(relative_path: str, directory: str | os.PathLike | None = None) ->
             f"data file {path} is missing (expected SHA-256 {expected}). {_restore_hint(relative_path)}"
         ) from None
     except OSError as error:
-        raise DataFileError(f"data file {path} cannot be read ({error.strerror or error}). "
-                            f"{_restore_hint(relative_path)}") from None
+        raise DataFileError(
+            f"data file {path} cannot be read ({error.strerror or error}). {_restore_hint(relative_path)}"
+        ) from None
     if not S_ISREG(stat.st_mode):  # a directory, a FIFO (whose read would wait forever), a device, a socket
-        raise DataFileError(f"data file {path} is {_file_kind(stat.st_mode)}, not a regular file. Remove it and "
-                            f"{_restore_hint(relative_path)[0].lower()}{_restore_hint(relative_path)[1:]}")
+        raise DataFileError(
+            f"data file {path} is {_file_kind(stat.st_mode)}, not a regular file. Remove it and "
+            f"{_restore_hint(relative_path)[0].lower()}{_restore_hint(relative_path)[1:]}"
+        )
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
     actual = _VERIFIED.get(key)
     if actual is None:
         try:
             actual = _VERIFIED[key] = file_sha256(path)
         except OSError as error:
-            raise DataFileError(f"data file {path} cannot be read ({error.strerror or error}): make it readable "
-                                f"(chmod a+r), or {_restore_hint(relative_path)[0].lower()}"
-                                f"{_restore_hint(relative_path)[1:]}") from None
+            raise DataFileError(
+                f"data file {path} cannot be read ({error.strerror or error}): make it readable "
+                f"(chmod a+r), or {_restore_hint(relative_path)[0].lower()}"
+                f"{_restore_hint(relative_path)[1:]}"
+            ) from None
     if actual != expected:
         raise DataChecksumError(
-            f"data file {path} is damaged: its SHA-256 is {actual}, expected {expected}. "
-            f"{_restore_hint(relative_path)}"
+            f"data file {path} is damaged: its SHA-256 is {actual}, expected {expected}. {_restore_hint(relative_path)}"
         )
     return path
 
@@ -292,11 +320,16 @@ class Dataset:
 # Splitting
 
 
-def _split(texts, labels, train_size, test_size, seed: int = SEED
-           ) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
+def _split(
+    texts, labels, train_size, test_size, seed: int = SEED
+) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
     """Seeded train+validation vs test split, as the paper's code did it."""
     trval_texts, test_texts, trval_labels, test_labels = train_test_split(
-        texts, np.asarray(labels, dtype=np.int64), train_size=train_size, test_size=test_size, shuffle=True,
+        texts,
+        np.asarray(labels, dtype=np.int64),
+        train_size=train_size,
+        test_size=test_size,
+        shuffle=True,
         random_state=seed,
     )
     return list(trval_texts), trval_labels, list(test_texts), test_labels
@@ -320,8 +353,17 @@ def _make_dataset(name, class_names, trval_texts, trval_labels, test_texts, test
     )
 
 
-def dataset_from_texts(name: str, texts, labels, *, test_size: int | float = 0.3, class_names=None,
-                       test_texts=None, test_labels=None, random_state: int = SEED) -> Dataset:
+def dataset_from_texts(
+    name: str,
+    texts,
+    labels,
+    *,
+    test_size: int | float = 0.3,
+    class_names=None,
+    test_texts=None,
+    test_labels=None,
+    random_state: int = SEED,
+) -> Dataset:
     """A data set of one's own, split by the paper's rule: a seeded shuffle (``random_state``, the paper's 42) into
     train + validation and test (``test_size`` documents, or that fraction), then the last 20 % of train + validation
     as the validation split (unshuffled, as for BBCSPORT and TWITTER).
@@ -388,16 +430,20 @@ def dataset_from_texts(name: str, texts, labels, *, test_size: int | float = 0.3
     if fixed:
         if not test_texts or len(texts) < 5:
             raise ValueError("a fixed split needs at least one test text and 5 texts for training and validation")
-        return _make_dataset(name, names, texts, codes, test_texts, [index[label] for label in test_labels],
-                             shuffle_validation=False)
+        return _make_dataset(
+            name, names, texts, codes, test_texts, [index[label] for label in test_labels], shuffle_validation=False
+        )
     integral = isinstance(test_size, numbers.Integral) and not isinstance(test_size, (bool, np.bool_))
     fraction = isinstance(test_size, numbers.Real) and not integral and not isinstance(test_size, (bool, np.bool_))
     n_test = int(test_size) if integral else round(float(test_size) * len(texts)) if fraction else None
     if n_test is None or not 1 <= n_test <= len(texts) - 5:
-        raise ValueError(f"test_size={test_size!r} is not allowed; give a number of test documents, or a fraction, "
-                         f"that leaves at least 5 of the {len(texts)} documents for training and validation")
-    return _make_dataset(name, names, *_split(texts, codes, len(texts) - n_test, n_test, int(random_state)),
-                         shuffle_validation=False)
+        raise ValueError(
+            f"test_size={test_size!r} is not allowed; give a number of test documents, or a fraction, "
+            f"that leaves at least 5 of the {len(texts)} documents for training and validation"
+        )
+    return _make_dataset(
+        name, names, *_split(texts, codes, len(texts) - n_test, n_test, int(random_state)), shuffle_validation=False
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -464,8 +510,11 @@ def _load_ohsumed(path: Path) -> Dataset:
         folders_per_id: dict[str, int] = {}
         for _, _, file_id, _ in docs:
             folders_per_id[file_id] = folders_per_id.get(file_id, 0) + 1
-        kept = [(OHSUMED_CLASSES.index(category), text) for _, category, file_id, text in docs
-                if folders_per_id[file_id] == 1]
+        kept = [
+            (OHSUMED_CLASSES.index(category), text)
+            for _, category, file_id, text in docs
+            if folders_per_id[file_id] == 1
+        ]
         parts[split] = ([text for _, text in kept], [label for label, _ in kept])
     return _make_dataset("ohsumed", OHSUMED_CLASSES, *parts["training"], *parts["test"], shuffle_validation=True)
 
@@ -498,8 +547,10 @@ def _load_reuters(path: Path) -> Dataset:
     parts = {}
     for split, recs in records.items():
         ordered = sorted(range(len(recs)), key=lambda i: (REUTERS_CLASSES.index(recs[i]["label"]), i))
-        parts[split] = ([_reuters_text(recs[i]) for i in ordered],
-                        [REUTERS_CLASSES.index(recs[i]["label"]) for i in ordered])
+        parts[split] = (
+            [_reuters_text(recs[i]) for i in ordered],
+            [REUTERS_CLASSES.index(recs[i]["label"]) for i in ordered],
+        )
     return _make_dataset("reuters", REUTERS_CLASSES, *parts["train"], *parts["test"], shuffle_validation=True)
 
 
@@ -603,9 +654,12 @@ def _load_20news(path: Path) -> Dataset:
     test_data, test_target, test_names, _ = subsets["test"]
     assert class_names == test_names
     return _make_dataset(
-        "20news", class_names,
-        train_data[:TWENTY_NEWS_TRVAL], train_target[:TWENTY_NEWS_TRVAL],
-        test_data[:TWENTY_NEWS_TEST], test_target[:TWENTY_NEWS_TEST],
+        "20news",
+        class_names,
+        train_data[:TWENTY_NEWS_TRVAL],
+        train_target[:TWENTY_NEWS_TRVAL],
+        test_data[:TWENTY_NEWS_TEST],
+        test_target[:TWENTY_NEWS_TEST],
         shuffle_validation=True,
     )
 
@@ -693,6 +747,4 @@ def head(dataset: Dataset, n: int | None) -> Dataset:
     def cut(split: Split) -> Split:
         return Split(split.texts[:n], split.labels[:n])
 
-    return replace(
-        dataset, train=cut(dataset.train), validation=cut(dataset.validation), test=cut(dataset.test)
-    )
+    return replace(dataset, train=cut(dataset.train), validation=cut(dataset.validation), test=cut(dataset.test))

@@ -4,6 +4,7 @@ pair of splits, and the queries a limited method answers.
 All documents are represented over the words of the common dictionary that occur in the data set (columns
 ``Documents.terms``); restricting the dictionary to these words changes no similarity, distance or weight.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -112,9 +113,11 @@ class Documents:
         unknown = [name for name in names if name not in self.counts]
         if unknown:
             raise ValueError(f"unknown split {which!r}; allowed: train, validation, test, train+validation")
-        return (sparse.csr_matrix(sparse.vstack([self.counts[n] for n in names], format="csr")),
-                np.concatenate([self.labels[n] for n in names]),
-                np.concatenate([self.char_lengths[n] for n in names]))
+        return (
+            sparse.csr_matrix(sparse.vstack([self.counts[n] for n in names], format="csr")),
+            np.concatenate([self.labels[n] for n in names]),
+            np.concatenate([self.char_lengths[n] for n in names]),
+        )
 
     @property
     def n_labels(self) -> int:
@@ -152,8 +155,9 @@ def prepare_documents(dataset, dictionary, tokenizer: str = "paper") -> Document
     counts = {name: bow_matrix(documents, dictionary) for name, documents in tokens.items()}
     terms = np.unique(np.concatenate([m.indices for m in counts.values()])).astype(np.int64)
     counts = {name: sparse.csr_matrix(m[:, terms]) for name, m in counts.items()}
-    lengths = {name: np.array([sum(map(len, d)) for d in documents], dtype=np.float64)
-               for name, documents in tokens.items()}
+    lengths = {
+        name: np.array([sum(map(len, d)) for d in documents], dtype=np.float64) for name, documents in tokens.items()
+    }
     labels = {name: np.asarray(split.labels, dtype=np.int64) for name, split in dataset.splits.items()}
     return Documents(dataset.name, tuple(dataset.class_names), terms, counts, labels, lengths)
 

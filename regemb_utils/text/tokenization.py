@@ -8,6 +8,7 @@ not digits, so digits split tokens (``mp3`` gives ``mp``) and underscores are ke
 Both are here (:data:`TOKENIZERS`); ``tokenizer="paper"`` (the text) is the default, ``tokenizer="gensim"`` the
 code.
 """
+
 from __future__ import annotations
 
 import re

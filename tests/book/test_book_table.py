@@ -1,4 +1,5 @@
 """regemb_utils.book.tables.table: what a reader sees in a rendered table, and the CSV behind its download link."""
+
 from __future__ import annotations
 
 import base64
@@ -60,20 +61,23 @@ def link_csv(parsed: _Cells) -> str:
     href = parsed.links[0]["href"]
     prefix = "data:text/csv;charset=utf-8;base64,"
     assert href.startswith(prefix)
-    return base64.b64decode(href[len(prefix):]).decode("utf-8")
+    return base64.b64decode(href[len(prefix) :]).decode("utf-8")
 
 
 @pytest.fixture
 def frame():
-    return pd.DataFrame({
-        "dataset": ["bbcsport", "twitter", "20news"],
-        "test documents": [220, 932, 7528],
-        "errors": [5.0, np.nan, 2256.0],  # whole numbers stored as floats because of the missing value
-        "error": [0.0227, 0.3101, np.nan],
-        "speed (pairs / s)": [1_462_366.25, 0.472, None],
-        "symmetric": [True, False, True],
-        "note": ["", None, "stated"],
-    }, index=[7, 3, 9])
+    return pd.DataFrame(
+        {
+            "dataset": ["bbcsport", "twitter", "20news"],
+            "test documents": [220, 932, 7528],
+            "errors": [5.0, np.nan, 2256.0],  # whole numbers stored as floats because of the missing value
+            "error": [0.0227, 0.3101, np.nan],
+            "speed (pairs / s)": [1_462_366.25, 0.472, None],
+            "symmetric": [True, False, True],
+            "note": ["", None, "stated"],
+        },
+        index=[7, 3, 9],
+    )
 
 
 def test_no_nan_none_and_missing_values_are_dashes(frame):
@@ -96,8 +100,17 @@ def test_integers_percentages_and_headers(frame):
 
 
 def test_format_options(frame):
-    parsed = parse(table(frame, {"error": "percent:2", "speed (pairs / s)": "int", "test documents": "{:d} docs",
-                                 "errors": lambda v: f"<{v:g}>"}))
+    parsed = parse(
+        table(
+            frame,
+            {
+                "error": "percent:2",
+                "speed (pairs / s)": "int",
+                "test documents": "{:d} docs",
+                "errors": lambda v: f"<{v:g}>",
+            },
+        )
+    )
     assert parsed.rows[0][3] == "2.27\u00a0%"
     assert parsed.rows[0][4] == "1,462,366"
     assert parsed.rows[2][1] == "7528 docs"
@@ -143,7 +156,7 @@ def test_links_wrap_their_cells_and_are_escaped():
     frame = pd.DataFrame({"claim": ["a < b", "c"], "verdict": ["holds", "does not hold"]})
     shown = table(frame, links={"claim": ["04.html#fig-speed", None]}).html
     assert '<a href="04.html#fig-speed">a &lt; b</a>' in shown
-    assert "<td style=\"text-align: left\">c</td>" in shown  # no href, no link
+    assert '<td style="text-align: left">c</td>' in shown  # no href, no link
     with pytest.raises(ValueError, match="1 hrefs for 2 rows"):
         table(frame, links={"claim": ["x"]})
     with pytest.raises(KeyError, match="where"):
@@ -167,8 +180,13 @@ def test_values_as_given_keep_their_digits():
     """The paper's values are typed with the digits the paper prints: a bar label 23 stays 23, not 23.00, a caption's
     21.82 stays 21.82, a ratio 819,496 gets its separator, a flag reads yes/no."""
     given = pd.DataFrame({"paper": [23.0, 21.82, 0.1532, 819_496.0, 5.5]})
-    assert [row[0] for row in parse(table(given, {"paper": "as given"})).rows] == ["23", "21.82", "0.1532", "819,496",
-                                                                                    "5.5"]
+    assert [row[0] for row in parse(table(given, {"paper": "as given"})).rows] == [
+        "23",
+        "21.82",
+        "0.1532",
+        "819,496",
+        "5.5",
+    ]
     flags = pd.DataFrame({"paper": [True, np.nan]}, dtype=object)
     assert [row[0] for row in parse(table(flags, {"paper": "as given"})).rows] == ["yes", "—"]
 

@@ -1,4 +1,5 @@
 """Labels placed beside points without overlapping (chapter 3's t-SNE maps)."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -24,11 +25,12 @@ def test_crowded_labels_do_not_overlap():
     assert (ax.get_xlim(), ax.get_ylim()) == limits  # leader lines do not rescale the axes
     boxes = [t.get_window_extent() for t in texts]
     assert [t.get_text() for t in texts] == labels and all(t.get_fontsize() == 9 for t in texts)
-    overlapping = sum(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    overlapping = sum(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
     assert overlapping == 0
     frame = ax.get_window_extent()
-    assert all(frame.x0 - 1 <= b.x0 and b.x1 <= frame.x1 + 1 and frame.y0 - 1 <= b.y0 and b.y1 <= frame.y1 + 1
-               for b in boxes)
+    assert all(
+        frame.x0 - 1 <= b.x0 and b.x1 <= frame.x1 + 1 and frame.y0 - 1 <= b.y0 and b.y1 <= frame.y1 + 1 for b in boxes
+    )
     plt.close(fig)
 
 
@@ -37,9 +39,18 @@ def _errors():
     for d, dataset in enumerate(("bbcsport", "twitter", "20news")):
         for m, label in enumerate(("BoW", "Soft VSM", "WMD", "Soft VSM (ortho.)")):
             error = 10.0 + 7 * m + d
-            rows.append({"dataset": dataset, "label": label, "error": error, "lower": error - 3, "upper": error + 3,
-                         "paper": error + 1 if label != "WMD" else np.nan, "test documents": 220 if label != "WMD" else 96,
-                         "method": label.lower()})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "label": label,
+                    "error": error,
+                    "lower": error - 3,
+                    "upper": error + 3,
+                    "paper": error + 1 if label != "WMD" else np.nan,
+                    "test documents": 220 if label != "WMD" else 96,
+                    "method": label.lower(),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -68,8 +79,11 @@ def test_figure_8_legend_has_the_colours_of_the_bars():
 
     fig = error_figure(_errors(), ["BoW", "Soft VSM", "WMD", "Soft VSM (ortho.)"])
     legend = fig.legends[0]
-    colours = {text.get_text(): to_rgb(patch.get_facecolor()) for text, patch in
-               zip(legend.get_texts(), legend.legend_handles) if hasattr(patch, "get_facecolor")}
+    colours = {
+        text.get_text(): to_rgb(patch.get_facecolor())
+        for text, patch in zip(legend.get_texts(), legend.legend_handles)
+        if hasattr(patch, "get_facecolor")
+    }
     bars = fig.axes[0].patches  # BoW, Soft VSM, WMD, Soft VSM (ortho.)
     assert colours["ours: orthogonalized SCM"] == to_rgb(bars[3].get_facecolor())
     assert colours["ours: WMD"] == to_rgb(bars[2].get_facecolor())

@@ -1,5 +1,6 @@
 """Chapter 7's linear models (regemb_utils.classification.linear, regemb_utils.chapters.baselines): agreement with a
 direct scikit-learn route, Theorem 1 on real documents, the comparison's tests, and the chapter's parameters."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,6 +30,7 @@ from regemb_utils.text.datasets import head, load_dataset
 from regemb_utils.text.documents import prepare_documents
 from regemb_utils.text.tokenization import tokenize
 
+
 @pytest.fixture(autouse=True)
 def one_thread():
     """One BLAS thread, as the chapter fits: on a shared machine more threads make scikit-learn's solvers crawl."""
@@ -49,8 +51,13 @@ def reuters():
     return prepare_documents(dataset, dictionary), dictionary, vectors
 
 
-@pytest.mark.parametrize("method, estimator", [("tfidf_svm", lambda C: LinearSVC(C=C, random_state=0)),
-                                               ("tfidf_logistic", lambda C: LogisticRegression(C=C, max_iter=2000))])
+@pytest.mark.parametrize(
+    "method, estimator",
+    [
+        ("tfidf_svm", lambda C: LinearSVC(C=C, random_state=0)),
+        ("tfidf_logistic", lambda C: LogisticRegression(C=C, max_iter=2000)),
+    ],
+)
 def test_tfidf_models_agree_with_a_scikit_learn_grid_search(reuters, method, estimator):
     """C chosen by GridSearchCV over a predefined train/validation split, the pipeline refitted on the training
     split: the same C, validation errors and test predictions."""
@@ -59,13 +66,18 @@ def test_tfidf_models_agree_with_a_scikit_learn_grid_search(reuters, method, est
     result = fit_linear(method, documents, "train", grid)
     X, y = documents.split("train+validation")[:2]
     fold = np.r_[np.full(documents.labels["train"].size, -1), np.zeros(documents.labels["validation"].size)]
-    search = GridSearchCV(make_pipeline(TfidfTransformer(), estimator(1.0)),
-                          {f"{type(estimator(1.0)).__name__.lower()}__C": list(grid)}, cv=PredefinedSplit(fold),
-                          scoring="accuracy", refit=False).fit(X, y)
+    search = GridSearchCV(
+        make_pipeline(TfidfTransformer(), estimator(1.0)),
+        {f"{type(estimator(1.0)).__name__.lower()}__C": list(grid)},
+        cv=PredefinedSplit(fold),
+        scoring="accuracy",
+        refit=False,
+    ).fit(X, y)
     chosen = list(search.best_params_.values())[0]
     assert result.params["C"] == chosen
     assert result.validation["validation error (%)"].to_numpy() == pytest.approx(
-        100 * (1 - search.cv_results_["mean_test_score"]))
+        100 * (1 - search.cv_results_["mean_test_score"])
+    )
     direct = make_pipeline(TfidfTransformer(), estimator(chosen)).fit(*documents.split("train")[:2])
     assert np.array_equal(result.predictions, direct.predict(documents.split("test")[0]))
     assert result.test_errors == int(np.sum(direct.predict(documents.split("test")[0]) != documents.labels["test"]))
@@ -116,8 +128,16 @@ def test_the_validation_split_chooses_c(reuters):
 def _knn(method, truth, wrong, rows=None, params=None):
     answered = truth if rows is None else truth[rows]
     predicted = np.where(np.arange(answered.size) < wrong, (answered + 1) % 2, answered)
-    return MethodResult("twitter", method, {"k": 1, **(params or {})}, pd.DataFrame(), answered, {1: predicted},
-                        [Run("validation", 100, 2.0), Run("validation", 100, 1.0), Run("test", 50, 0.5)], rows)
+    return MethodResult(
+        "twitter",
+        method,
+        {"k": 1, **(params or {})},
+        pd.DataFrame(),
+        answered,
+        {1: predicted},
+        [Run("validation", 100, 2.0), Run("validation", 100, 1.0), Run("test", 50, 0.5)],
+        rows,
+    )
 
 
 def test_comparison_pairs_each_model_with_the_regularized_scm_knn():
@@ -126,20 +146,34 @@ def test_comparison_pairs_each_model_with_the_regularized_scm_knn():
     truth = np.array([0, 1] * 20)
     rows = np.arange(0, 40, 2)  # a WMD that answered every other query
     knn = {("twitter", REGULARIZED): _knn(REGULARIZED, truth, 10), ("twitter", "wmd"): _knn("wmd", truth, 2, rows)}
-    svm = LinearResult("twitter", "tfidf_svm", {"C": 1.0}, pd.DataFrame(), truth,
-                       np.where(np.arange(40) >= 35, 1 - truth, truth), 0.3, 0.01)
+    svm = LinearResult(
+        "twitter",
+        "tfidf_svm",
+        {"C": 1.0},
+        pd.DataFrame(),
+        truth,
+        np.where(np.arange(40) >= 35, 1 - truth, truth),
+        0.3,
+        0.01,
+    )
     table = comparison_table({("twitter", "tfidf_svm"): svm}, knn).set_index("method")
     assert table.loc[REGULARIZED, "fit s"] == 3.0 and table.loc[REGULARIZED, "predict s"] == 0.5
-    assert table.loc["tfidf_svm", "p"] == pytest.approx(mcnemar_exact(svm.predictions, knn["twitter", REGULARIZED]
-                                                                      .predictions[1], truth).pvalue)
+    assert table.loc["tfidf_svm", "p"] == pytest.approx(
+        mcnemar_exact(svm.predictions, knn["twitter", REGULARIZED].predictions[1], truth).pvalue
+    )
     anchor = knn["twitter", REGULARIZED].predictions[1][rows]
-    assert table.loc["wmd", "p"] == pytest.approx(mcnemar_exact(knn["twitter", "wmd"].predictions[1], anchor,
-                                                                truth[rows]).pvalue)
-    assert table.loc["wmd", "test documents"] == 20 and table.loc["wmd", "Sato et al."] != table.loc["wmd", "Sato et al."]
+    assert table.loc["wmd", "p"] == pytest.approx(
+        mcnemar_exact(knn["twitter", "wmd"].predictions[1], anchor, truth[rows]).pvalue
+    )
+    assert (
+        table.loc["wmd", "test documents"] == 20 and table.loc["wmd", "Sato et al."] != table.loc["wmd", "Sato et al."]
+    )
     tested = table["p"].notna()
     assert table.loc[tested, "q"].tolist() == pytest.approx(benjamini_hochberg(table.loc[tested, "p"].to_numpy()))
     _, lower, upper = agresti_coull(5, 40)
-    assert (table.loc["tfidf_svm", "lower"], table.loc["tfidf_svm", "upper"]) == pytest.approx((100 * lower, 100 * upper))
+    assert (table.loc["tfidf_svm", "lower"], table.loc["tfidf_svm", "upper"]) == pytest.approx(
+        (100 * lower, 100 * upper)
+    )
     verdict = verdicts(table.reset_index()).iloc[0]
     assert verdict["best other model"] == "WMD kNN" and verdict["verdict"].startswith("WMD kNN wins")
 
@@ -156,13 +190,21 @@ def test_sparse_point_keeps_chapter_4s_choice_when_it_has_a_factor():
         sparse_point(chosen)
 
 
-@pytest.mark.parametrize("given, message", [
-    ({"methods": ["fasttext"]}, "methods must be a non-empty list drawn from ['tfidf_svm', 'tfidf_logistic', "
-                                "'scm_svm', 'scm_logistic']"),
-    ({"regularization": [0.0, 1.0]}, "regularization must be a non-empty list of positive numbers"),
-    ({"regularization": []}, "regularization=[] is not allowed (the list is empty)"),
-    ({"k": 3}, "unknown parameter(s) k for chapter 07_baselines; allowed: profile, datasets, methods, regularization"),
-])
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        (
+            {"methods": ["fasttext"]},
+            "methods must be a non-empty list drawn from ['tfidf_svm', 'tfidf_logistic', 'scm_svm', 'scm_logistic']",
+        ),
+        ({"regularization": [0.0, 1.0]}, "regularization must be a non-empty list of positive numbers"),
+        ({"regularization": []}, "regularization=[] is not allowed (the list is empty)"),
+        (
+            {"k": 3},
+            "unknown parameter(s) k for chapter 07_baselines; allowed: profile, datasets, methods, regularization",
+        ),
+    ],
+)
 def test_bad_parameters_are_refused_with_what_is_allowed(given, message):
     with pytest.raises(ParameterError) as error:
         chapter_parameters("07_baselines", "smoke", **given)
@@ -187,8 +229,11 @@ def test_the_chapter_runs_in_the_pipeline_with_a_method_subset(tmp_path):
     fourth.finish(results=run_classification(fourth, progress=False))
     run("05_confusion_tsne").finish()
     run("06_scorecard").finish()
-    with pytest.raises(ParameterError, match=r"scm_svm use the S' of chapter 4's regularized SCM \(soft_vsm_ortho\), "
-                                             r"which chapter 04_scm_vs_wmd .* did not run"):
+    with pytest.raises(
+        ParameterError,
+        match=r"scm_svm use the S' of chapter 4's regularized SCM \(soft_vsm_ortho\), "
+        r"which chapter 04_scm_vs_wmd .* did not run",
+    ):
         run("07_baselines", methods=["tfidf_svm", "scm_svm"])
     with pytest.raises(ParameterError, match=r"datasets=\['reuters'\] is not allowed; chapter 04_scm_vs_wmd"):
         run("07_baselines", datasets=["reuters"])

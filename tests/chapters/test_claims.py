@@ -1,5 +1,6 @@
 """Each claim's rule on constructed evidence: holds, does not hold, open, split by data set, split by seed, and the
 verdict's wording for each case."""
+
 import json
 import re
 from pathlib import Path
@@ -22,8 +23,15 @@ def result(dataset, method, wrong, n=N, **params):
     truth = np.arange(n) % 2
     predicted = truth.copy()
     predicted[list(wrong)] = 1 - truth[list(wrong)]
-    return MethodResult(dataset, method, {"k": 1, **params}, pd.DataFrame(), truth, {1: predicted},
-                        [Run("test", pairs=100, seconds=0.5)])
+    return MethodResult(
+        dataset,
+        method,
+        {"k": 1, **params},
+        pd.DataFrame(),
+        truth,
+        {1: predicted},
+        [Run("test", pairs=100, seconds=0.5)],
+    )
 
 
 def nested(errors: dict[str, int], dataset: str, **params) -> dict:
@@ -32,8 +40,15 @@ def nested(errors: dict[str, int], dataset: str, **params) -> dict:
     return {(dataset, m): result(dataset, m, range(e), **params.get(m, {})) for m, e in errors.items()}
 
 
-BASE = {"bow": 160, "soft_vsm": 120, "wmd_quantized": 110, "soft_vsm_quantized": 80, "wmd": 100,
-        "soft_vsm_quantized_ortho": 60, "soft_vsm_ortho": 60}
+BASE = {
+    "bow": 160,
+    "soft_vsm": 120,
+    "wmd_quantized": 110,
+    "soft_vsm_quantized": 80,
+    "wmd": 100,
+    "soft_vsm_quantized_ortho": 60,
+    "soft_vsm_ortho": 60,
+}
 
 
 def by_claim(judgements):
@@ -43,14 +58,21 @@ def by_claim(judgements):
 def test_a_verdict_is_worded_as_its_counts():
     d = ["BBCSPORT", "TWITTER", "OHSUMED"]
     assert verdict([Finding(HOLDS, "", x) for x in d]) == "holds on all 3 data sets"
-    assert verdict([Finding(FAILS, "", "TWITTER"), Finding(HOLDS, "", "BBCSPORT"), Finding(HOLDS, "", "OHSUMED")]) \
+    assert (
+        verdict([Finding(FAILS, "", "TWITTER"), Finding(HOLDS, "", "BBCSPORT"), Finding(HOLDS, "", "OHSUMED")])
         == "holds on 2 of 3 data sets, does not hold on 1 (TWITTER)"
-    assert verdict([Finding(r, "", x) for r, x in zip((HOLDS, FAILS, OPEN), d)]) \
+    )
+    assert (
+        verdict([Finding(r, "", x) for r, x in zip((HOLDS, FAILS, OPEN), d)])
         == "holds on 1 of 3 data sets, does not hold on 1 (TWITTER), open on 1 (OHSUMED)"
-    assert verdict([Finding(OPEN, "", x) for x in d[:2]] + [Finding(HOLDS, "", d[2])]) \
+    )
+    assert (
+        verdict([Finding(OPEN, "", x) for x in d[:2]] + [Finding(HOLDS, "", d[2])])
         == "open on 2 of 3 data sets, holds on 1 (OHSUMED)"
-    split = [Finding(HOLDS, "", "BBCSPORT", s) for s in (1, 2, 3)] + [Finding(r, "", "TWITTER", s)
-                                                                        for s, r in ((1, HOLDS), (2, OPEN), (3, HOLDS))]
+    )
+    split = [Finding(HOLDS, "", "BBCSPORT", s) for s in (1, 2, 3)] + [
+        Finding(r, "", "TWITTER", s) for s, r in ((1, HOLDS), (2, OPEN), (3, HOLDS))
+    ]
     # a data set whose result moves with the seed is named apart; the others are counted once for every seed
     assert verdict(split) == "holds on 1 of 2 data sets, with each of the 3 seeds; depends on the seed on 1 (TWITTER)"
 
@@ -61,12 +83,16 @@ def test_a_finding_refuses_an_unknown_result():
 
 
 def test_paired_claims_are_decided_per_data_set():
-    results = {**nested(BASE, "bbcsport"),
-               **nested({**BASE, "soft_vsm_ortho": 118}, "twitter"),  # a gap of 2: not decided
-               **nested({**BASE, "soft_vsm": 40, "wmd": 30}, "ohsumed")}  # regularization errs more; the WMD wins
+    results = {
+        **nested(BASE, "bbcsport"),
+        **nested({**BASE, "soft_vsm_ortho": 118}, "twitter"),  # a gap of 2: not decided
+        **nested({**BASE, "soft_vsm": 40, "wmd": 30}, "ohsumed"),
+    }  # regularization errs more; the WMD wins
     judged = by_claim(judge(Evidence(results)))
-    assert judged["regularization-each"].verdict == "holds on 1 of 3 data sets, does not hold on 1 (OHSUMED), " \
-                                                    "open on 1 (TWITTER)"
+    assert (
+        judged["regularization-each"].verdict == "holds on 1 of 3 data sets, does not hold on 1 (OHSUMED), "
+        "open on 1 (TWITTER)"
+    )
     assert judged["scm-beats-wmd"].verdict == "holds on 2 of 3 data sets, does not hold on 1 (OHSUMED)"
     # the 1-bit WMD errs more on every data set: the WMD does not benefit from quantization
     assert judged["quantization-wmd"].verdict == "holds on all 3 data sets"
@@ -75,22 +101,28 @@ def test_paired_claims_are_decided_per_data_set():
 def test_a_seeded_claim_is_split_by_seed_and_an_unseeded_one_is_not():
     results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter")}
     other = nested({**BASE, "soft_vsm_ortho": 118}, "twitter")  # seed 2: no gain on TWITTER
-    seed_results = {2: {k: v for k, v in other.items() if k[1] in ("soft_vsm", "soft_vsm_ortho")},
-                    3: {k: results[k] for k in results if k[1] in ("soft_vsm", "soft_vsm_ortho")}}
+    seed_results = {
+        2: {k: v for k, v in other.items() if k[1] in ("soft_vsm", "soft_vsm_ortho")},
+        3: {k: results[k] for k in results if k[1] in ("soft_vsm", "soft_vsm_ortho")},
+    }
     judged = by_claim(judge(Evidence(results, seed_results)))
-    assert judged["regularization-each"].verdict == ("holds on 1 of 2 data sets, with each of the 3 seeds; depends on "
-                                                     "the seed on 1 (TWITTER)")
+    assert judged["regularization-each"].verdict == (
+        "holds on 1 of 2 data sets, with each of the 3 seeds; depends on the seed on 1 (TWITTER)"
+    )
     assert "seed" not in judged["quantization-wmd"].verdict  # the two WMDs: one seed
     assert not any(f.seed for f in judged["quantization-wmd"].findings)
     assert "seed 2:" in judged["regularization-each"].ours
 
 
-@pytest.mark.parametrize("ours, lower, upper, expected", [
-    (45.0, 40.0, 50.0, HOLDS),  # above the paper's
-    (37.3, 33.0, 41.0, HOLDS),  # below it, but the interval reaches it
-    (36.5, 33.0, 38.8, HOLDS),  # our interval misses it; widened √2-fold (to 39.96) it reaches it
-    (35.0, 32.0, 38.0, FAILS),  # widened to 39.24: still below
-])
+@pytest.mark.parametrize(
+    "ours, lower, upper, expected",
+    [
+        (45.0, 40.0, 50.0, HOLDS),  # above the paper's
+        (37.3, 33.0, 41.0, HOLDS),  # below it, but the interval reaches it
+        (36.5, 33.0, 38.8, HOLDS),  # our interval misses it; widened √2-fold (to 39.96) it reaches it
+        (35.0, 32.0, 38.0, FAILS),  # widened to 39.24: still below
+    ],
+)
 def test_agreement_widens_our_interval_for_the_papers_sampling_error(ours, lower, upper, expected):
     assert agreement_result(ours, lower, upper, 39.43) == expected
 
@@ -101,6 +133,7 @@ def test_the_reduction_claim_is_open_at_zero_and_fails_below_the_paper():
         for d in ("bbcsport", "twitter", "ohsumed"):
             results.update(nested({**BASE, "soft_vsm": 100, "soft_vsm_ortho": ortho}, d))
         return by_claim(judge(Evidence(results)))["reduction"]
+
     assert judged(60).verdict == HOLDS  # 40 %
     assert judged(80).verdict == FAILS  # 20 %: a smaller reduction than the paper's, even with its error
     assert judged(99).verdict == OPEN  # 1 %: the interval reaches 0
@@ -150,8 +183,11 @@ def _anchors(chapter: str) -> set[str]:
 
     cells = json.loads((ROOT / "notebooks" / f"{chapter}.ipynb").read_text())["cells"]
     text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    return ({make_id(h) for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
-            | set(re.findall(r"^:name: (\S+)$", text, flags=re.M)) | set(re.findall(r"^\(([\w-]+)\)=$", text, flags=re.M)))
+    return (
+        {make_id(h) for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
+        | set(re.findall(r"^:name: (\S+)$", text, flags=re.M))
+        | set(re.findall(r"^\(([\w-]+)\)=$", text, flags=re.M))
+    )
 
 
 @pytest.mark.parametrize("rule", CLAIMS, ids=lambda r: r.claim.key)
@@ -166,18 +202,22 @@ def _grid(errors, **fixed):
     return pd.DataFrame([{**p, "error": e} for p, e in zip(points, errors)])
 
 
-@pytest.mark.parametrize("errors, chosen, expected, shown", [
-    ([0.1, 0.2, 0.3, 0.4], {"nonzero_limit": 100, "idf": True}, HOLDS, "2 of 2 the paper's"),
-    ([0.3, 0.2, 0.1, 0.4], {"nonzero_limit": 200, "idf": True}, FAILS, "1 of 2 the paper's (C differs)"),
-    ([0.2, 0.2, 0.2, 0.2], {"nonzero_limit": 100, "idf": True}, OPEN, "a complete tie: all 4 grid cells err alike"),
-    ([0.1, 0.1, 0.3, 0.4], {"nonzero_limit": 100, "idf": True}, HOLDS, "2 grid cells tie for the lowest"),
-])
+@pytest.mark.parametrize(
+    "errors, chosen, expected, shown",
+    [
+        ([0.1, 0.2, 0.3, 0.4], {"nonzero_limit": 100, "idf": True}, HOLDS, "2 of 2 the paper's"),
+        ([0.3, 0.2, 0.1, 0.4], {"nonzero_limit": 200, "idf": True}, FAILS, "1 of 2 the paper's (C differs)"),
+        ([0.2, 0.2, 0.2, 0.2], {"nonzero_limit": 100, "idf": True}, OPEN, "a complete tie: all 4 grid cells err alike"),
+        ([0.1, 0.1, 0.3, 0.4], {"nonzero_limit": 100, "idf": True}, HOLDS, "2 grid cells tie for the lowest"),
+    ],
+)
 def test_table_2_counts_only_what_can_vary_and_names_ties(errors, chosen, expected, shown):
     results = nested(BASE, "bbcsport")  # Table 2 for BBCSPORT: C = 100, Idf = true
     r = results["bbcsport", "soft_vsm_ortho"]
-    results["bbcsport", "soft_vsm_ortho"] = MethodResult(r.dataset, r.method, {**chosen, "slope": 0.0, "k": 1},
-                                                         _grid(errors), r.truth, r.predictions, r.runs)
-    finding, = by_claim(judge(Evidence(results)))["table-2"].findings
+    results["bbcsport", "soft_vsm_ortho"] = MethodResult(
+        r.dataset, r.method, {**chosen, "slope": 0.0, "k": 1}, _grid(errors), r.truth, r.predictions, r.runs
+    )
+    (finding,) = by_claim(judge(Evidence(results)))["table-2"].findings
     assert finding.result == expected and shown in finding.shown
 
 
@@ -201,19 +241,23 @@ def test_the_landing_page_and_chapter_6_show_the_same_judgements():
 
 def predicted(dataset, method, truth, predictions, runs=()):
     """A method that predicts ``predictions`` for the test documents of classes ``truth``."""
-    return MethodResult(dataset, method, {"k": 1}, pd.DataFrame(), np.asarray(truth), {1: np.asarray(predictions)},
-                        list(runs))
+    return MethodResult(
+        dataset, method, {"k": 1}, pd.DataFrame(), np.asarray(truth), {1: np.asarray(predictions)}, list(runs)
+    )
 
 
 OHSUMED_NAMES = tuple(f"C{i:02d}" for i in range(1, 11))
 
 
-@pytest.mark.parametrize("counts, expected", [
-    ({"C04": 50, "C10": 30, "C06": 20}, HOLDS),
-    ({"C04": 50, "C06": 30, "C10": 20}, FAILS),  # the paper's three, in another order
-    ({"C01": 50, "C10": 30, "C06": 20}, FAILS),
-    ({"C04": 50, "C10": 25, "C06": 25}, OPEN),  # a tie decides the order of C10 and C06
-])
+@pytest.mark.parametrize(
+    "counts, expected",
+    [
+        ({"C04": 50, "C10": 30, "C06": 20}, HOLDS),
+        ({"C04": 50, "C06": 30, "C10": 20}, FAILS),  # the paper's three, in another order
+        ({"C01": 50, "C10": 30, "C06": 20}, FAILS),
+        ({"C04": 50, "C10": 25, "C06": 25}, OPEN),  # a tie decides the order of C10 and C06
+    ],
+)
 def test_the_most_predicted_ohsumed_classes_are_read_in_order(counts, expected):
     predictions = np.concatenate([[OHSUMED_NAMES.index(c)] * n for c, n in counts.items()])
     truth = np.arange(len(predictions)) % 10
@@ -246,11 +290,14 @@ def reuters(as_crude_before, as_crude_after, grain=100):
     return by_claim(judge(Evidence(results, class_names={"reuters": REUTERS_NAMES})))
 
 
-@pytest.mark.parametrize("before, after, as_crude, separated", [
-    (70, 10, HOLDS, HOLDS),  # 70 % [60, 79] of grain predicted as crude; 60 fewer with regularization
-    (30, 33, FAILS, OPEN),  # 30 %; 3 more, not decided
-    (55, 80, OPEN, FAILS),  # 55 % [45, 65]; 25 more
-])
+@pytest.mark.parametrize(
+    "before, after, as_crude, separated",
+    [
+        (70, 10, HOLDS, HOLDS),  # 70 % [60, 79] of grain predicted as crude; 60 fewer with regularization
+        (30, 33, FAILS, OPEN),  # 30 %; 3 more, not decided
+        (55, 80, OPEN, FAILS),  # 55 % [45, 65]; 25 more
+    ],
+)
 def test_reuters_grain_as_crude_and_its_separation(before, after, as_crude, separated):
     judged = reuters(before, after)
     assert judged["reuters-grain-as-crude"].verdict == f"{as_crude} on REUTERS"
@@ -260,7 +307,9 @@ def test_reuters_grain_as_crude_and_its_separation(before, after, as_crude, sepa
 
 def test_reuters_without_grain_test_documents_is_open():
     judged = reuters(0, 0, grain=0)
-    assert judged["reuters-grain-as-crude"].ours == judged["reuters-separated"].ours == "REUTERS no grain test documents"
+    assert (
+        judged["reuters-grain-as-crude"].ours == judged["reuters-separated"].ours == "REUTERS no grain test documents"
+    )
     assert judged["reuters-separated"].verdict == "open on REUTERS"
 
 
@@ -278,23 +327,28 @@ def test_20news_errors_within_a_hierarchy_are_compared_on_the_same_messages(with
         results["20news", method] = predicted("20news", method, truth, predictions)
     judged = by_claim(judge(Evidence(results, class_names={"20news": NEWS_NAMES})))["20news-hierarchies"]
     assert judged.verdict == f"{expected} on 20NEWS"
-    assert judged.ours.startswith(f"20NEWS misclassified within their hierarchy: {within_before / 4:.1f} % → "
-                                  f"{within_after / 4:.1f} % of 400 test messages")
+    assert judged.ours.startswith(
+        f"20NEWS misclassified within their hierarchy: {within_before / 4:.1f} % → "
+        f"{within_after / 4:.1f} % of 400 test messages"
+    )
 
 
 TWITTER_NAMES = ("positive", "neutral", "negative")
 
 
-@pytest.mark.parametrize("right_neutral, right_others, expected", [
-    (150, 0, HOLDS),  # always answering neutral is right on 90 more tweets
-    (240, 160, FAILS),  # the soft VSM is right on 160 tweets the baseline gets wrong
-    (230, 5, OPEN),  # 10 against 5: not decided
-])
+@pytest.mark.parametrize(
+    "right_neutral, right_others, expected",
+    [
+        (150, 0, HOLDS),  # always answering neutral is right on 90 more tweets
+        (240, 160, FAILS),  # the soft VSM is right on 160 tweets the baseline gets wrong
+        (230, 5, OPEN),  # 10 against 5: not decided
+    ],
+)
 def test_twitter_no_help_is_the_soft_vsm_against_the_majority_class(right_neutral, right_others, expected):
     truth = np.array([1] * 240 + [0] * 80 + [2] * 80)  # neutral is the largest class
     predictions = np.where(truth == 1, 0, 1)  # wrong everywhere ...
     predictions[:right_neutral] = 1  # ... except on these neutral tweets
-    predictions[240:240 + right_others] = truth[240:240 + right_others]  # ... and these others
+    predictions[240 : 240 + right_others] = truth[240 : 240 + right_others]  # ... and these others
     results = {("twitter", "soft_vsm"): predicted("twitter", "soft_vsm", truth, predictions)}
     majority = {"twitter": {"largest class": "neutral", "test error": 0.4}}
     judged = by_claim(judge(Evidence(results, class_names={"twitter": TWITTER_NAMES}, majority=majority)))
@@ -303,21 +357,29 @@ def test_twitter_no_help_is_the_soft_vsm_against_the_majority_class(right_neutra
 
 
 def test_good_and_bad_are_judged_mutual_nearest_neighbours_per_model():
-    evidence = Evidence(nested(BASE, "bbcsport"), good_bad={"32-bit": 0.61, "1-bit": 0.45},
-                        good_bad_ranks={"32-bit": (1, 1), "1-bit": (1, 3)})
+    evidence = Evidence(
+        nested(BASE, "bbcsport"),
+        good_bad={"32-bit": 0.61, "1-bit": 0.45},
+        good_bad_ranks={"32-bit": (1, 1), "1-bit": (1, 3)},
+    )
     judged = by_claim(judge(evidence))["good-bad-neighbours"]
     assert judged.verdict == "holds on 1 of 2 models, does not hold on 1 (the 1-bit model)"
-    assert ("the 32-bit model ranks bad 1st among good's neighbours and good 1st among bad's; cosine 0.61 "
-            "(the paper's 0.58); the 1-bit model ranks bad 1st among good's neighbours and good 3rd") in judged.ours
+    assert (
+        "the 32-bit model ranks bad 1st among good's neighbours and good 1st among bad's; cosine 0.61 "
+        "(the paper's 0.58); the 1-bit model ranks bad 1st among good's neighbours and good 3rd"
+    ) in judged.ours
     assert by_claim(judge(Evidence(nested(BASE, "bbcsport"))))["good-bad-neighbours"].findings == ()
 
 
-@pytest.mark.parametrize("one_bit, expected", [
-    (0.295, HOLDS),  # 0.5 ± 0.9 points: inside ±2
-    (0.285, OPEN),  # 1.5 ± 0.9 points: reaches past 2
-    (0.20, FAILS),  # 10 points
-    (0.40, FAILS),  # −10 points
-])
+@pytest.mark.parametrize(
+    "one_bit, expected",
+    [
+        (0.295, HOLDS),  # 0.5 ± 0.9 points: inside ±2
+        (0.285, OPEN),  # 1.5 ± 0.9 points: reaches past 2
+        (0.20, FAILS),  # 10 points
+        (0.40, FAILS),  # −10 points
+    ],
+)
 def test_matched_analogies_need_the_interval_inside_the_margin(one_bit, expected):
     analogies = {"32-bit": {"accuracy": 0.30, "questions": 19_544}, "1-bit": {"accuracy": one_bit, "questions": 19_544}}
     judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"), analogies=analogies)))["matched-analogies"]
@@ -325,22 +387,37 @@ def test_matched_analogies_need_the_interval_inside_the_margin(one_bit, expected
 
 
 def idf_counts(only_with, only_without, rare_with_idf, frequent_with_idf=3000, pairs=4950):
-    return {"words": 100, "numerals": 12, "frequent pairs": pairs, "frequent orthogonal with idf": frequent_with_idf,
-            "frequent orthogonal without idf": frequent_with_idf - only_with + only_without,
-            "frequent only with idf": only_with, "frequent only without idf": only_without,
-            "rare pairs": pairs, "rare orthogonal with idf": rare_with_idf,
-            "rare orthogonal without idf": rare_with_idf,
-            "rare only with idf": 0, "rare only without idf": 0, "numeral pairs": 66, "numeral orthogonal with idf": 60,
-            "numeral orthogonal without idf": 30, "numeral only with idf": 30, "numeral only without idf": 0}
+    return {
+        "words": 100,
+        "numerals": 12,
+        "frequent pairs": pairs,
+        "frequent orthogonal with idf": frequent_with_idf,
+        "frequent orthogonal without idf": frequent_with_idf - only_with + only_without,
+        "frequent only with idf": only_with,
+        "frequent only without idf": only_without,
+        "rare pairs": pairs,
+        "rare orthogonal with idf": rare_with_idf,
+        "rare orthogonal without idf": rare_with_idf,
+        "rare only with idf": 0,
+        "rare only without idf": 0,
+        "numeral pairs": 66,
+        "numeral orthogonal with idf": 60,
+        "numeral orthogonal without idf": 30,
+        "numeral only with idf": 30,
+        "numeral only without idf": 0,
+    }
 
 
-@pytest.mark.parametrize("counts, expected", [
-    (idf_counts(1100, 100, 2000), HOLDS),  # more frequent pairs orthogonal with Idf, and more than rare pairs
-    (idf_counts(100, 1100, 2000), FAILS),  # fewer with Idf than without
-    (idf_counts(1100, 100, 4000), FAILS),  # rare words' pairs more often orthogonal
-    (idf_counts(10, 8, 2000), OPEN),  # Idf changes too few pairs to decide
-    (idf_counts(1100, 100, 3010), OPEN),  # frequent and rare alike
-])
+@pytest.mark.parametrize(
+    "counts, expected",
+    [
+        (idf_counts(1100, 100, 2000), HOLDS),  # more frequent pairs orthogonal with Idf, and more than rare pairs
+        (idf_counts(100, 1100, 2000), FAILS),  # fewer with Idf than without
+        (idf_counts(1100, 100, 4000), FAILS),  # rare words' pairs more often orthogonal
+        (idf_counts(10, 8, 2000), OPEN),  # Idf changes too few pairs to decide
+        (idf_counts(1100, 100, 3010), OPEN),  # frequent and rare alike
+    ],
+)
 def test_the_idf_claim_needs_both_comparisons(counts, expected):
     judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"), idf_orthogonality={"32-bit": counts})))
     assert judged["idf-common-orthogonal"].verdict == f"{expected} on the 32-bit model"
@@ -354,9 +431,10 @@ def test_the_wmd_grid_is_costed_from_our_seconds_per_pair():
 
     results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter"), **nested(BASE, "20news")}
     for dataset, pairs_per_second in (("bbcsport", 200), ("twitter", 10), ("20news", 50)):
-        results[dataset, "wmd"] = replace(results[dataset, "wmd"], runs=[Run("validation", pairs=1000, seconds=0),
-                                                                          Run("test", pairs=1000,
-                                                                              seconds=2000 / pairs_per_second)])
+        results[dataset, "wmd"] = replace(
+            results[dataset, "wmd"],
+            runs=[Run("validation", pairs=1000, seconds=0), Run("test", pairs=1000, seconds=2000 / pairs_per_second)],
+        )
     judged = by_claim(judge(Evidence(results)))["wmd-intractable"]
     # BBCSPORT 5.9 core-hours, TWITTER 2,115 (between a month and a year), 20NEWS 15,718
     assert judged.verdict == "holds on 1 of 3 data sets, does not hold on 1 (BBCSPORT), open on 1 (TWITTER)"
@@ -371,13 +449,31 @@ def _timings(ratios: dict[str, float]) -> pd.DataFrame:
     (eight sampled queries whose times spread by ±20 %)."""
     frames = []
     for dataset, ratio in ratios.items():
-        frames.append(pd.DataFrame({"dataset": dataset, "method": "soft_vsm_quantized_ortho",
-                                    "query": pd.array([pd.NA] * 3, "Int64"), "test queries": 100, "pairs": 10_000,
-                                    "seconds": [0.0099, 0.01, 0.0101]}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "dataset": dataset,
+                    "method": "soft_vsm_quantized_ortho",
+                    "query": pd.array([pd.NA] * 3, "Int64"),
+                    "test queries": 100,
+                    "pairs": 10_000,
+                    "seconds": [0.0099, 0.01, 0.0101],
+                }
+            )
+        )
         per_query = 100 / 1e6 * ratio  # 100 pairs per query
-        frames.append(pd.DataFrame({"dataset": dataset, "method": "wmd", "query": pd.array(range(8), "Int64"),
-                                    "test queries": 100, "pairs": 100,
-                                    "seconds": per_query * np.linspace(0.8, 1.2, 8)}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "dataset": dataset,
+                    "method": "wmd",
+                    "query": pd.array(range(8), "Int64"),
+                    "test queries": 100,
+                    "pairs": 100,
+                    "seconds": per_query * np.linspace(0.8, 1.2, 8),
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 

@@ -8,7 +8,13 @@ import pytest
 from scipy import sparse
 
 from regemb_utils.chapters.confusion_tsne import (
-    confusion_counts, map_figure_3d, map_sample, plot_confusion, row_normalized, scm_dissimilarities, tsne_map,
+    confusion_counts,
+    map_figure_3d,
+    map_sample,
+    plot_confusion,
+    row_normalized,
+    scm_dissimilarities,
+    tsne_map,
 )
 from regemb_utils.measures.similarity import sparse_scm
 
@@ -95,8 +101,17 @@ def test_map_sample_and_3d_figure_hover():
 # What the figures show, in numbers
 
 from regemb_utils.chapters.confusion_tsne import (  # noqa: E402
-    MIN_FONT_PT, absent_figure, confusion_between, confusion_figure, errors_within_groups, largest_confusions,
-    map_neighbour_agreement, map_viewer_3d, maps_figure_2d, observations_markdown, prediction_shares,
+    MIN_FONT_PT,
+    absent_figure,
+    confusion_between,
+    confusion_figure,
+    errors_within_groups,
+    largest_confusions,
+    map_neighbour_agreement,
+    map_viewer_3d,
+    maps_figure_2d,
+    observations_markdown,
+    prediction_shares,
     usenet_hierarchy,
 )
 
@@ -108,8 +123,11 @@ AFTER = np.array([[52, 1, 2, 0], [0, 22, 0, 0], [2, 0, 62, 0], [0, 1, 0, 9]])
 
 def test_largest_confusions_rank_the_non_regularized_errors_and_pair_them_with_the_regularized():
     table = largest_confusions(BEFORE, AFTER, NAMES, top=3)
-    assert list(zip(table["true class"], table["predicted as"])) == [("grain", "crude"), ("earn", "acq"),
-                                                                      ("acq", "earn")]
+    assert list(zip(table["true class"], table["predicted as"])) == [
+        ("grain", "crude"),
+        ("earn", "acq"),
+        ("acq", "earn"),
+    ]
     first = table.iloc[0]
     assert (first["class size"], first["non-regularized"], first["regularized"], first["change"]) == (10, 6, 1, -5)
     assert first["non-regularized share"] == pytest.approx(0.6) and first["regularized share"] == pytest.approx(0.1)
@@ -154,8 +172,9 @@ def test_map_neighbour_agreement_is_one_for_islands_and_low_for_a_random_mix():
 
 
 def test_observations_name_the_papers_confusion_and_whether_regularization_reduces_it():
-    text = observations_markdown("reuters", BEFORE, AFTER, NAMES, errors=(0.1, 0.05), ks=(9, 19),
-                                 agreement=(0.6, 0.8), map_documents=171)
+    text = observations_markdown(
+        "reuters", BEFORE, AFTER, NAMES, errors=(0.1, 0.05), ks=(9, 19), agreement=(0.6, 0.8), map_documents=171
+    )
     assert "Figure 4" in text and "grain" in text
     assert "6 of the 10 grain test documents (60.0\u00a0% ) as crude".replace(" )", ")") in text
     assert "most of them, as in the paper" in text and "regularization reduces this confusion" in text
@@ -205,8 +224,11 @@ def test_figures_have_no_text_below_the_minimum_size(n):
     after = before.copy()
     labels = rng.integers(0, n, size=60)
     maps = (rng.normal(size=(60, 2)), rng.normal(size=(60, 2)))
-    for fig in (confusion_figure(before, after, names, ("non-regularized", "regularized")),
-                maps_figure_2d(maps, labels, names, ("non-regularized", "regularized")), absent_figure("amazon")):
+    for fig in (
+        confusion_figure(before, after, names, ("non-regularized", "regularized")),
+        maps_figure_2d(maps, labels, names, ("non-regularized", "regularized")),
+        absent_figure("amazon"),
+    ):
         assert fig.axes  # IPython shows a figure without axes as text, not as an image
         sizes = [t.get_fontsize() for t in _texts(fig)]
         assert sizes and min(sizes) >= MIN_FONT_PT
@@ -215,9 +237,16 @@ def test_figures_have_no_text_below_the_minimum_size(n):
 
 
 def test_map_viewer_shows_one_map_at_a_time_in_one_scene():
-    views = [{"title": f"view {v}", "coordinates": np.arange(12.0).reshape(4, 3) + v, "labels": labels,
-              "class_names": ["a", "b", "c"], "texts": ["w"] * 4}
-             for v, labels in enumerate(([0, 1, 1, 0], [2, 2, 2, 2], [0, 1, 2, 2]))]
+    views = [
+        {
+            "title": f"view {v}",
+            "coordinates": np.arange(12.0).reshape(4, 3) + v,
+            "labels": labels,
+            "class_names": ["a", "b", "c"],
+            "texts": ["w"] * 4,
+        }
+        for v, labels in enumerate(([0, 1, 1, 0], [2, 2, 2, 2], [0, 1, 2, 2]))
+    ]
     figure = map_viewer_3d(views)
     assert len(figure.data) == 2 + 1 + 3
     assert [trace.visible for trace in figure.data] == [True, True, False, False, False, False]
@@ -234,10 +263,12 @@ def test_map_viewer_shows_one_map_at_a_time_in_one_scene():
 def test_summary_counts_the_data_sets_where_regularization_helps():
     from regemb_utils.chapters.confusion_tsne import summary_markdown, summary_row
 
-    rows = [summary_row("reuters", BEFORE, AFTER, NAMES, (0.5, 0.7)),
-            summary_row("amazon", AFTER, BEFORE, NAMES, (0.6, 0.4)),
-            summary_row("twitter", np.diag([1, 2, 3, 4]), np.diag([1, 2, 3, 4]), NAMES, (0.9, 0.9)),
-            summary_row("bbcsport", np.diag([1, 2, 3, 4]), np.diag([1, 2, 3, 4]), NAMES, (0.50, 0.53))]
+    rows = [
+        summary_row("reuters", BEFORE, AFTER, NAMES, (0.5, 0.7)),
+        summary_row("amazon", AFTER, BEFORE, NAMES, (0.6, 0.4)),
+        summary_row("twitter", np.diag([1, 2, 3, 4]), np.diag([1, 2, 3, 4]), NAMES, (0.9, 0.9)),
+        summary_row("bbcsport", np.diag([1, 2, 3, 4]), np.diag([1, 2, 3, 4]), NAMES, (0.50, 0.53)),
+    ]
     assert rows[0]["largest confusion"] == "grain → crude" and rows[0]["regularized"] == 1
     assert rows[2]["largest confusion"] is None and rows[2]["non-regularized"] is None
     text = summary_markdown(rows)
@@ -251,7 +282,9 @@ def test_observations_say_when_regularization_leaves_a_confusion_unchanged():
     assert "Figure 5" in text and "leaves that confusion unchanged" in text
 
 
-@pytest.mark.parametrize("n, longest", [(4, "electronics"), (5, "athletics"), (10, "C10"), (20, "comp.sys.ibm.pc.hardware")])
+@pytest.mark.parametrize(
+    "n, longest", [(4, "electronics"), (5, "athletics"), (10, "C10"), (20, "comp.sys.ibm.pc.hardware")]
+)
 def test_confusion_counts_fit_their_cells_and_nothing_collides(n, longest):
     """AMAZON and BBCSPORT (few classes, long counts, long names) and 20NEWS (20 classes): every count inside its
     cell, no two tick labels overlapping, and the colour bar clear of every title and label."""

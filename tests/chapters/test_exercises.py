@@ -1,5 +1,6 @@
 """The computations behind the chapters' exercises (regemb_utils.chapters.exercises), each against an independent one.
 (What the solutions state about the chapters' own data is checked on the smoke run: tests/exercise_claims.py.)"""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -62,8 +63,7 @@ def test_exact_zeros_counts_orthogonal_pairs():
     signs = rng.choice([-1.0, 1.0], size=(200, 6))  # integers: float inner products are exact
     first, second = exercises._pairs(200, 3000, 0)
     expected = np.mean(np.einsum("ij,ij->i", signs[first], signs[second]) == 0)
-    zeros = exercises.exact_zeros({"1-bit": _keyed(signs / 3), "32-bit": _keyed(rng.normal(size=(200, 6)))},
-                                  pairs=3000)
+    zeros = exercises.exact_zeros({"1-bit": _keyed(signs / 3), "32-bit": _keyed(rng.normal(size=(200, 6)))}, pairs=3000)
     shares = dict(zip(zeros.model, zeros["share exactly 0"]))
     assert shares["1-bit"] == pytest.approx(expected) and expected > 0.2  # C(6,3)/2^6 = 0.31 for random signs
     assert shares["32-bit"] == 0
@@ -84,8 +84,9 @@ def test_density_over_c_counts_the_columns_of_s_prime(grid):
     density = exercises.density_over_c(matrices, [2, 5, 10], embedded)
     assert len(density) == 12
     for row in density.to_dict("records"):
-        S = matrices.build(symmetric=row["Sym"], dominant=row["Dom"], idf=True, nonzero_limit=row["C"],
-                           threshold=-1.0, exponent=1.0).tocsc()
+        S = matrices.build(
+            symmetric=row["Sym"], dominant=row["Dom"], idf=True, nonzero_limit=row["C"], threshold=-1.0, exponent=1.0
+        ).tocsc()
         per_column = np.diff(S.indptr)[embedded]
         assert row["mean non-zeros per column"] == pytest.approx(per_column.mean())
         assert row["most non-zeros in a column"] == per_column.max() <= row["C"] + 1
@@ -97,8 +98,9 @@ def test_smallest_eigenvalues_decide_the_cholesky_factor(grid):
     matrices, _ = grid
     eigen = exercises.smallest_eigenvalues(matrices, [3, 10])
     for row in eigen.to_dict("records"):
-        S = matrices.build(symmetric=True, dominant=row["Dom"], idf=True, nonzero_limit=row["C"], threshold=-1.0,
-                           exponent=1.0)
+        S = matrices.build(
+            symmetric=True, dominant=row["Dom"], idf=True, nonzero_limit=row["C"], threshold=-1.0, exponent=1.0
+        )
         assert row["smallest eigenvalue"] == pytest.approx(eigvalsh(S.toarray().astype(np.float64))[0], abs=1e-9)
         assert row["Cholesky factor exists"] == (row["smallest eigenvalue"] > 1e-9)
     assert eigen[eigen.Dom]["smallest eigenvalue"].gt(0).all()
@@ -116,8 +118,13 @@ def test_largest_disagreement_is_the_pair_whose_ranks_differ_most():
     _, dictionary, kv = make_problem(seed=5, n_words=60, dim=8, missing=0, with_unknown=False)
     rng = np.random.default_rng(5)
     texts = [" ".join(rng.choice([f"w{i}" for i in range(60)], size=rng.integers(3, 12))) for _ in range(40)]
-    dataset = Dataset("toy", ("a", "b"), Split(texts[:24], np.arange(24) % 2), Split(texts[24:30], np.arange(6) % 2),
-                      Split(texts[30:], np.arange(10) % 2))
+    dataset = Dataset(
+        "toy",
+        ("a", "b"),
+        Split(texts[:24], np.arange(24) % 2),
+        Split(texts[24:30], np.arange(6) % 2),
+        Split(texts[30:], np.arange(10) % 2),
+    )
     documents = prepare_documents(dataset, dictionary)
     S = MatrixGrid(nearest_neighbours(kv, depth=20), dictionary).build(True, True, True, 10, -1.0, 1.0)
     rows = embedding_matrix(kv, dictionary, terms=documents.terms)
@@ -171,9 +178,16 @@ def _result(dataset, method, truth, wrong):
 
 def test_reduction_by_hand_equals_the_scorecards():
     truth = np.zeros(40, dtype=int)
-    results = {(d, m): _result(d, m, truth, wrong) for d, m, wrong in [
-        ("bbcsport", "soft_vsm", 10), ("bbcsport", "soft_vsm_ortho", 6), ("twitter", "soft_vsm", 12),
-        ("twitter", "soft_vsm_ortho", 11), ("bbcsport", "bow", 20)]}
+    results = {
+        (d, m): _result(d, m, truth, wrong)
+        for d, m, wrong in [
+            ("bbcsport", "soft_vsm", 10),
+            ("bbcsport", "soft_vsm_ortho", 6),
+            ("twitter", "soft_vsm", 12),
+            ("twitter", "soft_vsm_ortho", 11),
+            ("bbcsport", "bow", 20),
+        ]
+    }
     assert exercises.reduction_by_hand(error_table(results)) == pytest.approx(100 * (1 - (6 + 11) / (10 + 12)))
     assert exercises.reduction_by_hand(error_table(results)) == pytest.approx(error_reduction(results)["reduction"])
 
@@ -183,8 +197,10 @@ def test_within_intervals_counts_the_papers_errors_in_ours():
     from regemb_utils.classification.statistics import agresti_coull
 
     truth = np.zeros(60, dtype=int)
-    results = {("bbcsport", "bow"): _result("bbcsport", "bow", truth, 14),
-               ("twitter", "bow"): _result("twitter", "bow", truth, 30)}
+    results = {
+        ("bbcsport", "bow"): _result("bbcsport", "bow", truth, 14),
+        ("twitter", "bow"): _result("twitter", "bow", truth, 30),
+    }
     counted = exercises.within_intervals(results, confidences=(0.5, 0.95, 0.9999))
     for row in counted.to_dict("records"):
         expected = 0

@@ -1,4 +1,5 @@
 """Chapter 3's count for §4.2's Idf claim against a pair-by-pair count on the same matrices."""
+
 import itertools
 
 import numpy as np
@@ -20,7 +21,7 @@ def toy(seed=0, words=30):
     names = [str(i) if i % 7 == 0 else f"w{i}" for i in range(words)]
     kv = KeyedVectors(5)
     kv.add_vectors(names[:-1], rng.normal(size=(words - 1, 5)))
-    dictionary = Dictionary([names[:words - d] for d in range(words)])
+    dictionary = Dictionary([names[: words - d] for d in range(words)])
     embedded = np.array([dictionary[i] in kv for i in range(len(dictionary))])
     return MatrixGrid(nearest_neighbours(kv, depth=8, progress=False), dictionary), dictionary, embedded
 
@@ -39,8 +40,10 @@ def test_the_counts_agree_with_a_pair_by_pair_count():
     assert counted["numerals"] == len(groups["numeral"]) == 5  # 0, 7, 14, 21 and 28
     # the pairs that change: orthogonal with Idf minus without equals only-with minus only-without
     for group in groups:
-        assert (counted[f"{group} orthogonal with idf"] - counted[f"{group} orthogonal without idf"]
-                == counted[f"{group} only with idf"] - counted[f"{group} only without idf"])
+        assert (
+            counted[f"{group} orthogonal with idf"] - counted[f"{group} orthogonal without idf"]
+            == counted[f"{group} only with idf"] - counted[f"{group} only without idf"]
+        )
 
 
 def test_too_few_words_are_refused():

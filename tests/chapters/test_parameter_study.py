@@ -1,4 +1,5 @@
 """Chapter 4's parameter study: the validation grid per (data set, method) and its interactive figure."""
+
 from __future__ import annotations
 
 import itertools
@@ -13,9 +14,19 @@ from regemb_utils.chapters.parameter_study import parameter_study_figure, valida
 
 def _result(dataset, method, seed):
     rng = np.random.default_rng(seed)
-    rows = [dict(symmetric=s, dominant=True, idf=True, nonzero_limit=c, threshold=t, exponent=o, k=k,
-                 error=float(rng.integers(0, 40)) / 40)
-            for s, c, t, o, k in itertools.product((True, False), (10, 40), (-1.0, 0.0), (1.0, 4.0), (1, 3))]
+    rows = [
+        dict(
+            symmetric=s,
+            dominant=True,
+            idf=True,
+            nonzero_limit=c,
+            threshold=t,
+            exponent=o,
+            k=k,
+            error=float(rng.integers(0, 40)) / 40,
+        )
+        for s, c, t, o, k in itertools.product((True, False), (10, 40), (-1.0, 0.0), (1.0, 4.0), (1, 3))
+    ]
     table = pd.DataFrame(rows)
     best = table.iloc[int(table["error"].idxmin())].to_dict()
     params = {key: value for key, value in best.items() if key != "error"}
@@ -24,26 +35,35 @@ def _result(dataset, method, seed):
 
 @pytest.fixture
 def results():
-    return {("bbcsport", "soft_vsm_ortho"): _result("bbcsport", "soft_vsm_ortho", 0),
-            ("bbcsport", "bow"): _result("bbcsport", "bow", 1),
-            ("twitter", "soft_vsm_quantized_ortho"): _result("twitter", "soft_vsm_quantized_ortho", 2),
-            ("twitter", "soft_vsm_ortho"): _result("twitter", "soft_vsm_ortho", 3)}
+    return {
+        ("bbcsport", "soft_vsm_ortho"): _result("bbcsport", "soft_vsm_ortho", 0),
+        ("bbcsport", "bow"): _result("bbcsport", "bow", 1),
+        ("twitter", "soft_vsm_quantized_ortho"): _result("twitter", "soft_vsm_quantized_ortho", 2),
+        ("twitter", "soft_vsm_ortho"): _result("twitter", "soft_vsm_ortho", 3),
+    }
 
 
 def test_validation_grid_keeps_the_lowest_error_of_every_point(results):
     grid, selected = validation_grid(results)
     assert list(dict.fromkeys(zip(grid.dataset, grid.method))) == [
-        ("bbcsport", "soft_vsm_ortho"), ("twitter", "soft_vsm_ortho"), ("twitter", "soft_vsm_quantized_ortho")]
+        ("bbcsport", "soft_vsm_ortho"),
+        ("twitter", "soft_vsm_ortho"),
+        ("twitter", "soft_vsm_quantized_ortho"),
+    ]
     for row in grid.to_dict("records"):
         table = results[row["dataset"], row["method"]].validation
-        at = table[(table.nonzero_limit == row["nonzero_limit"]) & (table.threshold == row["threshold"])
-                   & (table.exponent == row["exponent"])]
+        at = table[
+            (table.nonzero_limit == row["nonzero_limit"])
+            & (table.threshold == row["threshold"])
+            & (table.exponent == row["exponent"])
+        ]
         assert len(at) == 4 and row["error"] == pytest.approx(100 * at["error"].min())
     for row in selected.to_dict("records"):
         result = results[row["dataset"], row["method"]]
         assert row["error"] == pytest.approx(100 * result.validation["error"].min())
         assert (row["nonzero_limit"], row["threshold"], row["exponent"]) == tuple(
-            result.params[k] for k in ("nonzero_limit", "threshold", "exponent"))
+            result.params[k] for k in ("nonzero_limit", "threshold", "exponent")
+        )
 
 
 def test_validation_grid_refuses_a_selected_point_outside_the_grid(results):

@@ -1,4 +1,5 @@
 """Chapter 1's computations: the majority-class baseline, the Table 1 comparison, the class-distribution figure."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +9,13 @@ from gensim.corpora import Dictionary
 
 from regemb_utils import paper
 from regemb_utils.chapters.preprocessing import (
-    class_distribution, class_distribution_figure, dataset_statistics, e_p_gaps, majority_class_error,
-    majority_class_table, table_1_comparison,
+    class_distribution,
+    class_distribution_figure,
+    dataset_statistics,
+    e_p_gaps,
+    majority_class_error,
+    majority_class_table,
+    table_1_comparison,
 )
 from regemb_utils.text.corpus import frequent_words
 from regemb_utils.text.datasets import Dataset, Split
@@ -22,11 +28,17 @@ def _split(labels, text="w"):
 @pytest.fixture
 def datasets():
     # twitter: training split 6 x neutral (1), 3 x positive (0), 1 x negative (2); test: 4 neutral of 10
-    twitter = Dataset("twitter", ("positive", "neutral", "negative"),
-                      _split([1] * 6 + [0] * 3 + [2]), _split([0, 1]), _split([1] * 4 + [0] * 5 + [2]))
+    twitter = Dataset(
+        "twitter",
+        ("positive", "neutral", "negative"),
+        _split([1] * 6 + [0] * 3 + [2]),
+        _split([0, 1]),
+        _split([1] * 4 + [0] * 5 + [2]),
+    )
     # bbcsport: a tie in the training split (2 x class 0, 2 x class 1) goes to the lower id; test: 1 of 4 is class 0
-    bbcsport = Dataset("bbcsport", ("athletics", "cricket", "football"),
-                       _split([1, 0, 1, 0]), _split([2]), _split([0, 1, 2, 2]))
+    bbcsport = Dataset(
+        "bbcsport", ("athletics", "cricket", "football"), _split([1, 0, 1, 0]), _split([2]), _split([0, 1, 2, 2])
+    )
     return {"twitter": twitter, "bbcsport": bbcsport}
 
 
@@ -87,10 +99,18 @@ def test_dataset_statistics_count_e_p_three_ways(dictionary):
     assert ours["E[p] in corpus dictionary"] == 2.5  # (3 + 2) / 2: "unknown" is not in the corpus
     assert ours["E[p] with an embedding"] == 1.5  # (2 + 1) / 2: gamma and delta occur fewer than 5 times
     shown = table_1_comparison(statistics)
-    assert list(shown.columns) == ["train / test (paper's if different)", "classes", "E[p]: all words",
-                                   "E[p]: in corpus dictionary", "E[p]: with an embedding", "paper: E[p]"]
+    assert list(shown.columns) == [
+        "train / test (paper's if different)",
+        "classes",
+        "E[p]: all words",
+        "E[p]: in corpus dictionary",
+        "E[p]: with an embedding",
+        "paper: E[p]",
+    ]
     nbsp = "\u00a0"
-    assert shown.loc["BBCSPORT", "train / test (paper's if different)"] == f"1{nbsp}/{nbsp}1 (paper: 517{nbsp}/{nbsp}220)"
+    assert (
+        shown.loc["BBCSPORT", "train / test (paper's if different)"] == f"1{nbsp}/{nbsp}1 (paper: 517{nbsp}/{nbsp}220)"
+    )
     assert shown.loc["BBCSPORT", "classes"] == "2 (paper: 5)"
     gaps = e_p_gaps(statistics)
     assert gaps["E[p] in corpus dictionary"] == pytest.approx(181.0 - 2.5)
@@ -104,8 +124,10 @@ def test_e_p_gaps_leave_out_the_data_sets_whose_documents_differ():
 
 
 def test_table_1_comparison_names_the_papers_sizes_only_where_they_differ():
-    columns = pd.MultiIndex.from_tuples([("ours", c) for c in ("train", "test", "E[p]", "classes")]
-                                        + [("paper", c) for c in ("train", "test", "E[p]", "classes")])
+    columns = pd.MultiIndex.from_tuples(
+        [("ours", c) for c in ("train", "test", "E[p]", "classes")]
+        + [("paper", c) for c in ("train", "test", "E[p]", "classes")]
+    )
     table = pd.DataFrame([[517, 220, 185.5, 5, 517, 220, 181.0, 5]], index=["bbcsport"], columns=columns)
     shown = table_1_comparison(table)
     assert shown.loc["BBCSPORT", "train / test (paper's if different)"] == "517\u00a0/\u00a0220"

@@ -1,4 +1,5 @@
 """Chapter 4's result tables."""
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,9 @@ from regemb_utils.classification.statistics import mcnemar_exact
 
 
 def _result(dataset, method, truth, predicted, k=1, runs=()):
-    return MethodResult(dataset, method, {"k": k}, pd.DataFrame(), np.asarray(truth), {k: np.asarray(predicted)},
-                        list(runs))
+    return MethodResult(
+        dataset, method, {"k": k}, pd.DataFrame(), np.asarray(truth), {k: np.asarray(predicted)}, list(runs)
+    )
 
 
 def test_error_table_has_the_agresti_coull_interval():
@@ -34,10 +36,14 @@ def test_error_table_has_the_agresti_coull_interval():
 
 
 def test_relative_error_is_a_ratio_of_means():
-    errors = pd.DataFrame([
-        {"dataset": "a", "method": "bow", "error": 40.0}, {"dataset": "b", "method": "bow", "error": 20.0},
-        {"dataset": "a", "method": "soft_vsm", "error": 10.0}, {"dataset": "b", "method": "soft_vsm", "error": 20.0},
-    ])
+    errors = pd.DataFrame(
+        [
+            {"dataset": "a", "method": "bow", "error": 40.0},
+            {"dataset": "b", "method": "bow", "error": 20.0},
+            {"dataset": "a", "method": "soft_vsm", "error": 10.0},
+            {"dataset": "b", "method": "soft_vsm", "error": 20.0},
+        ]
+    )
     table = relative_error_table(errors).set_index("method")
     assert table.loc["soft_vsm", "relative error"] == pytest.approx(100 * 15 / 30)  # not the mean of 25 % and 100 %
     assert table.loc["bow", "relative error"] == pytest.approx(100.0)
@@ -54,8 +60,9 @@ def test_significance_uses_paired_predictions_and_bh_over_all_tests():
     table = significance_table(results)
     assert len(table) == 2 * 3
     first = table.iloc[0]
-    expected = mcnemar_exact(results["bbcsport", "bow"].predictions[1], results["bbcsport", "soft_vsm"].predictions[1],
-                             truth)
+    expected = mcnemar_exact(
+        results["bbcsport", "bow"].predictions[1], results["bbcsport", "soft_vsm"].predictions[1], truth
+    )
     assert (first["a"], first["b"]) == ("BoW", "Soft VSM") and first["p"] == pytest.approx(expected.pvalue)
     m = len(table)
     order = np.argsort(table["p"].to_numpy())
@@ -69,9 +76,23 @@ def test_significance_uses_paired_predictions_and_bh_over_all_tests():
 
 
 def test_optimal_parameters_put_the_papers_table_2_beside():
-    result = MethodResult("bbcsport", "soft_vsm_ortho", {"slope": 0.0, "symmetric": True, "dominant": True,
-                          "idf": True, "nonzero_limit": 200, "threshold": 0.0, "exponent": 4.0, "k": 3},
-                          pd.DataFrame(), np.zeros(3, int), {3: np.zeros(3, int)})
+    result = MethodResult(
+        "bbcsport",
+        "soft_vsm_ortho",
+        {
+            "slope": 0.0,
+            "symmetric": True,
+            "dominant": True,
+            "idf": True,
+            "nonzero_limit": 200,
+            "threshold": 0.0,
+            "exponent": 4.0,
+            "k": 3,
+        },
+        pd.DataFrame(),
+        np.zeros(3, int),
+        {3: np.zeros(3, int)},
+    )
     table = optimal_parameters({("bbcsport", "soft_vsm_ortho"): result})
     assert list(table["source"]) == ["Soft VSM (ortho.)", "paper: Soft VSM (ortho.)"]
     assert table.iloc[0]["nonzero_limit"] == 200 and table.iloc[1]["nonzero_limit"] == 100
@@ -79,17 +100,20 @@ def test_optimal_parameters_put_the_papers_table_2_beside():
 
 def _speed_rows(dataset, method, seconds, pairs, whole):
     query = pd.array([pd.NA] * len(seconds) if whole else range(len(seconds)), dtype="Int64")
-    return pd.DataFrame({"dataset": dataset, "method": method, "query": query, "test queries": 10, "pairs": pairs,
-                         "seconds": seconds})
+    return pd.DataFrame(
+        {"dataset": dataset, "method": method, "query": query, "test queries": 10, "pairs": pairs, "seconds": seconds}
+    )
 
 
 def test_measured_speed_pools_all_data_sets_and_the_papers_documents_apart():
     from regemb_utils.chapters.scm_vs_wmd import measured_speed
 
-    rows = [_speed_rows("bbcsport", "soft_vsm_quantized_ortho", [0.01, 0.01], 1000, True),
-            _speed_rows("bbcsport", "wmd", [1.0, 1.0], 100, False),  # 1,000 pairs in 10 s: ratio 1,000
-            _speed_rows("amazon", "soft_vsm_quantized_ortho", [0.01, 0.01], 1000, True),
-            _speed_rows("amazon", "wmd", [3.0, 3.0], 100, False)]  # 1,000 pairs in 30 s: ratio 3,000
+    rows = [
+        _speed_rows("bbcsport", "soft_vsm_quantized_ortho", [0.01, 0.01], 1000, True),
+        _speed_rows("bbcsport", "wmd", [1.0, 1.0], 100, False),  # 1,000 pairs in 10 s: ratio 1,000
+        _speed_rows("amazon", "soft_vsm_quantized_ortho", [0.01, 0.01], 1000, True),
+        _speed_rows("amazon", "wmd", [3.0, 3.0], 100, False),
+    ]  # 1,000 pairs in 30 s: ratio 3,000
     found = measured_speed(pd.concat(rows), ["soft_vsm_quantized_ortho", "wmd"])
     values = found["values"]
     assert values["measured_ratio"] == pytest.approx(2000.0)  # 2,000 pairs in 40 s against 2,000 in 0.02 s
@@ -99,8 +123,11 @@ def test_measured_speed_pools_all_data_sets_and_the_papers_documents_apart():
     assert "needs the WMD and the regularized SCM" in measured_speed(pd.concat(rows), ["bow", "wmd"])["note"]
 
 
-@pytest.mark.parametrize("methods", [["bow"], ["bow", "wmd"], ["bow", "tfidf_l1"],
-                                     ["bow", "soft_vsm", "soft_vsm_quantized_ortho", "wmd"]], ids="+".join)
+@pytest.mark.parametrize(
+    "methods",
+    [["bow"], ["bow", "wmd"], ["bow", "tfidf_l1"], ["bow", "soft_vsm", "soft_vsm_quantized_ortho", "wmd"]],
+    ids="+".join,
+)
 def test_the_speed_section_is_built_or_said_to_be_left_out(methods):
     from regemb_utils.book.figures import speed_ratio_figure
     from regemb_utils.book.tables import table
@@ -108,8 +135,11 @@ def test_the_speed_section_is_built_or_said_to_be_left_out(methods):
     from regemb_utils.classification.methods import METHODS
 
     timed = [m for m in methods if METHODS[m].source == "paper"]  # what speed_sample times
-    rows = [_speed_rows(d, m, [1.0, 2.0] if m == "wmd" else [0.01, 0.02], 100 if m == "wmd" else 1000, m != "wmd")
-            for d in ("bbcsport", "twitter") for m in timed]
+    rows = [
+        _speed_rows(d, m, [1.0, 2.0] if m == "wmd" else [0.01, 0.02], 100 if m == "wmd" else 1000, m != "wmd")
+        for d in ("bbcsport", "twitter")
+        for m in timed
+    ]
     found = measured_speed(pd.concat(rows), methods)
     complete = {"wmd", "soft_vsm_quantized_ortho"} <= set(methods)
     assert (found["note"] is None) == complete and (len(found["ratios"]) == 3) == complete

@@ -4,8 +4,15 @@ import pytest
 
 from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils import paper
-from regemb_utils.chapters.scm_vs_wmd import (SEARCH_RATE, error_reduction, error_table, optimal_parameters,
-                                              relative_error_table, speed_ratio, speed_table)
+from regemb_utils.chapters.scm_vs_wmd import (
+    SEARCH_RATE,
+    error_reduction,
+    error_table,
+    optimal_parameters,
+    relative_error_table,
+    speed_ratio,
+    speed_table,
+)
 from regemb_utils.chapters.scorecard import CORPUS_DIFFERS, SPEED, SPEED_RATIO, footnoted, headline, scorecard
 
 
@@ -13,8 +20,7 @@ def _result(dataset, method, errors, n, params=None, runs=()):
     truth = np.zeros(n, dtype=int)
     predicted = truth.copy()
     predicted[:errors] = 1
-    return MethodResult(dataset, method, {"k": 1, **(params or {})}, pd.DataFrame(), truth, {1: predicted},
-                        list(runs))
+    return MethodResult(dataset, method, {"k": 1, **(params or {})}, pd.DataFrame(), truth, {1: predicted}, list(runs))
 
 
 @pytest.fixture
@@ -26,10 +32,12 @@ def synthetic():
     return {
         ("bbcsport", "bow"): _result("bbcsport", "bow", 50, 220, runs=[Run("test", 10**6, 1000.0)]),
         ("bbcsport", "soft_vsm"): _result("bbcsport", "soft_vsm", 48, 220, runs=[Run("test", 10**6, 2000.0)]),
-        ("bbcsport", "soft_vsm_ortho"): _result("bbcsport", "soft_vsm_ortho", 30, 220, table_2,
-                                                runs=[Run("test", 10**6, 4000.0)]),
-        ("bbcsport", "soft_vsm_quantized_ortho"): _result("bbcsport", "soft_vsm_quantized_ortho", 30, 220,
-                                                          runs=[Run("test", 10**6, 4000.0)]),
+        ("bbcsport", "soft_vsm_ortho"): _result(
+            "bbcsport", "soft_vsm_ortho", 30, 220, table_2, runs=[Run("test", 10**6, 4000.0)]
+        ),
+        ("bbcsport", "soft_vsm_quantized_ortho"): _result(
+            "bbcsport", "soft_vsm_quantized_ortho", 30, 220, runs=[Run("test", 10**6, 4000.0)]
+        ),
         ("bbcsport", "wmd"): _result("bbcsport", "wmd", 20, 100, runs=[Run("test", 10**6, 10**6, solved=10**4)]),
     }
 
@@ -37,11 +45,26 @@ def synthetic():
 def timings(scm_seconds=(0.009, 0.01, 0.011), wmd_seconds=(1.0, 3.0, 2.0, 2.0)):
     """measure_speed's rows on BBCSPORT: the regularized SCM's repeated calls over 100 test queries × 100 reference
     documents, and the WMD's sampled queries (100 pairs each)."""
-    scm = pd.DataFrame({"dataset": "bbcsport", "method": "soft_vsm_quantized_ortho",
-                        "query": pd.array([pd.NA] * len(scm_seconds), "Int64"), "test queries": 100,
-                        "pairs": 10_000, "seconds": list(scm_seconds)})
-    wmd = pd.DataFrame({"dataset": "bbcsport", "method": "wmd", "query": pd.array(range(len(wmd_seconds)), "Int64"),
-                        "test queries": 100, "pairs": 100, "seconds": list(wmd_seconds)})
+    scm = pd.DataFrame(
+        {
+            "dataset": "bbcsport",
+            "method": "soft_vsm_quantized_ortho",
+            "query": pd.array([pd.NA] * len(scm_seconds), "Int64"),
+            "test queries": 100,
+            "pairs": 10_000,
+            "seconds": list(scm_seconds),
+        }
+    )
+    wmd = pd.DataFrame(
+        {
+            "dataset": "bbcsport",
+            "method": "wmd",
+            "query": pd.array(range(len(wmd_seconds)), "Int64"),
+            "test queries": 100,
+            "pairs": 100,
+            "seconds": list(wmd_seconds),
+        }
+    )
     return pd.concat([scm, wmd], ignore_index=True)
 
 
@@ -53,15 +76,22 @@ def test_test_errors_are_checked_against_our_interval(synthetic):
     assert not rows.loc["Soft VSM (quan., ortho.)", "paper within our interval"]  # 2.27 % is far below [9.7, 18.8]
     lower, upper = rows.loc["Soft VSM (quan., ortho.)", ["lower", "upper"]]
     assert lower > 2.27 and lower < 100 * 30 / 220 < upper
-    assert rows.loc["WMD", "upper"] - rows.loc["WMD", "lower"] > rows.loc["Soft VSM", "upper"] - rows.loc["Soft VSM", "lower"]
+    assert (
+        rows.loc["WMD", "upper"] - rows.loc["WMD", "lower"]
+        > rows.loc["Soft VSM", "upper"] - rows.loc["Soft VSM", "lower"]
+    )
     assert rows.loc["BoW", "data"] == "same"  # no embeddings, BBCSPORT's documents are the paper's
     assert CORPUS_DIFFERS in rows.loc["Soft VSM", "data"]
 
 
 def test_reduction_speed_ratio_and_parameters(synthetic):
     errors = error_table(synthetic)
-    card = scorecard(errors=errors, relative=relative_error_table(errors), timings=timings(),
-                     parameters=optimal_parameters(synthetic))
+    card = scorecard(
+        errors=errors,
+        relative=relative_error_table(errors),
+        timings=timings(),
+        parameters=optimal_parameters(synthetic),
+    )
     top = headline(card)
     assert top["reduction"] == pytest.approx(100 * (1 - 30 / 48))  # one data set: a ratio of errors
     assert top["paper_reduction"] == 39.43  # §6.2
@@ -73,7 +103,10 @@ def test_reduction_speed_ratio_and_parameters(synthetic):
     rates = speed.loc[[SPEED]].set_index("method")["ours"]
     assert rates.to_dict() == pytest.approx({"WMD": 50.0, "Soft VSM (quan., ortho.)": 1e6})
     assert np.isnan(speed["difference"].astype(float)).all()  # speeds measured on other hardware: no difference
-    assert (top["errors_within"], top["errors_compared"]) == (2, 5)  # the soft VSM (21.82 %) and BoW (23 % ∈ [17.6, 28.6])
+    assert (top["errors_within"], top["errors_compared"]) == (
+        2,
+        5,
+    )  # the soft VSM (21.82 %) and BoW (23 % ∈ [17.6, 28.6])
     table_2 = card[card["section"] == "Table 2"].set_index("quantity")
     assert not table_2.loc["selected nonzero_limit", "exact match"]
     assert table_2.loc["selected nonzero_limit", "difference"] == 100
@@ -81,12 +114,23 @@ def test_reduction_speed_ratio_and_parameters(synthetic):
 
 
 def test_table_1_sizes_need_exact_matches_and_differing_data_are_marked():
-    ours = pd.DataFrame({"train": [517, 2000], "test": [220, 1632], "E[p]": [200.0, 95.0], "classes": [5, 10],
-                         "E[p] in corpus dictionary": [181.0, 88.0]}, index=["bbcsport", "ohsumed"])
-    paper = pd.DataFrame({"train": [517, 3999], "test": [220, 5153], "E[p]": [181.0, 89.4], "classes": [5, 10]},
-                         index=["bbcsport", "ohsumed"])
-    card = scorecard(table_1=pd.concat({"ours": ours, "paper": paper}, axis=1),
-                     cosines={"32-bit": {"mean": 0.2, "sd": 0.1}})
+    ours = pd.DataFrame(
+        {
+            "train": [517, 2000],
+            "test": [220, 1632],
+            "E[p]": [200.0, 95.0],
+            "classes": [5, 10],
+            "E[p] in corpus dictionary": [181.0, 88.0],
+        },
+        index=["bbcsport", "ohsumed"],
+    )
+    paper = pd.DataFrame(
+        {"train": [517, 3999], "test": [220, 5153], "E[p]": [181.0, 89.4], "classes": [5, 10]},
+        index=["bbcsport", "ohsumed"],
+    )
+    card = scorecard(
+        table_1=pd.concat({"ours": ours, "paper": paper}, axis=1), cosines={"32-bit": {"mean": 0.2, "sd": 0.1}}
+    )
     sizes = card[(card["section"] == "Table 1") & (card["quantity"] == "training documents")].set_index("dataset")
     assert sizes.loc["bbcsport", "exact match"] and not sizes.loc["ohsumed", "exact match"]
     assert sizes.loc["ohsumed", "data"].startswith("ohsumed:")
@@ -131,10 +175,18 @@ def test_error_reduction_has_a_paired_bootstrap_interval():
 
 
 def test_data_differences_become_footnote_marks():
-    card = scorecard(table_1=pd.concat({"ours": pd.DataFrame({"train": [517, 2000], "test": [220, 1632],
-                                                              "E[p]": [181.0, 88.0], "classes": [5, 10]},
-                                                             index=["bbcsport", "ohsumed"])}, axis=1),
-                     cosines={"32-bit": {"mean": 0.2, "sd": 0.1}})
+    card = scorecard(
+        table_1=pd.concat(
+            {
+                "ours": pd.DataFrame(
+                    {"train": [517, 2000], "test": [220, 1632], "E[p]": [181.0, 88.0], "classes": [5, 10]},
+                    index=["bbcsport", "ohsumed"],
+                )
+            },
+            axis=1,
+        ),
+        cosines={"32-bit": {"mean": 0.2, "sd": 0.1}},
+    )
     marked, notes = footnoted(card)
     assert "data" not in marked and len(marked) == len(card)
     assert notes == {"a": CORPUS_DIFFERS, "b": f"ohsumed: {paper.DIFFERENT_DATA['ohsumed']}"}
@@ -152,8 +204,7 @@ def test_a_quantity_is_shown_with_one_precision_in_every_table(synthetic):
     from regemb_utils.chapters.scorecard import section_table, shown_numbers
 
     errors = error_table(synthetic)
-    card = scorecard(errors=errors, timings=timings(),
-                     cosines={"1-bit": {"mean": 0.0123456, "sd": 0.081}})
+    card = scorecard(errors=errors, timings=timings(), cosines={"1-bit": {"mean": 0.0123456, "sd": 0.081}})
     full = shown_numbers(card)
     for section in ("Figure 8", "Figure 9", "Chapter 2"):
         html = section_table(card, section).html
@@ -164,6 +215,7 @@ def test_a_quantity_is_shown_with_one_precision_in_every_table(synthetic):
 
 def test_the_papers_value_stands_for_every_number_that_rounds_to_it():
     from regemb_utils.chapters.scorecard import _row
+
     # 39.53 % (two decimals) may be 39.532 %, inside [39.5305, 41.75]; a bar label 40 stands for 39.5 to 40.5
     assert _row("Figure 8", "test error (%)", 39.53, 40.6, lower=39.5305, upper=41.75)["paper within our interval"]
     assert _row("Figure 8", "test error (%)", 40.0, 41.0, lower=40.4, upper=41.6)["paper within our interval"]

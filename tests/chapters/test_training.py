@@ -1,5 +1,6 @@
 """Variation from training (regemb_utils.chapters.training): the other seeds' models, the 32-bit soft VSMs rerun with each,
 and the verdicts that move with the seed (judged per seed by regemb_utils.chapters.claims)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,9 +26,15 @@ def test_other_seeds_accepts_a_list_of_seeds_or_none(given, expected):
     assert chapter_parameters("02_training", "smoke", other_seeds=given).other_seeds == expected
 
 
-@pytest.mark.parametrize("given, message", [([1, 2], "other_seeds must be a list of distinct integers of at least 2"),
-                                            ([2, 2], "2 given more than once"), (["2"], "other_seeds must be"),
-                                            ([], "the list is empty")])
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        ([1, 2], "other_seeds must be a list of distinct integers of at least 2"),
+        ([2, 2], "2 given more than once"),
+        (["2"], "other_seeds must be"),
+        ([], "the list is empty"),
+    ],
+)
 def test_other_seeds_refuses_the_books_seed_repeats_and_non_integers(given, message):
     with pytest.raises(ParameterError, match=message):
         chapter_parameters("02_training", "smoke", other_seeds=given)
@@ -57,8 +64,13 @@ def test_each_other_seed_reruns_the_32_bit_soft_vsms_with_its_own_model(chapter_
     other, _ = trained_embeddings("32-bit", seed=seeds[0], cache=cache, **settings)
     assert not np.allclose(book.vectors, other.vectors)
     rows = {first: embedding_matrix(other, dictionary, terms=documents[first].terms)}
-    direct = classify("soft_vsm", documents, Settings.from_parameters(chapter.params, progress=False),
-                      embeddings=rows, cache=ArtifactCache(tmp_path / "fresh"))[first]
+    direct = classify(
+        "soft_vsm",
+        documents,
+        Settings.from_parameters(chapter.params, progress=False),
+        embeddings=rows,
+        cache=ArtifactCache(tmp_path / "fresh"),
+    )[first]
     stored = seed_results[seeds[0]][first, "soft_vsm"]
     assert direct.params == stored.params
     for k in direct.predictions:
@@ -100,7 +112,10 @@ def test_a_seed_that_changes_nothing_splits_no_verdict_and_one_that_does_is_judg
 def test_a_rerun_timed_differently_splits_no_verdict(chapter_4):
     _, record, training = chapter_4
     results = record.values["results"]
-    slower = {key: dataclasses.replace(r, runs=[dataclasses.replace(run, seconds=50 * run.seconds) for run in r.runs])
-              for key, r in results.items() if key[1] in SEEDED_METHODS}
+    slower = {
+        key: dataclasses.replace(r, runs=[dataclasses.replace(run, seconds=50 * run.seconds) for run in r.runs])
+        for key, r in results.items()
+        if key[1] in SEEDED_METHODS
+    }
     # the same predictions, 50 times the seconds: no verdict differs between the seeds
     assert not any(j.depends_on_seed for j in judge(Evidence(results, {2: slower}, cosines=training.values["cosines"])))

@@ -1,4 +1,5 @@
 """Chapter 4's opening example (regemb_utils.chapters.worked_example) on small embeddings with the example's words."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +10,12 @@ from gensim.models import KeyedVectors
 from regemb_utils.measures.similarity import dense_scm, embedding_matrix
 from regemb_utils.termsim.matrix import nearest_neighbours
 from regemb_utils.chapters.worked_example import (
-    SENTENCES, FONT_PX, compare_sentences, example_figure, setting_markdown, table_2_matrix,
+    SENTENCES,
+    FONT_PX,
+    compare_sentences,
+    example_figure,
+    setting_markdown,
+    table_2_matrix,
 )
 
 PAIRS = (("obama", "president"), ("speaks", "greets"), ("media", "press"), ("illinois", "chicago"))
@@ -53,10 +59,15 @@ def test_bow_cosine_is_zero_without_stop_words_only(example):
 
 def test_measures_agree_with_their_parts(example):
     pair, dictionary, kv, (S_prime, point, paper_c) = example
-    assert point == {"symmetric": True, "dominant": True, "idf": True, "nonzero_limit": 6, "threshold": -1.0,
-                     "exponent": 2.0} and paper_c == 100  # Table 2's BBCSPORT row, C capped at the cache's depth
-    assert setting_markdown(point, paper_c) == ("Sym, Dom, Idf, *C* = 6 (the paper's 100, capped at the depth of "
-                                                "chapter 3's neighbour cache), *t* = −1, *o* = 2")
+    assert (
+        point
+        == {"symmetric": True, "dominant": True, "idf": True, "nonzero_limit": 6, "threshold": -1.0, "exponent": 2.0}
+        and paper_c == 100
+    )  # Table 2's BBCSPORT row, C capped at the cache's depth
+    assert setting_markdown(point, paper_c) == (
+        "Sym, Dom, Idf, *C* = 6 (the paper's 100, capped at the depth of "
+        "chapter 3's neighbour cache), *t* = −1, *o* = 2"
+    )
     unsymmetric = setting_markdown(dict(point, symmetric=False, nonzero_limit=100), paper_c)
     assert unsymmetric.startswith("no Sym, Dom, Idf, *C* = 100,") and "capped" not in unsymmetric
     for name in ("S", "S'"):
@@ -93,8 +104,12 @@ def test_missing_words_are_reported_and_the_figure_still_draws():
     figure = example_figure(pair)
     assert len(figure.data) == 3 and [t.visible for t in figure.data[1:]] == [True, False]
     assert "illinois*" in figure.data[0].y
-    sizes = [figure.layout.font.size] + [t.textfont.size for t in figure.data] + [
-        a.font.size for a in figure.layout.annotations] + [figure.layout.updatemenus[0].font.size]
+    sizes = (
+        [figure.layout.font.size]
+        + [t.textfont.size for t in figure.data]
+        + [a.font.size for a in figure.layout.annotations]
+        + [figure.layout.updatemenus[0].font.size]
+    )
     assert min(sizes) >= FONT_PX >= 12  # ≥ 9 pt at the figure's natural size
 
 

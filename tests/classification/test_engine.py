@@ -1,5 +1,6 @@
 """The measure objects: one kNN engine for chapter 4's runs, the estimators, the chapters and the apps. Their
 neighbours are chapter 4's (``knn_runs.nearest``) and no other module branches on a measure's kind."""
+
 import ast
 from pathlib import Path
 
@@ -44,11 +45,13 @@ def measure_branches(path: Path):
             inner = scope
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 inner = f"{scope}.{child.name}" if scope else child.name
-            if isinstance(child, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
-                                                       for op in child.ops):
+            if isinstance(child, ast.Compare) and all(
+                isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in child.ops
+            ):
                 operands = [child.left, *child.comparators]
                 if any(_strings(o) & KINDS for o in operands) or any(
-                        isinstance(o, ast.Attribute) and o.attr == "measure" for o in operands):
+                    isinstance(o, ast.Attribute) and o.attr == "measure" for o in operands
+                ):
                     found.append((inner, child.lineno))
             visit(child, inner)
 
@@ -63,8 +66,11 @@ def test_no_module_branches_on_a_measure_kind_outside_the_measure_objects():
         if name == "regemb_utils/classification/engine.py":
             continue
         frozen = FROZEN.get(name, set())
-        stray = [(scope, line) for scope, line in measure_branches(path)
-                 if not any(scope == f or scope.startswith(f + ".") for f in frozen)]
+        stray = [
+            (scope, line)
+            for scope, line in measure_branches(path)
+            if not any(scope == f or scope.startswith(f + ".") for f in frozen)
+        ]
         if stray:
             outside[name] = stray
     assert not outside, f"branches on a measure's kind outside the measure objects: {outside}"
@@ -74,7 +80,9 @@ def test_no_module_branches_on_a_measure_kind_outside_the_measure_objects():
 
 def test_the_scan_finds_a_branch(tmp_path):
     path = tmp_path / "probe.py"
-    path.write_text("def f(method):\n    if METHODS[method].measure == 'x':\n        return measure in ('wmd', 'cosine')\n")
+    path.write_text(
+        "def f(method):\n    if METHODS[method].measure == 'x':\n        return measure in ('wmd', 'cosine')\n"
+    )
     assert measure_branches(path) == [("f", 2), ("f", 3)]
 
 
@@ -99,8 +107,9 @@ def _problem(seed=0, n_words=30, dim=6):
     kv = as_keyed_vectors({w: rng.normal(size=dim) for w in words})
     docs = [list(rng.choice(words, size=6)) for _ in range(40)]
     dictionary = Dictionary(docs)
-    counts = sparse.csr_matrix([[doc.count(dictionary[i]) for i in range(len(dictionary))] for doc in docs],
-                               dtype=np.float64)
+    counts = sparse.csr_matrix(
+        [[doc.count(dictionary[i]) for i in range(len(dictionary))] for doc in docs], dtype=np.float64
+    )
     return kv, dictionary, counts
 
 
@@ -108,8 +117,11 @@ def _problem(seed=0, n_words=30, dim=6):
 def test_neighbours_are_the_brute_force_ranking_of_the_distances(method):
     kv, dictionary, counts = _problem()
     measure = Measure.of(method)
-    inputs = measure.inputs(kv, dictionary, depth=5, shared=True) if measure.needs_embeddings or \
-        measure.needs_matrices else measure.inputs()
+    inputs = (
+        measure.inputs(kv, dictionary, depth=5, shared=True)
+        if measure.needs_embeddings or measure.needs_matrices
+        else measure.inputs()
+    )
     point = dict(symmetric=True, dominant=True, idf=True, nonzero_limit=5, threshold=0.0, exponent=2.0)
     S = measure.term_similarity(inputs, point)
     Q, R = measure.represent(counts[:8], counts[8:]), measure.represent(counts[8:], counts[8:])

@@ -1,4 +1,5 @@
 """Chapter 4's timed kNN runs: model selection, test runs, caching, subsamples and parallel backends."""
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,14 @@ from regemb_utils.chapters.scm_vs_wmd import significance_table, speed_table
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.termsim.sources import InMemoryMatrices
 
-SPARSE_GRID = (("symmetric", (True, False)), ("dominant", (True,)), ("idf", (True,)), ("nonzero_limit", (2, 4)),
-               ("threshold", (-1.0,)), ("exponent", (1.0,)))
+SPARSE_GRID = (
+    ("symmetric", (True, False)),
+    ("dominant", (True,)),
+    ("idf", (True,)),
+    ("nonzero_limit", (2, 4)),
+    ("threshold", (-1.0,)),
+    ("exponent", (1.0,)),
+)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -41,11 +48,13 @@ def toy(tmp_path_factory):
     cache = ArtifactCache(tmp_path_factory.mktemp("artifacts"))
     results = {}
     for method in METHODS:
-        for name, result in classify(method, documents, settings, embeddings=embeddings,
-                                     matrices=matrices, cache=cache).items():
+        for name, result in classify(
+            method, documents, settings, embeddings=embeddings, matrices=matrices, cache=cache
+        ).items():
             results[name, method] = result
-    return dict(results=results, documents=documents, settings=settings, cache=cache, embeddings=embeddings,
-                matrices=matrices)
+    return dict(
+        results=results, documents=documents, settings=settings, cache=cache, embeddings=embeddings, matrices=matrices
+    )
 
 
 def test_every_method_classifies_the_separable_problem_exactly(toy):
@@ -79,13 +88,11 @@ def test_results_come_from_the_cache_the_second_time(toy, monkeypatch):
         raise AssertionError("recomputed a cached result")
 
     monkeypatch.setattr(experiment, "_compute", fail)
-    again = classify("soft_vsm_ortho", toy["documents"], toy["settings"],
-                     matrices=toy["matrices"], cache=toy["cache"])
+    again = classify("soft_vsm_ortho", toy["documents"], toy["settings"], matrices=toy["matrices"], cache=toy["cache"])
     np.testing.assert_array_equal(again["toy"].predictions[1], toy["results"]["toy", "soft_vsm_ortho"].predictions[1])
     changed = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, fill_rule="gensim")
     with pytest.raises(AssertionError, match="recomputed"):  # another rule is another artifact
-        classify("soft_vsm_ortho", toy["documents"], changed, matrices=toy["matrices"],
-                 cache=toy["cache"])
+        classify("soft_vsm_ortho", toy["documents"], changed, matrices=toy["matrices"], cache=toy["cache"])
 
 
 def test_changed_labels_or_documents_under_the_same_name_are_not_served_from_the_cache(toy):
@@ -98,9 +105,12 @@ def test_changed_labels_or_documents_under_the_same_name_are_not_served_from_the
     result = classify("bow", {"toy": relabelled}, toy["settings"], cache=toy["cache"])["toy"]
     np.testing.assert_array_equal(result.truth, permuted["test"])  # recomputed with the new labels
     assert result.test_error == float(np.mean(first.predictions[first.k] != permuted["test"])) > 0
-    fewer = dataclasses.replace(documents, counts=dict(documents.counts, train=documents.counts["train"][:-2]),
-                                labels=dict(documents.labels, train=documents.labels["train"][:-2]),
-                                char_lengths=dict(documents.char_lengths, train=documents.char_lengths["train"][:-2]))
+    fewer = dataclasses.replace(
+        documents,
+        counts=dict(documents.counts, train=documents.counts["train"][:-2]),
+        labels=dict(documents.labels, train=documents.labels["train"][:-2]),
+        char_lengths=dict(documents.char_lengths, train=documents.char_lengths["train"][:-2]),
+    )
     result = classify("bow", {"toy": fewer}, toy["settings"], cache=toy["cache"])["toy"]
     assert result.runs[-1].pairs == 12 * 22  # a new reference set, not the cached run
 
@@ -108,8 +118,9 @@ def test_changed_labels_or_documents_under_the_same_name_are_not_served_from_the
 def test_wmd_answers_a_seeded_subsample_of_queries_paired_with_the_full_run(toy):
     limited = Settings(ks=(1, 3, 5), slopes=(0.0, 0.5), sparse_grid=SPARSE_GRID, wmd_queries=(("toy", 5),))
     assert query_limit(limited, "wmd", "toy") == 5
-    sub = classify("wmd", toy["documents"], limited, embeddings=toy["embeddings"],
-                   cache=toy["cache"])["toy"]  # another limit is another artifact: computed, not the full one
+    sub = classify("wmd", toy["documents"], limited, embeddings=toy["embeddings"], cache=toy["cache"])[
+        "toy"
+    ]  # another limit is another artifact: computed, not the full one
     full = toy["results"]["toy", "wmd"]
     rows = np.sort(stratified_order(toy["documents"]["toy"].labels["test"])[:5])  # a prefix of the fixed order
     np.testing.assert_array_equal(sub.test_rows, rows)
@@ -122,8 +133,10 @@ def test_wmd_answers_a_seeded_subsample_of_queries_paired_with_the_full_run(toy)
     wrong = {k: v.copy() for k, v in other.predictions.items()}
     outside = np.setdiff1d(np.arange(12), rows)
     wrong[1][outside] = (wrong[1][outside] + 1) % toy["documents"]["toy"].n_labels
-    results = {("toy", "wmd"): sub, ("toy", "bow"): MethodResult("toy", "bow", {"k": 1}, pd.DataFrame(),
-                                                                 other.truth, wrong)}
+    results = {
+        ("toy", "wmd"): sub,
+        ("toy", "bow"): MethodResult("toy", "bow", {"k": 1}, pd.DataFrame(), other.truth, wrong),
+    }
     row = significance_table(results).iloc[0]
     assert row["queries"] == 5 and row["error a"] == 0 and row["error b"] == 0 and row["p"] == 1.0
 
@@ -152,8 +165,14 @@ def test_dask_cluster_gives_the_local_results(toy):
     for method in ("soft_vsm_ortho", "wmd"):
         local = toy["results"]["toy", method]
         with parallel_context("dask-local", 2):
-            remote = classify(method, toy["documents"], settings, embeddings=toy["embeddings"],
-                              matrices=toy["matrices"], cache=toy["cache"])["toy"]
+            remote = classify(
+                method,
+                toy["documents"],
+                settings,
+                embeddings=toy["embeddings"],
+                matrices=toy["matrices"],
+                cache=toy["cache"],
+            )["toy"]
         assert remote.params == local.params
         pd.testing.assert_frame_equal(remote.validation, local.validation)
         for k in local.predictions:

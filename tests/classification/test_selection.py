@@ -1,17 +1,26 @@
 """Grid search: the grid, the parallel evaluation and the selection rule (notes §8)."""
+
 from __future__ import annotations
 
 import joblib
 import pytest
 
-from regemb_utils.classification.selection import (evaluate_grid, evaluate_grid_in_batches, parameter_grid, select_best,
-                                                  select_grid)
+from regemb_utils.classification.selection import (
+    evaluate_grid,
+    evaluate_grid_in_batches,
+    parameter_grid,
+    select_best,
+    select_grid,
+)
 
 
 def test_selection_ties_go_to_the_earliest_point_then_the_smallest_k():
     table = [
-        {"C": 100, "k": 1, "error": 0.30}, {"C": 100, "k": 3, "error": 0.20}, {"C": 100, "k": 5, "error": 0.20},
-        {"C": 200, "k": 1, "error": 0.20}, {"C": 200, "k": 3, "error": 0.25},
+        {"C": 100, "k": 1, "error": 0.30},
+        {"C": 100, "k": 3, "error": 0.20},
+        {"C": 100, "k": 5, "error": 0.20},
+        {"C": 200, "k": 1, "error": 0.20},
+        {"C": 200, "k": 3, "error": 0.25},
     ]
     best = select_best(table)
     assert best.best_params == {"C": 100, "k": 3} and best.best_error == 0.20
@@ -61,8 +70,9 @@ def test_grid_in_batches_gives_the_same_results_with_neighbours_on_one_worker():
     """Batches of consecutive points (four per worker): the results of evaluate_grid, in grid order, and each batch
     of neighbouring points evaluated by one worker (where S′ of neighbouring points is shared)."""
     grid = parameter_grid({"a": list(range(8)), "b": [0.0, 0.5]})  # 16 points, 2 workers: batches of 2
-    assert evaluate_grid_in_batches(_validation_error, grid, n_jobs=2) == evaluate_grid(_validation_error, grid,
-                                                                                        n_jobs=2)
+    assert evaluate_grid_in_batches(_validation_error, grid, n_jobs=2) == evaluate_grid(
+        _validation_error, grid, n_jobs=2
+    )
     with joblib.parallel_backend("threading"):
         outcomes = evaluate_grid_in_batches(_point_and_thread, grid, n_jobs=2)
     assert [outcome[:2] for outcome in outcomes] == [(point["a"], point["b"]) for point in grid]

@@ -1,5 +1,6 @@
 """The speed measurement with the paper's measure: brute force against the pruned search on real documents, what the
 clock covers, and the ratio's bootstrap interval on constructed timings."""
+
 from __future__ import annotations
 
 import time
@@ -97,11 +98,26 @@ def test_measure_speed_refuses_bad_input(bbcsport, tmp_path):
 
 def _timings(dataset, slow_seconds, fast_seconds, n_reference, n_test, fast="soft_vsm_quantized_ortho"):
     """Constructed rows: ``slow_seconds`` per sampled WMD query, ``fast_seconds`` per call over every test query."""
-    slow = pd.DataFrame({"dataset": dataset, "method": "wmd",
-                         "query": pd.array(range(len(slow_seconds)), dtype="Int64"), "test queries": n_test,
-                         "pairs": n_reference, "seconds": slow_seconds})
-    quick = pd.DataFrame({"dataset": dataset, "method": fast, "query": pd.array([pd.NA] * len(fast_seconds), "Int64"),
-                          "test queries": n_test, "pairs": n_reference * n_test, "seconds": fast_seconds})
+    slow = pd.DataFrame(
+        {
+            "dataset": dataset,
+            "method": "wmd",
+            "query": pd.array(range(len(slow_seconds)), dtype="Int64"),
+            "test queries": n_test,
+            "pairs": n_reference,
+            "seconds": slow_seconds,
+        }
+    )
+    quick = pd.DataFrame(
+        {
+            "dataset": dataset,
+            "method": fast,
+            "query": pd.array([pd.NA] * len(fast_seconds), "Int64"),
+            "test queries": n_test,
+            "pairs": n_reference * n_test,
+            "seconds": fast_seconds,
+        }
+    )
     return pd.concat([slow, quick], ignore_index=True)
 
 

@@ -3,7 +3,13 @@ import math
 import numpy as np
 import pytest
 
-from regemb_utils.classification.statistics import agresti_coull, benjamini_hochberg, compare, mcnemar_exact, paper_t_test
+from regemb_utils.classification.statistics import (
+    agresti_coull,
+    benjamini_hochberg,
+    compare,
+    mcnemar_exact,
+    paper_t_test,
+)
 
 
 def test_agresti_coull_closed_form():

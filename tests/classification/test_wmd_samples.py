@@ -1,5 +1,6 @@
 """Chapter 4's WMD samples: the stratified query order, cached and resumable WMD batches, the power computation, the
 paired results and the time prediction."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,10 +23,21 @@ from regemb_utils.classification.knn_runs import MethodResult
 from regemb_utils.classification.methods import Settings
 from regemb_utils.chapters.scm_vs_wmd import decided_counts, decided_datasets, paired_wmd_table
 from regemb_utils.chapters.scorecard import scorecard
-from regemb_utils.classification.statistics import (discordant_probabilities, mcnemar_power, mcnemar_sample_size,
-                                     paired_difference_interval)
-from regemb_utils.classification.wmd_samples import (MINIMUM_QUERIES, SMALL_TEST_SET, costs_from_cache, costs_from_results,
-                                      power_plan, power_queries, predict_wmd_time)
+from regemb_utils.classification.statistics import (
+    discordant_probabilities,
+    mcnemar_power,
+    mcnemar_sample_size,
+    paired_difference_interval,
+)
+from regemb_utils.classification.wmd_samples import (
+    MINIMUM_QUERIES,
+    SMALL_TEST_SET,
+    costs_from_cache,
+    costs_from_results,
+    power_plan,
+    power_queries,
+    predict_wmd_time,
+)
 
 # ------------------------------------------------------------------------------------------------------------
 # the order
@@ -94,8 +106,9 @@ def _same(a: MethodResult, b: MethodResult):
     assert [(r.pairs, r.solved, r.queries) for r in a.runs] == [(r.pairs, r.solved, r.queries) for r in b.runs]
 
 
-def test_a_killed_run_resumes_with_its_finished_batches_and_gives_the_uninterrupted_result(problem, tmp_path,
-                                                                                           monkeypatch):
+def test_a_killed_run_resumes_with_its_finished_batches_and_gives_the_uninterrupted_result(
+    problem, tmp_path, monkeypatch
+):
     documents, embeddings = problem
     settings = Settings(ks=(1, 3, 5), wmd_queries=(("toy", 20),), wmd_validation_queries=(("toy", 17),))
     reference = classify("wmd", documents, settings, embeddings=embeddings, cache=ArtifactCache(tmp_path / "a"))
@@ -120,13 +133,21 @@ def test_a_larger_sample_extends_a_smaller_one_and_reuses_its_batches(problem, t
     documents, embeddings = problem
     cache = ArtifactCache(tmp_path)
     validation = (("toy", 12),)
-    small = classify("wmd", documents, Settings(ks=(1, 3), wmd_queries=(("toy", 10),),
-                                                wmd_validation_queries=validation),
-                     embeddings=embeddings, cache=cache)["toy"]
+    small = classify(
+        "wmd",
+        documents,
+        Settings(ks=(1, 3), wmd_queries=(("toy", 10),), wmd_validation_queries=validation),
+        embeddings=embeddings,
+        cache=cache,
+    )["toy"]
     calls = _counting(monkeypatch)
-    large = classify("wmd", documents, Settings(ks=(1, 3), wmd_queries=(("toy", "power"),),
-                                                wmd_validation_queries=validation),
-                     embeddings=embeddings, cache=cache)["toy"]
+    large = classify(
+        "wmd",
+        documents,
+        Settings(ks=(1, 3), wmd_queries=(("toy", "power"),), wmd_validation_queries=validation),
+        embeddings=embeddings,
+        cache=cache,
+    )["toy"]
     assert large.test_rows is None  # "power": a test set this small is answered in full
     assert calls == [6, 8]  # [0, 8) and [8, 10) from the smaller run (its last batch partial); [10, 16), [16, 24) new
     order = stratified_order(documents["toy"].labels["test"])
@@ -216,8 +237,9 @@ def test_paired_difference_interval_against_newcombe_and_an_independent_computat
         pa, pb = a.mean(), b.mean()
         lower = pa - pb - np.sqrt((pa - l1) ** 2 - 2 * phi * (pa - l1) * (u2 - pb) + (u2 - pb) ** 2)
         upper = pa - pb + np.sqrt((u1 - pa) ** 2 - 2 * phi * (u1 - pa) * (pb - l2) + (pb - l2) ** 2)
-        got = paired_difference_interval(int(np.sum(a & ~b)), int(np.sum(b & ~a)), int(np.sum(a & b)),
-                                         int(np.sum(~a & ~b)))
+        got = paired_difference_interval(
+            int(np.sum(a & ~b)), int(np.sum(b & ~a)), int(np.sum(a & b)), int(np.sum(~a & ~b))
+        )
         assert got.difference == pytest.approx(pa - pb)
         assert (got.lower, got.upper) == pytest.approx((lower, upper), abs=1e-9)
 
@@ -240,8 +262,9 @@ def test_paired_table_and_decided_counts_on_a_constructed_example():
         wmd = truth.copy()
         wmd[list(wmd_wrong[d])] = 1
         results[d, "soft_vsm_quantized_ortho"] = _result(d, "soft_vsm_quantized_ortho", truth, scm)
-        results[d, "wmd"] = _result(d, "wmd", truth if rows is None else truth[rows],
-                                    wmd if rows is None else wmd[rows], rows)
+        results[d, "wmd"] = _result(
+            d, "wmd", truth if rows is None else truth[rows], wmd if rows is None else wmd[rows], rows
+        )
     table = paired_wmd_table(results).set_index("dataset")
     assert list(table["verdict"]) == ["SCM better", "WMD better", "not decided"]
     assert table.loc["d2", "queries"] == 200 and table.loc["d2", "SCM error"] == pytest.approx(20.0)
@@ -252,7 +275,8 @@ def test_paired_table_and_decided_counts_on_a_constructed_example():
     counts = decided_counts(paired_wmd_table(results)).iloc[0]
     assert (counts["data sets"], counts["SCM better"], counts["WMD better"], counts["not decided"]) == (3, 1, 1, 1)
     assert decided_datasets(paired_wmd_table(results)) == (
-        "- against the WMD: the SCM is decidedly better on D1; the WMD is decidedly better on D2; not decided on D3.")
+        "- against the WMD: the SCM is decidedly better on D1; the WMD is decidedly better on D2; not decided on D3."
+    )
     card = scorecard(paired=paired_wmd_table(results))
     assert sorted(card["ours"]) == [1, 1, 1]
 
@@ -262,7 +286,8 @@ def test_predicted_time_is_the_makespan_of_the_batches():
     table = predict_wmd_time(costs, {("a", "wmd", "test"): 20}, cores=2, batch_size=8, show=False)
     # batches of 8, 8, 4 queries (16, 16, 8 s) on two cores: 16 and 16 + 8
     assert table["wall seconds"].iloc[0] == pytest.approx(24.0) and table["core seconds"].iloc[0] == 40.0
-    done = predict_wmd_time(costs, {("a", "wmd", "test"): 20}, cores=2, batch_size=8, done={("a", "wmd", "test"): 10},
-                            show=False)
+    done = predict_wmd_time(
+        costs, {("a", "wmd", "test"): 20}, cores=2, batch_size=8, done={("a", "wmd", "test"): 10}, show=False
+    )
     # 10 done: [10, 16) and [16, 20) remain, 12 s and 8 s on two cores
     assert done["wall seconds"].iloc[0] == pytest.approx(12.0) and done["to compute"].iloc[0] == 10

@@ -1,4 +1,5 @@
 """Stored WMD results (results/wmd): used only under their key, checked on every run, resumable."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,14 @@ from regemb_utils.classification.experiment import classify
 from regemb_utils.classification.methods import Settings
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.measures.wmd import wmd_distances
-from regemb_utils.classification.wmd_store import (CHECKED, StoredWmdMismatch, WmdStore, default_folder, query_fingerprints,
-                                                   search_version)
+from regemb_utils.classification.wmd_store import (
+    CHECKED,
+    StoredWmdMismatch,
+    WmdStore,
+    default_folder,
+    query_fingerprints,
+    search_version,
+)
 
 N_VALIDATION, N_TEST = 17, 20  # batches of 8: validation 8, 8, 1; test 8, 8, 4
 
@@ -30,8 +37,9 @@ def problem():
 
 
 def _settings(folder, ks=(1, 3, 5)):
-    return Settings(ks=ks, wmd_queries=(("toy", N_TEST),), wmd_validation_queries=(("toy", N_VALIDATION),),
-                    wmd_store=str(folder))
+    return Settings(
+        ks=ks, wmd_queries=(("toy", N_TEST),), wmd_validation_queries=(("toy", N_VALIDATION),), wmd_store=str(folder)
+    )
 
 
 def _run(documents, embeddings, settings, cache_folder):
@@ -89,9 +97,15 @@ def test_a_stored_result_under_another_key_is_never_used(problem, tmp_path, monk
     calls = _counting(monkeypatch)
     result = _run(documents, embeddings, settings, tmp_path / "b")  # neither checked nor used: no error
     assert sum(calls) == N_VALIDATION + N_TEST  # everything computed
-    reference = classify("wmd", documents, Settings(ks=settings.ks, wmd_queries=settings.wmd_queries,
-                                                     wmd_validation_queries=settings.wmd_validation_queries),
-                         embeddings=embeddings, cache=ArtifactCache(tmp_path / "c"))["toy"]
+    reference = classify(
+        "wmd",
+        documents,
+        Settings(
+            ks=settings.ks, wmd_queries=settings.wmd_queries, wmd_validation_queries=settings.wmd_validation_queries
+        ),
+        embeddings=embeddings,
+        cache=ArtifactCache(tmp_path / "c"),
+    )["toy"]
     _same(result, reference)
     with np.load(store / "toy-wmd-test.npz") as data:  # the file now holds this run's results, under its key
         assert json.loads(str(data["key"]))["k"] == max(settings.ks)

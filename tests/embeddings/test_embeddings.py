@@ -26,8 +26,14 @@ def test_sampled_cosines_are_pairs_of_distinct_words(vectors):
 
 
 def test_cosine_summary():
-    assert cosine_summary(np.array([0.0, 1.0, 2.0])) == {"mean": 1.0, "sd": pytest.approx(np.sqrt(2 / 3)),
-                                                         "min": 0.0, "median": 1.0, "max": 2.0, "n": 3}
+    assert cosine_summary(np.array([0.0, 1.0, 2.0])) == {
+        "mean": 1.0,
+        "sd": pytest.approx(np.sqrt(2 / 3)),
+        "min": 0.0,
+        "median": 1.0,
+        "max": 2.0,
+        "n": 3,
+    }
 
 
 def test_word_pair_table_ranks(vectors):
@@ -41,15 +47,29 @@ def test_word_pair_table_ranks(vectors):
 
 def test_unknown_model():
     with pytest.raises(ValueError, match="unknown model '2-bit'; allowed: 32-bit, 1-bit"):
-        trained_embeddings("2-bit", size=10, corpus_articles=1, tokenizer="paper", epochs=1, window=1, negative=1,
-                           sample=0, min_count=1, workers=1)
+        trained_embeddings(
+            "2-bit",
+            size=10,
+            corpus_articles=1,
+            tokenizer="paper",
+            epochs=1,
+            window=1,
+            negative=1,
+            sample=0,
+            min_count=1,
+            workers=1,
+        )
 
 
 # ---------------------------------------------------------------------------------------------------------------------
 # the 1-bit cosine lattice (chapter 2's histogram) and the signs of the cosines
 
 from regemb_utils.embeddings.trained import (  # noqa: E402
-    cosine_histogram_bins, cosine_lattice_step, cosine_signs, lattice_bins, neighbour_table,
+    cosine_histogram_bins,
+    cosine_lattice_step,
+    cosine_signs,
+    lattice_bins,
+    neighbour_table,
 )
 
 
@@ -105,8 +125,11 @@ def test_cosine_histogram_bins_follow_the_finest_lattice(quantized, vectors):
 def test_cosine_signs():
     assert cosine_signs(np.array([-0.5, 0.0, 0.2, 0.3])) == {"negative": 0.25, "zero": 0.25, "positive": 0.5}
     # with a lattice step, a zero computed with rounding error counts as zero
-    assert cosine_signs(np.array([-1e-7, 2e-7, 0.002, -0.002]), step=0.002) == {"negative": 0.25, "zero": 0.5,
-                                                                                 "positive": 0.25}
+    assert cosine_signs(np.array([-1e-7, 2e-7, 0.002, -0.002]), step=0.002) == {
+        "negative": 0.25,
+        "zero": 0.5,
+        "positive": 0.25,
+    }
 
 
 def test_neighbour_table(vectors):
@@ -120,8 +143,18 @@ def test_neighbour_table(vectors):
 
 def test_a_model_can_be_read_without_training_it(tmp_path):
     """train=False reads a cached model and refuses to train a missing one (the WMD benchmark's paper embeddings)."""
-    settings = dict(size=4, corpus_articles=1, tokenizer="paper", epochs=1, window=2, negative=2, sample=0.0,
-                    min_count=5, workers=1, cache=ArtifactCache(tmp_path))
+    settings = dict(
+        size=4,
+        corpus_articles=1,
+        tokenizer="paper",
+        epochs=1,
+        window=2,
+        negative=2,
+        sample=0.0,
+        min_count=5,
+        workers=1,
+        cache=ArtifactCache(tmp_path),
+    )
     with pytest.raises(LookupError, match="run chapter 2"):
         trained_embeddings("1-bit", train=False, **settings)
     trained, _ = trained_embeddings("1-bit", **settings)

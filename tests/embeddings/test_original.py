@@ -1,5 +1,6 @@
 """The original Word2Bits tool beside the book's trainer (regemb_utils.embeddings.original): same vocabulary, same
 quantization, the same structure learned; a clear refusal without a compiler and for bad chapter parameters."""
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,11 @@ def tool(tmp_path_factory):
 
 def _purity(vectors, topn=5):
     """The share of each word's ``topn`` nearest neighbours from its own group (the first letter)."""
-    return float(np.mean([word[0] == other[0] for word in vectors.index_to_key
-                          for other, _ in vectors.most_similar(word, topn=topn)]))
+    return float(
+        np.mean(
+            [word[0] == other[0] for word in vectors.index_to_key for other, _ in vectors.most_similar(word, topn=topn)]
+        )
+    )
 
 
 @needs_compiler
@@ -42,8 +46,9 @@ def test_both_trainers_learn_the_same_structure_with_two_valued_1_bit_vectors(to
     settings = dict(size=20, bitlevel=1, window=3, negative=5, sample=0.0, epochs=5, min_count=1)
     theirs, summary = run_word2bits(tool, tmp_path / "toy.txt", threads=1, **settings)
     ours = train_word2bits(corpus, workers=1, progress=False, **settings).vectors
-    assert dict(zip(theirs.index_to_key, theirs.expandos["count"])) == dict(zip(ours.index_to_key,
-                                                                               ours.expandos["count"]))
+    assert dict(zip(theirs.index_to_key, theirs.expandos["count"])) == dict(
+        zip(ours.index_to_key, ours.expandos["count"])
+    )
     assert summary.training_words == sum(map(len, corpus))
     for vectors in (theirs, ours):  # every coordinate is +1/3 or -1/3: two values per dimension
         assert set(np.unique(vectors.vectors)) == {-ONE_THIRD, ONE_THIRD}
@@ -56,12 +61,23 @@ def test_both_trainers_learn_the_same_structure_with_two_valued_1_bit_vectors(to
 def test_the_tool_reads_our_token_stream_into_our_vocabulary(tool, tmp_path):
     corpus = list(WikipediaCorpus(20, "paper"))
     write_token_stream(corpus, tmp_path / "wiki.txt")
-    theirs, _ = run_word2bits(tool, tmp_path / "wiki.txt", size=8, bitlevel=0, window=5, negative=2, sample=1e-4,
-                              epochs=1, min_count=5, threads=1)
+    theirs, _ = run_word2bits(
+        tool,
+        tmp_path / "wiki.txt",
+        size=8,
+        bitlevel=0,
+        window=5,
+        negative=2,
+        sample=1e-4,
+        epochs=1,
+        min_count=5,
+        threads=1,
+    )
     vocabulary = build_vocabulary(corpus, 5)
     assert "</s>" not in theirs.key_to_index  # the tool's line break is left out
     assert dict(zip(theirs.index_to_key, theirs.expandos["count"].tolist())) == dict(
-        zip(vocabulary.words, vocabulary.counts.tolist()))
+        zip(vocabulary.words, vocabulary.counts.tolist())
+    )
     assert theirs.vectors.dtype == np.float32 and len(np.unique(theirs.vectors)) > 2  # 32-bit: not quantized
 
 
@@ -97,18 +113,27 @@ def test_check_epochs_defaults_to_a_stated_smaller_setting_in_the_paper_profile(
 
 def _check(ours_32, tool_32, ours_1, tool_1):
     import pandas as pd
-    return pd.DataFrame({"model": ["32-bit", "32-bit", "1-bit", "1-bit"],
-                         "trainer": ["ours", "Word2Bits", "ours", "Word2Bits"],
-                         "analogies (%)": [ours_32, tool_32, ours_1, tool_1], "minutes": [1.0, 3.0, 4.0, 17.0],
-                         "training words": [4_000_000] * 4})
+
+    return pd.DataFrame(
+        {
+            "model": ["32-bit", "32-bit", "1-bit", "1-bit"],
+            "trainer": ["ours", "Word2Bits", "ours", "Word2Bits"],
+            "analogies (%)": [ours_32, tool_32, ours_1, tool_1],
+            "minutes": [1.0, 3.0, 4.0, 17.0],
+            "training words": [4_000_000] * 4,
+        }
+    )
 
 
-@pytest.mark.parametrize("scores, expected", [
-    ((32.0, 31.0, 21.8, 20.5), "so it is not from our trainer"),  # the tool shows 10.5 points, ours 10.2
-    ((32.0, 25.6, 21.8, 20.5), "so it is not from our trainer"),  # 5.1 of 10.2: exactly half still rules it out
-    ((32.0, 25.0, 21.8, 20.5), "our trainer accounts for 5.7 points"),  # 4.5 of 10.2: less than half
-    ((0.5, 0.4, 0.1, 0.2), "cannot say where"),  # no gap to explain
-])
+@pytest.mark.parametrize(
+    "scores, expected",
+    [
+        ((32.0, 31.0, 21.8, 20.5), "so it is not from our trainer"),  # the tool shows 10.5 points, ours 10.2
+        ((32.0, 25.6, 21.8, 20.5), "so it is not from our trainer"),  # 5.1 of 10.2: exactly half still rules it out
+        ((32.0, 25.0, 21.8, 20.5), "our trainer accounts for 5.7 points"),  # 4.5 of 10.2: less than half
+        ((0.5, 0.4, 0.1, 0.2), "cannot say where"),  # no gap to explain
+    ],
+)
 def test_the_account_blames_our_trainer_only_when_the_tool_shows_less_than_half_our_gap(scores, expected):
     text = check_prose(_check(*scores), None, 10.8, 10, 2, 16_000_000)
     assert expected in text
@@ -133,11 +158,19 @@ def test_check_articles_refuses_what_is_not_an_integer_of_at_least_200(given):
 
 def test_the_check_reads_the_first_check_articles_of_the_chapters_corpus_and_no_more(tmp_path, monkeypatch):
     asked = []
-    monkeypatch.setattr(training_module, "trainer_comparison", lambda model, **settings: asked.append(
-        (model, settings["corpus_articles"], settings["epochs"])) or {})
+    monkeypatch.setattr(
+        training_module,
+        "trainer_comparison",
+        lambda model, **settings: asked.append((model, settings["corpus_articles"], settings["epochs"])) or {},
+    )
     monkeypatch.setattr(training_module, "trained_embeddings", lambda *args, **settings: None)
-    for corpus, check_articles, expected in ((200, None, 200), (300, 250, 250), (None, 250, 250), (200, 250, 200),
-                                             (None, None, None)):
+    for corpus, check_articles, expected in (
+        (200, None, 200),
+        (300, 250, 250),
+        (None, 250, 250),
+        (200, 250, 200),
+        (None, None, None),
+    ):
         asked.clear()
         training = chapter_parameters("02_training", "smoke", check_articles=check_articles, check_epochs=3)
         Trainings(training, corpus, "paper", cache=ArtifactCache(tmp_path)).check()

@@ -1,4 +1,5 @@
 """Tests of the Word2Bits CBOW trainer (regemb_utils.embeddings.word2bits)."""
+
 from __future__ import annotations
 
 import lzma
@@ -32,7 +33,7 @@ def _wikipedia_articles(n_articles: int) -> list[list[str]]:
             pytest.skip("no Wikipedia text available")
         with lzma.open(WIKI8, "rt", encoding="utf-8") as f:
             words = f.read(n_articles * 2500 * 6).split()[:-1][: n_articles * 2500]
-        return [words[i:i + 1000] for i in range(0, len(words), 1000)]
+        return [words[i : i + 1000] for i in range(0, len(words), 1000)]
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +49,7 @@ def small(articles) -> list[list[str]]:
 # ---------------------------------------------------------------------------------------------------------------------
 # quantization and one update step against a plain NumPy reference
 # ---------------------------------------------------------------------------------------------------------------------
+
 
 def reference_quantize(x: np.ndarray, bitlevel: int) -> np.ndarray:
     x = np.asarray(x, dtype=np.float32)
@@ -89,11 +91,13 @@ def test_quantize_levels_and_boundaries():
     x = np.array([-0.9, -0.5, -0.2, -0.0, 0.0, 0.3, 0.5, 0.50001, 2.0], dtype=np.float32)
     np.testing.assert_array_equal(quantize_array(x, 0), x)
     third = np.float32(1) / np.float32(3)
-    np.testing.assert_array_equal(quantize_array(x, 1), [-third, -third, -third, third, third, third, third, third,
-                                                         third])
+    np.testing.assert_array_equal(
+        quantize_array(x, 1), [-third, -third, -third, third, third, third, third, third, third]
+    )
     # Word2Bits: |x| <= 0.5 -> 0.25, else 0.75 (so exactly +-0.5 -> +-0.25)
-    np.testing.assert_array_equal(quantize_array(x, 2), np.array([-0.75, -0.25, -0.25, 0.25, 0.25, 0.25, 0.25, 0.75,
-                                                                  0.75], dtype=np.float32))
+    np.testing.assert_array_equal(
+        quantize_array(x, 2), np.array([-0.75, -0.25, -0.25, 0.25, 0.25, 0.25, 0.25, 0.75, 0.75], dtype=np.float32)
+    )
     with pytest.raises(ValueError, match="0, 1, 2"):
         quantize_array(x, 3)
 
@@ -142,6 +146,7 @@ def test_one_step_bad_input():
 # vocabulary
 # ---------------------------------------------------------------------------------------------------------------------
 
+
 def test_vocabulary_order_counts_and_offsets():
     corpus = [["b", "a", "c", "a"], ["x"], [], ["c", "b", "a", "y", "b"]]
     vocab = build_vocabulary(corpus, min_count=2)
@@ -159,7 +164,7 @@ def test_negative_sampling_distribution():
     counts = np.array([1000, 500, 200, 50, 50, 7, 5, 1], dtype=np.int64)
     threshold, alias = _negative_table(counts)
     draws = _draw_negatives(threshold, alias, 2_000_000, 3)
-    expected = counts ** 0.75 / (counts ** 0.75).sum()
+    expected = counts**0.75 / (counts**0.75).sum()
     observed = np.bincount(draws, minlength=len(counts)) / len(draws)
     tolerance = 5 * np.sqrt(expected / len(draws))  # five binomial standard deviations
     assert np.all(np.abs(observed - expected) <= tolerance), (observed, expected)
@@ -169,11 +174,14 @@ def test_negative_sampling_distribution():
 # training
 # ---------------------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("bitlevel,values", [(1, [-ONE_THIRD, ONE_THIRD]),
-                                             (2, np.array([-0.75, -0.25, 0.25, 0.75], dtype=np.float32))])
+
+@pytest.mark.parametrize(
+    "bitlevel,values", [(1, [-ONE_THIRD, ONE_THIRD]), (2, np.array([-0.75, -0.25, 0.25, 0.75], dtype=np.float32))]
+)
 def test_quantized_vectors_save_load_roundtrip(small, tmp_path, bitlevel, values):
-    result = train_word2bits(small, size=64, bitlevel=bitlevel, window=5, negative=5, epochs=1, workers=2,
-                             progress=False)
+    result = train_word2bits(
+        small, size=64, bitlevel=bitlevel, window=5, negative=5, epochs=1, workers=2, progress=False
+    )
     kv = result.vectors
     np.testing.assert_array_equal(np.unique(kv.vectors), values)
     save_vectors(kv, tmp_path / "q", bitlevel)
@@ -208,15 +216,17 @@ def test_result_fields_and_counts(small):
 
 @pytest.mark.parametrize("bitlevel", [0, 1])
 def test_loss_decreases(articles, bitlevel):
-    result = train_word2bits(articles[:200], size=50, bitlevel=bitlevel, window=5, negative=5, epochs=4, workers=2,
-                             progress=False)
+    result = train_word2bits(
+        articles[:200], size=50, bitlevel=bitlevel, window=5, negative=5, epochs=4, workers=2, progress=False
+    )
     losses = result.loss_per_epoch
     assert all(np.isfinite(losses))
     assert losses[-1] < losses[0] - 0.02, losses
 
 
-@pytest.mark.parametrize("size,bitlevel,max_piece", [(200, 0, 1000), (1000, 1, 1000), (37, 2, 1000), (19, 0, 3),
-                                                    (40, 1, 2)])
+@pytest.mark.parametrize(
+    "size,bitlevel,max_piece", [(200, 0, 1000), (1000, 1, 1000), (37, 2, 1000), (19, 0, 3), (40, 1, 2)]
+)
 def test_fast_kernel_trains_bit_for_bit_as_the_reference(small, monkeypatch, size, bitlevel, max_piece):
     """The training kernel declared ``same_result_as`` the reference kernel (so that the stored models keep their key)
     gives the same vectors and losses bit for bit, here and on any machine the tests run on: the 200-d and 1000-d
@@ -227,8 +237,17 @@ def test_fast_kernel_trains_bit_for_bit_as_the_reference(small, monkeypatch, siz
 
     assert code_hash(word2bits._train_range_fast) == code_hash(word2bits._train_range)
     articles = small[:8] if size == 1000 else small
-    kwargs = dict(size=size, bitlevel=bitlevel, window=5, negative=7, epochs=2, workers=1, seed=3,
-                  max_piece=max_piece, progress=False)
+    kwargs = dict(
+        size=size,
+        bitlevel=bitlevel,
+        window=5,
+        negative=7,
+        epochs=2,
+        workers=1,
+        seed=3,
+        max_piece=max_piece,
+        progress=False,
+    )
     fast = train_word2bits(articles, **kwargs)
     monkeypatch.setattr(word2bits, "_train_range_fast", word2bits._train_range)
     reference = train_word2bits(articles, **kwargs)
@@ -251,8 +270,18 @@ def test_one_fast_step_equals_the_reference_step():
             states = []
             for fast in (False, True):
                 uu, vv, loss = u.copy(), v.copy(), np.zeros(1)
-                args = (uu, vv, ctx, 4, np.int32(5), negs, 5, np.float32(0.05), bitlevel,
-                        *(np.zeros(size, np.float32) for _ in range(3)))
+                args = (
+                    uu,
+                    vv,
+                    ctx,
+                    4,
+                    np.int32(5),
+                    negs,
+                    5,
+                    np.float32(0.05),
+                    bitlevel,
+                    *(np.zeros(size, np.float32) for _ in range(3)),
+                )
                 if fast:  # a scratch vector for the scores, and the next word's negatives (rows fetched ahead)
                     scored = _cbow_step_fast(*args, np.zeros(12, np.float32), loss, negs[::-1].copy(), 5)
                 else:
@@ -298,7 +327,7 @@ def test_quality_comparable_to_gensim(articles):
     from gensim.test.utils import datapath
 
     settings = dict(window=5, negative=5, sample=1e-4, min_count=5, epochs=5, alpha=0.05)
-    pieces = [a[i:i + 1000] for a in articles for i in range(0, len(a), 1000)]
+    pieces = [a[i : i + 1000] for a in articles for i in range(0, len(a), 1000)]
     gensim_model = Word2Vec(pieces, vector_size=100, sg=0, cbow_mean=1, hs=0, workers=2, seed=1, **settings)
     ours = train_word2bits(articles, size=100, bitlevel=0, workers=2, seed=1, progress=False, **settings)
     wordsim = datapath("wordsim353.tsv")
@@ -313,6 +342,7 @@ def test_quality_comparable_to_gensim(articles):
 # errors
 # ---------------------------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("corpus", [[], [[]], [[], []]])
 def test_empty_corpus(corpus):
     with pytest.raises(ValueError, match="empty"):
@@ -324,18 +354,21 @@ def test_nothing_left_after_min_count():
         train_word2bits([["a", "b", "a"]], min_count=5, progress=False)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(bitlevel=3), "allowed bit levels are 0, 1, 2"),
-    (dict(bitlevel=-1), "allowed bit levels are 0, 1, 2"),
-    (dict(size=0), "size"),
-    (dict(size=-3), "size"),
-    (dict(window=0), "window"),
-    (dict(negative=0), "negative"),
-    (dict(epochs=0), "epochs"),
-    (dict(workers=0), "workers"),
-    (dict(alpha=0.0), "alpha"),
-    (dict(sample=-1.0), "sample"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(bitlevel=3), "allowed bit levels are 0, 1, 2"),
+        (dict(bitlevel=-1), "allowed bit levels are 0, 1, 2"),
+        (dict(size=0), "size"),
+        (dict(size=-3), "size"),
+        (dict(window=0), "window"),
+        (dict(negative=0), "negative"),
+        (dict(epochs=0), "epochs"),
+        (dict(workers=0), "workers"),
+        (dict(alpha=0.0), "alpha"),
+        (dict(sample=-1.0), "sample"),
+    ],
+)
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         train_word2bits([["a"] * 10], min_count=1, progress=False, **kwargs)

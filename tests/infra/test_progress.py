@@ -1,4 +1,5 @@
 """Progress bars: widgets in a notebook a person runs, text when chapters run in batch (REGEMB_PROGRESS=text)."""
+
 from __future__ import annotations
 
 import nbformat
@@ -38,8 +39,11 @@ def _run_in_kernel(tmp_path, monkeypatch, value):
     else:
         monkeypatch.setenv(VARIABLE, value)
     notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_code_cell(
-        "from regemb_utils.infra.progress import progress_bar\nfor _ in progress_bar(range(3), desc='demo'):\n    pass")]
+    notebook.cells = [
+        nbformat.v4.new_code_cell(
+            "from regemb_utils.infra.progress import progress_bar\nfor _ in progress_bar(range(3), desc='demo'):\n    pass"
+        )
+    ]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, tmp_path / "in.ipynb")
     papermill.execute_notebook(tmp_path / "in.ipynb", tmp_path / "out.ipynb", progress_bar=False, kernel_name="python3")
@@ -54,5 +58,6 @@ def test_batch_runs_save_text_bars(tmp_path, monkeypatch):
 
 def test_notebooks_show_widget_bars(tmp_path, monkeypatch):
     outputs = _run_in_kernel(tmp_path, monkeypatch, None)
-    assert any(WIDGET in output.get("data", {}) for output in outputs), \
+    assert any(WIDGET in output.get("data", {}) for output in outputs), (
         "no widget progress bar in a notebook: is ipywidgets installed?"
+    )

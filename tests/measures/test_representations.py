@@ -7,7 +7,13 @@ from scipy import sparse
 
 from classification_fixtures import make_problem, random_term_matrix
 from regemb_utils.measures.representations import (
-    DtbWeighting, bow_matrix, l1_normalize, mean_character_length, nbow_matrix, represent, tfidf_l1_matrix,
+    DtbWeighting,
+    bow_matrix,
+    l1_normalize,
+    mean_character_length,
+    nbow_matrix,
+    represent,
+    tfidf_l1_matrix,
 )
 from regemb_utils.measures.similarity import slope_effect_on_scm
 
@@ -63,8 +69,12 @@ def test_represent_dispatch_and_errors():
     documents, dictionary, _ = make_problem(seed=3)
     counts, train = bow_matrix(documents[:5], dictionary), bow_matrix(documents[5:], dictionary)
     avgdl = mean_character_length(documents[5:])
-    expected = {"bow": counts, "nbow": nbow_matrix(documents[:5], dictionary),
-                "dtb": DtbWeighting(train, avgdl).transform(counts, 0.5), "tfidf_l1": tfidf_l1_matrix(counts, train)}
+    expected = {
+        "bow": counts,
+        "nbow": nbow_matrix(documents[:5], dictionary),
+        "dtb": DtbWeighting(train, avgdl).transform(counts, 0.5),
+        "tfidf_l1": tfidf_l1_matrix(counts, train),
+    }
     for weighting, matrix in expected.items():
         X = represent(weighting, counts, train_counts=train, avgdl=avgdl, slope=0.5)
         assert sparse.isspmatrix_csr(X) and X.shape == (5, len(dictionary))

@@ -6,7 +6,13 @@ from scipy import sparse
 from classification_fixtures import make_problem, random_term_matrix
 from regemb_utils.text.documents import bow_matrix
 from regemb_utils.measures.similarity import (
-    cosine_similarity, dense_scm, embedding_matrix, l1_distance, similarity_matrix, sparse_scm, unit_rows,
+    cosine_similarity,
+    dense_scm,
+    embedding_matrix,
+    l1_distance,
+    similarity_matrix,
+    sparse_scm,
+    unit_rows,
 )
 
 
@@ -83,7 +89,8 @@ def test_sparse_scm_many_blocks_equals_gensim():
     X.eliminate_zeros()
     queries, collection = X[:150], X[150:]
     expected = np.asarray(
-        SparseTermSimilarityMatrix(S).inner_product(_corpus(queries), _corpus(collection), normalized=(True, True))
+        SparseTermSimilarityMatrix(S)
+        .inner_product(_corpus(queries), _corpus(collection), normalized=(True, True))
         .todense()
     )
     for method in ("auto", "gather", "scatter"):
@@ -97,14 +104,18 @@ def test_sparse_scm_many_blocks_equals_gensim():
 def test_sparse_scm_nonpositive_documents_are_zero_and_counted():
     dictionary_size = 6
     # S' not positive definite: x = e0 - e1 has xᵀS'x = 1 + 1 - 2*1.5 = -1 < 0
-    S = sparse.csc_matrix(np.array([
-        [1.0, 1.5, 0, 0, 0, 0],
-        [1.5, 1.0, 0, 0, 0, 0],
-        [0, 0, 1.0, 0.2, 0, 0],
-        [0, 0, 0.2, 1.0, 0, 0],
-        [0, 0, 0, 0, 1.0, 0],
-        [0, 0, 0, 0, 0, 1.0],
-    ]))
+    S = sparse.csc_matrix(
+        np.array(
+            [
+                [1.0, 1.5, 0, 0, 0, 0],
+                [1.5, 1.0, 0, 0, 0, 0],
+                [0, 0, 1.0, 0.2, 0, 0],
+                [0, 0, 0.2, 1.0, 0, 0],
+                [0, 0, 0, 0, 1.0, 0],
+                [0, 0, 0, 0, 0, 1.0],
+            ]
+        )
+    )
     X = sparse.csr_matrix(np.array([[1.0, -1.0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 1.0, 1.0, 0, 0]]))
     Y = sparse.csr_matrix(np.array([[0, 0, 1.0, 0, 0, 0], [1.0, 1.0, 0, 0, 0, 0], [0] * dictionary_size]))
     sims, info = sparse_scm(X, Y, S, return_info=True)
@@ -178,13 +189,19 @@ def test_scm_contributions_sum_to_dense_scm_and_gensim():
     part = scm_contributions(x, y, S)
     assert part.total == pytest.approx(float(dense_scm(x, y, E, dtype=np.float64)[0, 0]), abs=1e-12)
     gensim = SparseTermSimilarityMatrix(sparse.csc_matrix(S))
-    assert part.total == pytest.approx(float(gensim.inner_product(_corpus(x)[0], _corpus(y)[0],
-                                                                  normalized=(True, True))), abs=1e-9)
+    assert part.total == pytest.approx(
+        float(gensim.inner_product(_corpus(x)[0], _corpus(y)[0], normalized=(True, True))), abs=1e-9
+    )
     assert part.total == pytest.approx(float(SoftCosineSimilarity(_corpus(y), gensim)[_corpus(x)[0]][0]), abs=1e-6)
     i, j = 1, 2  # one entry by the definition
     xd, yd = x.toarray().ravel(), y.toarray().ravel()
-    expected = xd[x.indices[i]] * S[x.indices[i], y.indices[j]] * yd[y.indices[j]] / np.sqrt(xd @ S @ xd) / np.sqrt(
-        yd @ S @ yd)
+    expected = (
+        xd[x.indices[i]]
+        * S[x.indices[i], y.indices[j]]
+        * yd[y.indices[j]]
+        / np.sqrt(xd @ S @ xd)
+        / np.sqrt(yd @ S @ yd)
+    )
     assert part.contributions[i, j] == pytest.approx(expected, rel=1e-12)
     assert np.all(part.contributions[list(x.indices).index(missing)] == 0)  # no embedding: no share under S
 
@@ -202,8 +219,9 @@ def test_scm_contributions_sum_to_sparse_scm_and_gensim(symmetric):
     part = scm_contributions(X[0], X[1], S)
     assert part.total == pytest.approx(float(sparse_scm(X[0], X[1], S)[0, 0]), abs=1e-12)
     gensim = SparseTermSimilarityMatrix(S)
-    assert part.total == pytest.approx(float(gensim.inner_product(_corpus(X[0])[0], _corpus(X[1])[0],
-                                                                  normalized=(True, True))), abs=1e-6)
+    assert part.total == pytest.approx(
+        float(gensim.inner_product(_corpus(X[0])[0], _corpus(X[1])[0], normalized=(True, True))), abs=1e-6
+    )
     assert scm_contributions(X[0], X[1], gensim).total == pytest.approx(part.total, abs=1e-12)  # gensim's object
     assert np.count_nonzero(part.contributions) < part.contributions.size  # a sparse S' zeroes pairs
 
@@ -283,8 +301,9 @@ def test_sparse_scm_chunks_of_terms_change_no_value(monkeypatch):
         for chunk in (1, 7):  # terms per chunk
             monkeypatch.setattr(similarity, "_CHUNK_BYTES", chunk * 64 * np.dtype(dtype).itemsize)
             for n_threads in (1, 2):
-                assert np.array_equal(sparse_scm(queries, collection, S, dtype=dtype, method="gather",
-                                                 n_threads=n_threads), whole)
+                assert np.array_equal(
+                    sparse_scm(queries, collection, S, dtype=dtype, method="gather", n_threads=n_threads), whole
+                )
             monkeypatch.undo()
         assert np.allclose(whole, expected, atol=1e-12 if dtype == np.float64 else 2e-6)
 

@@ -9,7 +9,11 @@ from regemb_utils.classification.knn import top_k
 from regemb_utils.measures.representations import nbow_matrix
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.measures.wmd import (
-    PHASES, dual_bounds, wmd, wmd_distances, wmd_knn,
+    PHASES,
+    dual_bounds,
+    wmd,
+    wmd_distances,
+    wmd_knn,
 )
 from regemb_utils.embeddings.word2bits import quantize_array
 from regemb_utils.measures import wmd as wmd_module
@@ -73,8 +77,12 @@ def test_potential_bounds_are_lower_bounds_of_pot(problem, seed):
         assert np.array_equal(np.isfinite(_pot_reference(Q[:3], T, E)), finite[:3])
 
         def potentials(q_w, exact):  # zero (the one-sided RWMD), random, and optimal ones of single documents
-            return [np.zeros(len(q_w)), rng.normal(scale=exact.mean(), size=len(q_w)), exact.min(axis=0),
-                    exact[:7].max(axis=0)]
+            return [
+                np.zeros(len(q_w)),
+                rng.normal(scale=exact.mean(), size=len(q_w)),
+                exact.min(axis=0),
+                exact[:7].max(axis=0),
+            ]
 
         bounds = _potential_bounds(Q, T, E, potentials)
         assert np.array_equal(np.isfinite(bounds), finite)
@@ -268,15 +276,16 @@ def test_search_bounds_are_lower_bounds_on_real_documents(bits):
         assert np.all(lower.astype(np.float64) <= collection.query_distances(q_ids))
         potentials = []
         for j in np.argsort(full[i])[:5]:  # the nearest documents' optimal potentials, as the search's seeds
-            exact_rows, slots = costs.rows(collection.position[collection.indptr[j]:collection.indptr[j + 1]])
+            exact_rows, slots = costs.rows(collection.position[collection.indptr[j] : collection.indptr[j + 1]])
             W._exact(collection, q_ids, q_w, exact_rows, slots, j, "pot", potentials)
         F = np.vstack([np.zeros(len(q_ids))] + potentials)
         bound, which, G, A = W._potential_bounds(collection, q_w, lower, F)
         assert np.all(bound <= full[i])
         kth = np.sort(full[i])[18]
         for iterations in (0, 10):
-            pair = W._dual(collection, q_ids, q_w, lower, nonempty, 0.05 * kth, np.inf, iterations, F,
-                           which[nonempty], G, A)
+            pair = W._dual(
+                collection, q_ids, q_w, lower, nonempty, 0.05 * kth, np.inf, iterations, F, which[nonempty], G, A
+            )
             assert np.all(pair <= full[i, nonempty])
 
 

@@ -4,6 +4,7 @@ Every bound the search uses is checked against the exact distances on seeded ran
 words sharing a point, duplicates, disjoint vocabularies, empty documents) and on small real-looking documents with
 Zipfian word frequencies; the search's result is checked bit for bit against brute force, ties included.
 """
+
 import numpy as np
 import pytest
 from scipy import sparse
@@ -68,11 +69,18 @@ def test_single_precision_lower_costs_are_below_cdist_and_tight(scale, dim):
     the origin; and within 10⁻³ relative of them where the distance is not tiny against the norms."""
     rng = np.random.default_rng(dim)
     base = rng.normal(size=(40, dim)) * scale * (1 + rng.random((40, 1)))
-    E = np.vstack([base, base * (1 + 1e-7), base + scale * 1e-9 * rng.normal(size=base.shape), np.zeros((2, dim)),
-                   base[:5] + scale * rng.normal(size=(5, dim)) * 1e-3])
+    E = np.vstack(
+        [
+            base,
+            base * (1 + 1e-7),
+            base + scale * 1e-9 * rng.normal(size=base.shape),
+            np.zeros((2, dim)),
+            base[:5] + scale * rng.normal(size=(5, dim)) * 1e-3,
+        ]
+    )
     X = sparse.csr_matrix(np.eye(len(E)))
     for i in (0, 3, 41, 85, 120, 123):
-        collection, q_ids, _ = _setting(X[i:i + 3], X, E, 0)
+        collection, q_ids, _ = _setting(X[i : i + 3], X, E, 0)
         exact = collection.query_distances(q_ids)
         lower = W._QueryCosts(collection, q_ids).lower.astype(np.float64)
         assert np.all(lower <= exact) and np.all(lower >= 0)
@@ -111,8 +119,13 @@ def test_pair_and_entropic_bounds_are_lower_bounds(case, iterations):
             continue
         lower = W._QueryCosts(collection, q_ids).lower
         scale = float(lower.max()) + 1.0
-        F = np.vstack([np.zeros(len(q_ids)), rng.normal(scale=scale, size=(3, len(q_ids))),
-                       collection.query_distances(q_ids).min(axis=0)])
+        F = np.vstack(
+            [
+                np.zeros(len(q_ids)),
+                rng.normal(scale=scale, size=(3, len(q_ids))),
+                collection.query_distances(q_ids).min(axis=0),
+            ]
+        )
         nonempty = np.flatnonzero(collection.sizes > 0)
         for p in range(-1, len(F)):
             which = np.full(len(nonempty), p, dtype=np.int64)
@@ -124,10 +137,12 @@ def test_pair_and_entropic_bounds_are_lower_bounds(case, iterations):
         # c-transforms (G, attained at A): the same numbers as computing them
         bound, best, G, A = W._potential_bounds(collection, q_w, lower, F)
         assert np.all(bound[nonempty] <= exact[i, nonempty]) and np.all(np.isinf(bound[collection.sizes == 0]))
-        assert np.array_equal(G[np.arange(len(G))[:, None], np.arange(len(F))], np.min(
-            lower[:, None, :] - F[None, :, :], axis=2))
-        assert np.array_equal(np.take_along_axis(lower[:, None, :] - F[None, :, :], A[:, :, None].astype(np.int64),
-                                                 axis=2)[:, :, 0], G)
+        assert np.array_equal(
+            G[np.arange(len(G))[:, None], np.arange(len(F))], np.min(lower[:, None, :] - F[None, :, :], axis=2)
+        )
+        assert np.array_equal(
+            np.take_along_axis(lower[:, None, :] - F[None, :, :], A[:, :, None].astype(np.int64), axis=2)[:, :, 0], G
+        )
         which = best[nonempty]
         for iterations_ in {0, iterations}:
             reused = W._dual(collection, q_ids, q_w, lower, nonempty, scale, np.inf, iterations_, F, which, G, A)

@@ -1,6 +1,7 @@
 """Chapters 4 and 6 for every subset of methods that validation accepts: each table and comparison is either built
 from the methods that ran or left out with a sentence that says what it needs (results built here, not run; one
 chapter run for a subset is in tests/study/test_rerun.py)."""
+
 from __future__ import annotations
 
 import itertools
@@ -13,14 +14,32 @@ from regemb_utils.book.tables import table
 from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils.classification.methods import METHODS
 from regemb_utils.study.params import chapter_parameters
-from regemb_utils.chapters.scm_vs_wmd import (NEEDS, decided_counts, error_reduction, error_table, left_out, nonpositive_table, speed_ratio,
-                                  optimal_parameters, paired_wmd_table, relative_error_table, significance_table,
-                                  speed_table)
+from regemb_utils.chapters.scm_vs_wmd import (
+    NEEDS,
+    decided_counts,
+    error_reduction,
+    error_table,
+    left_out,
+    nonpositive_table,
+    speed_ratio,
+    optimal_parameters,
+    paired_wmd_table,
+    relative_error_table,
+    significance_table,
+    speed_table,
+)
 from regemb_utils.chapters.claims import Evidence, judge
 from regemb_utils.chapters.scorecard import scorecard
 
-SUBSETS = [["bow"], ["bow", "wmd"], ["bow", "soft_vsm", "soft_vsm_quantized_ortho"], ["bow", "tfidf_l1"],
-           ["bow", "soft_vsm", "soft_vsm_ortho"], ["bow", "wmd_tfidf", "soft_vsm_quantized_ortho"], list(METHODS)]
+SUBSETS = [
+    ["bow"],
+    ["bow", "wmd"],
+    ["bow", "soft_vsm", "soft_vsm_quantized_ortho"],
+    ["bow", "tfidf_l1"],
+    ["bow", "soft_vsm", "soft_vsm_ortho"],
+    ["bow", "wmd_tfidf", "soft_vsm_quantized_ortho"],
+    list(METHODS),
+]
 DATASETS = ("bbcsport", "twitter")
 
 
@@ -38,21 +57,39 @@ def _results(methods, seed=0):
             predicted = np.where(rng.random(len(answered)) < 0.7, answered, (answered + 1) % 3)
             params = {"k": 3}
             if measure == "sparse_scm":
-                params.update(symmetric=True, dominant=True, idf=True, nonzero_limit=100, threshold=-1.0,
-                              exponent=1.0, slope=0.0)
-            runs = [Run("validation", 400, 0.5, nonpositive=2, negative=1, solved=300 if measure == "wmd" else None,
-                        queries=20 if measure == "wmd" else None),
-                    Run("test", 300, 0.4, nonpositive=1, solved=200 if measure == "wmd" else None,
-                        queries=len(answered) if measure == "wmd" else None)]
-            results[dataset, method] = MethodResult(dataset, method, params, pd.DataFrame(), answered,
-                                                    {3: predicted}, runs, rows)
+                params.update(
+                    symmetric=True, dominant=True, idf=True, nonzero_limit=100, threshold=-1.0, exponent=1.0, slope=0.0
+                )
+            runs = [
+                Run(
+                    "validation",
+                    400,
+                    0.5,
+                    nonpositive=2,
+                    negative=1,
+                    solved=300 if measure == "wmd" else None,
+                    queries=20 if measure == "wmd" else None,
+                ),
+                Run(
+                    "test",
+                    300,
+                    0.4,
+                    nonpositive=1,
+                    solved=200 if measure == "wmd" else None,
+                    queries=len(answered) if measure == "wmd" else None,
+                ),
+            ]
+            results[dataset, method] = MethodResult(
+                dataset, method, params, pd.DataFrame(), answered, {3: predicted}, runs, rows
+            )
     return results
 
 
 def test_every_allowed_subset_is_a_valid_chapter_4_parameter():
     for methods in SUBSETS:
         assert chapter_parameters("04_scm_vs_wmd", "smoke", methods=methods).methods == tuple(
-            m for m in METHODS if m in methods)
+            m for m in METHODS if m in methods
+        )
 
 
 @pytest.mark.parametrize("methods", SUBSETS, ids="+".join)
@@ -93,14 +130,15 @@ def test_each_comparison_is_built_or_said_to_be_left_out(methods):
         assert speed_ratio(speeds) > 0
     # chapter 6: the scorecard and the verdicts from whatever chapter 4 ran
     reduction = error_reduction(results) if left_out("reduction", ran) is None else None
-    card = scorecard(errors=errors, relative=relative, parameters=built["parameters"],
-                     paired=built["paired"])
+    card = scorecard(errors=errors, relative=relative, parameters=built["parameters"], paired=built["paired"])
     compared = set(errors.loc[np.isfinite(errors["paper"]), "label"])  # the methods the paper has errors of
     assert "BoW" in compared and set(card.loc[card["section"] == "Figure 8", "method"]) == compared
     judged = {j.claim.key: bool(j.findings) for j in judge(Evidence(results))}
-    expected = {"reduction": reduction is not None,
-                "scm-beats-wmd": "wmd" in ran and left_out("paired", ran) is None,
-                "idf": "soft_vsm_ortho" in ran}
+    expected = {
+        "reduction": reduction is not None,
+        "scm-beats-wmd": "wmd" in ran and left_out("paired", ran) is None,
+        "idf": "soft_vsm_ortho" in ran,
+    }
     for key, has_evidence in expected.items():  # a claim whose methods did not run is open, with no evidence
         assert judged[key] == has_evidence, key
 
@@ -108,7 +146,8 @@ def test_each_comparison_is_built_or_said_to_be_left_out(methods):
 def test_left_out_names_what_is_missing():
     assert left_out("paired", ("bow", "wmd")) == (
         "This run leaves this out: it needs the regularized SCM and a WMD (soft_vsm_quantized_ortho and wmd or "
-        "wmd_quantized or wmd_tfidf), and chapter 4 ran only bow, wmd.")
+        "wmd_quantized or wmd_tfidf), and chapter 4 ran only bow, wmd."
+    )
     assert left_out("significance", ("bow",)).startswith("This run leaves this out: it needs a method besides BoW,")
     for what, (_, every, some) in NEEDS.items():  # the full run leaves nothing out
         assert left_out(what, tuple(METHODS)) is None

@@ -25,7 +25,10 @@ def test_overrides_are_normalised():
         ({"datasets": ["bbc"]}, "datasets=['bbc'] is not allowed; datasets must be a non-empty list drawn from"),
         ({"datasets": []}, "datasets=[] is not allowed"),
         ({"datasets": ["twitter", "twitter"]}, "is not allowed"),
-        ({"max_documents": 0}, 'max_documents must be a positive integer (documents kept from the start of each split) or "all"'),
+        (
+            {"max_documents": 0},
+            'max_documents must be a positive integer (documents kept from the start of each split) or "all"',
+        ),
         ({"max_documents": 2.5}, "max_documents=2.5 is not allowed"),
         ({"max_documents": True}, "max_documents=True is not allowed"),
         ({"corpus_articles": -3}, "corpus_articles=-3 is not allowed"),
@@ -105,26 +108,34 @@ def test_wmd_queries_default_to_every_query_and_the_power_computation_stays_a_ch
     paper = chapter_parameters("04_scm_vs_wmd", "paper")
     assert paper.wmd_queries == tuple((d, None) for d in DATASETS)  # every test query, as the paper
     assert paper.wmd_validation_queries == tuple((d, None) for d in DATASETS)  # k chosen on every validation query
-    given = chapter_parameters("04_scm_vs_wmd", "paper", wmd_queries={"20news": "power", "twitter": 50},
-                               wmd_validation_queries=100)
+    given = chapter_parameters(
+        "04_scm_vs_wmd", "paper", wmd_queries={"20news": "power", "twitter": 50}, wmd_validation_queries=100
+    )
     assert given.wmd_queries == (("20news", "power"), ("twitter", 50))
     assert given.wmd_validation_queries == tuple((d, 100) for d in DATASETS)
     with pytest.raises(ParameterError, match="wmd_validation_queries=.* is not allowed"):
         chapter_parameters("04_scm_vs_wmd", "paper", wmd_validation_queries="power")
 
 
-@pytest.mark.parametrize("chapter, kwargs, message", [
-    ("04_scm_vs_wmd", {"n_jobs": 1000}, "n_jobs must be an integer in [1, "),
-    ("02_training", {"cosine_pairs": 10**9}, "cosine_pairs must be an integer in [1, 100,000,000]"),
-    ("03_orthogonalization", {"factor_words": 20_000}, "factor_words must be an integer in [2, 10,000]"),
-    ("03_orthogonalization", {"factor_sizes": [1000, 50_000]}, "factor_sizes must be a non-empty list of integers in"),
-    ("03_orthogonalization", {"tsne_words": 1}, "tsne_words must be an integer of at least 2"),
-    ("01_preprocessing", {"corpus_articles": 1}, "corpus_articles must be an integer of at least 200"),
-    ("01_preprocessing", {"datasets": '["bbcsport",'}, "datasets must be a non-empty list drawn from"),
-    ("04_scm_vs_wmd", {"methods": '["wmd"]'}, "that includes 'bow'"),
-    ("05_confusion_tsne", {"map_documents": 2}, "map_documents must be an integer of at least 3"),
-    ("03_orthogonalization", {"previous_record": "yesterday"}, "previous_record must be None"),
-])
+@pytest.mark.parametrize(
+    "chapter, kwargs, message",
+    [
+        ("04_scm_vs_wmd", {"n_jobs": 1000}, "n_jobs must be an integer in [1, "),
+        ("02_training", {"cosine_pairs": 10**9}, "cosine_pairs must be an integer in [1, 100,000,000]"),
+        ("03_orthogonalization", {"factor_words": 20_000}, "factor_words must be an integer in [2, 10,000]"),
+        (
+            "03_orthogonalization",
+            {"factor_sizes": [1000, 50_000]},
+            "factor_sizes must be a non-empty list of integers in",
+        ),
+        ("03_orthogonalization", {"tsne_words": 1}, "tsne_words must be an integer of at least 2"),
+        ("01_preprocessing", {"corpus_articles": 1}, "corpus_articles must be an integer of at least 200"),
+        ("01_preprocessing", {"datasets": '["bbcsport",'}, "datasets must be a non-empty list drawn from"),
+        ("04_scm_vs_wmd", {"methods": '["wmd"]'}, "that includes 'bow'"),
+        ("05_confusion_tsne", {"map_documents": 2}, "map_documents must be an integer of at least 3"),
+        ("03_orthogonalization", {"previous_record": "yesterday"}, "previous_record must be None"),
+    ],
+)
 def test_values_that_would_fail_later_are_refused_at_the_start(chapter, kwargs, message):
     with pytest.raises(ParameterError) as error:
         chapter_parameters(chapter, "smoke", **kwargs)
@@ -136,7 +147,9 @@ def test_json_strings_are_read_as_lists_and_mappings():
     assert p.ks == (1, 3) and dict(p.wmd_queries)["bbcsport"] == 5
 
 
-LIST_PARAMETERS = [(chapter, p.name) for chapter, spec in CHAPTERS.items() for p in spec.parameters if "list" in p.allowed]
+LIST_PARAMETERS = [
+    (chapter, p.name) for chapter, spec in CHAPTERS.items() for p in spec.parameters if "list" in p.allowed
+]
 
 
 @pytest.mark.parametrize("chapter, name", LIST_PARAMETERS, ids=lambda v: v)
@@ -148,17 +161,25 @@ def test_one_rule_for_every_list_parameter(chapter, name):
         default = DATASETS
     values = list(default)
     assert chapter_parameters(chapter, "smoke", **{name: values})[name] == tuple(default)
-    for bad, reason in (({v: 1 for v in values}, "a mapping is not a list"), (set(values), "a set is not a list"),
-                        (values + values[:1], "given more than once"), ([], "the list is empty")):
+    for bad, reason in (
+        ({v: 1 for v in values}, "a mapping is not a list"),
+        (set(values), "a set is not a list"),
+        (values + values[:1], "given more than once"),
+        ([], "the list is empty"),
+    ):
         with pytest.raises(ParameterError) as error:
             chapter_parameters(chapter, "smoke", **{name: bad})
         assert f"{name}={bad!r} is not allowed ({reason}" in str(error.value) or (
-            reason == "given more than once" and "given more than once" in str(error.value)), str(error.value)
+            reason == "given more than once" and "given more than once" in str(error.value)
+        ), str(error.value)
         assert f"{name} must be " in str(error.value)
 
 
 def test_tsne_words_cannot_exceed_the_factorized_words():
     assert chapter_parameters("03_orthogonalization", "smoke", tsne_words=300).tsne_words == 300
-    with pytest.raises(ParameterError, match="tsne_words=301 is not allowed; Figure 1 shows words among the "
-                                             "factor_words=300 most frequent ones: give at most that many"):
+    with pytest.raises(
+        ParameterError,
+        match="tsne_words=301 is not allowed; Figure 1 shows words among the "
+        "factor_words=300 most frequent ones: give at most that many",
+    ):
         chapter_parameters("03_orthogonalization", "smoke", tsne_words=301)

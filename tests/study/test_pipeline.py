@@ -1,4 +1,5 @@
 """The chapter pipeline: parameters read from a notebook's cells, records, lineage and inherited parameters."""
+
 import json
 import shutil
 
@@ -15,29 +16,53 @@ def notebook(*cells, **values):
 
 
 def test_parameters_come_from_the_parameters_and_injected_cells():
-    namespace = notebook('profile = "paper"\ndatasets = None  # a list\n', '# Parameters\nprofile = "smoke"\ndimension = 20\n',
-                         profile="smoke", datasets=None, dimension=20, results=[1, 2], pd=json)
+    namespace = notebook(
+        'profile = "paper"\ndatasets = None  # a list\n',
+        '# Parameters\nprofile = "smoke"\ndimension = 20\n',
+        profile="smoke",
+        datasets=None,
+        dimension=20,
+        results=[1, 2],
+        pd=json,
+    )
     assert given_parameters(namespace) == {"profile": "smoke", "datasets": None, "dimension": 20}
 
 
 def test_a_misspelt_name_stops_the_chapter_with_the_allowed_names(tmp_path):
-    namespace = notebook('profile = "smoke"\nworkers = None\n', '# Parameters\nprofile = "smoke"\ndimension = 20\n',
-                         profile="smoke", workers=None, dimension=20)
-    with pytest.raises(ParameterError, match="unknown parameter.s. dimension for chapter 02_training; allowed: "
-                                             "profile, dimensions, quantized_dimensions"):
+    namespace = notebook(
+        'profile = "smoke"\nworkers = None\n',
+        '# Parameters\nprofile = "smoke"\ndimension = 20\n',
+        profile="smoke",
+        workers=None,
+        dimension=20,
+    )
+    with pytest.raises(
+        ParameterError,
+        match="unknown parameter.s. dimension for chapter 02_training; allowed: "
+        "profile, dimensions, quantized_dimensions",
+    ):
         start_chapter("02_training", namespace, ArtifactCache(tmp_path))
 
 
 def test_json_lists_are_read(tmp_path):
-    chapter = start_chapter("01_preprocessing", notebook('# Parameters\nprofile = "smoke"\ndatasets = \'["reuters", "bbcsport"]\'\n',
-                                                         profile="smoke", datasets='["reuters", "bbcsport"]'),
-                            ArtifactCache(tmp_path))
+    chapter = start_chapter(
+        "01_preprocessing",
+        notebook(
+            '# Parameters\nprofile = "smoke"\ndatasets = \'["reuters", "bbcsport"]\'\n',
+            profile="smoke",
+            datasets='["reuters", "bbcsport"]',
+        ),
+        ArtifactCache(tmp_path),
+    )
     assert chapter.params.datasets == ("bbcsport", "reuters")
 
 
 def test_a_missing_record_names_the_chapter_to_run_first(tmp_path):
-    with pytest.raises(PipelineError, match="takes its inputs from chapter 02_training, which has no record for "
-                                            "profile 'smoke'.*run chapter 02_training first"):
+    with pytest.raises(
+        PipelineError,
+        match="takes its inputs from chapter 02_training, which has no record for "
+        "profile 'smoke'.*run chapter 02_training first",
+    ):
         start_chapter("03_orthogonalization", notebook('profile = "smoke"\n', profile="smoke"), ArtifactCache(tmp_path))
 
 
@@ -59,8 +84,9 @@ def test_records_chain_the_chapters_and_the_latest_wins(tmp_path):
     saved = json.loads((done.path / "record.json").read_text())
     assert saved["previous"] == first.id and saved["parameters"]["workers"] == 1
     assert {"package", "code", "git"} <= set(saved["versions"])
-    with pytest.raises(PipelineError, match="asked to build on record 20990101T000000-abcdef of chapter "
-                                            "01_preprocessing"):
+    with pytest.raises(
+        PipelineError, match="asked to build on record 20990101T000000-abcdef of chapter 01_preprocessing"
+    ):
         run("02_training", cache, previous_record="20990101T000000-abcdef")
 
 
@@ -86,20 +112,29 @@ def test_chapter_4_inherits_chapter_1s_data_sets_and_documents(tmp_path):
     assert chapter.params.datasets == ("bbcsport", "twitter")
     assert chapter.params.max_documents == 15  # the smoke default (20), cut to what chapter 1 kept
     assert run("04_scm_vs_wmd", cache, datasets=["twitter"], ks=[1]).params.datasets == ("twitter",)
-    with pytest.raises(ParameterError, match=r"datasets=\['reuters'\] is not allowed; chapter 01_preprocessing "
-                                             r".* ran only \['bbcsport', 'twitter'\]"):
+    with pytest.raises(
+        ParameterError,
+        match=r"datasets=\['reuters'\] is not allowed; chapter 01_preprocessing "
+        r".* ran only \['bbcsport', 'twitter'\]",
+    ):
         run("04_scm_vs_wmd", cache, datasets=["reuters"])
     with pytest.raises(ParameterError, match="max_documents=16 is not allowed; chapter 01_preprocessing .* kept 15"):
         run("04_scm_vs_wmd", cache, max_documents=16, ks=[1])
     first = records("01_preprocessing", "smoke", cache)[-1]
-    with pytest.raises(ParameterError, match=rf"max_documents=15 \(taken from chapter 01_preprocessing, record "
-                                             rf"{first.id}, .*\) is not allowed; it must be at least the largest k"):
+    with pytest.raises(
+        ParameterError,
+        match=rf"max_documents=15 \(taken from chapter 01_preprocessing, record "
+        rf"{first.id}, .*\) is not allowed; it must be at least the largest k",
+    ):
         run("04_scm_vs_wmd", cache, ks=[1, 19])
     with pytest.raises(ParameterError, match=r"max_documents=11 is not allowed; max_documents must be at least the "):
         run("04_scm_vs_wmd", cache, ks=[1, 13], max_documents=11)
     assert run("04_scm_vs_wmd", cache, ks=[1], wmd_queries={"twitter": 5}).params.wmd_queries == (("twitter", 5),)
-    with pytest.raises(ParameterError, match=r"wmd_queries=\{'twitter': 5\} is not allowed; it names data sets "
-                                             r"this run does not classify \(twitter; datasets=\['bbcsport'\]\)"):
+    with pytest.raises(
+        ParameterError,
+        match=r"wmd_queries=\{'twitter': 5\} is not allowed; it names data sets "
+        r"this run does not classify \(twitter; datasets=\['bbcsport'\]\)",
+    ):
         run("04_scm_vs_wmd", cache, ks=[1], datasets=["bbcsport"], wmd_queries={"twitter": 5})
 
 
@@ -108,8 +143,11 @@ def test_check_articles_above_chapter_1s_corpus_is_refused_at_the_first_cell(tmp
     run("01_preprocessing", cache, datasets=["bbcsport"], corpus_articles=300).finish()
     assert run("02_training", cache, check_articles=300).params.check_articles == 300
     for given in (301, "all"):
-        with pytest.raises(ParameterError, match=rf"check_articles={given!r} is not allowed; chapter 01_preprocessing "
-                                                 r".* read 300 articles: give at most 300"):
+        with pytest.raises(
+            ParameterError,
+            match=rf"check_articles={given!r} is not allowed; chapter 01_preprocessing "
+            r".* read 300 articles: give at most 300",
+        ):
             run("02_training", cache, check_articles=given)
 
 
@@ -120,8 +158,11 @@ def test_chapter_5_checks_its_maps_against_chapter_4(tmp_path):
 
     cache = ArtifactCache(tmp_path)
     lineage(cache)
-    results = {(d, m): SimpleNamespace(truth=np.zeros(n)) for d, n in (("bbcsport", 40), ("twitter", 8))
-               for m in ("bow", "soft_vsm", "soft_vsm_quantized_ortho")}
+    results = {
+        (d, m): SimpleNamespace(truth=np.zeros(n))
+        for d, n in (("bbcsport", 40), ("twitter", 8))
+        for m in ("bow", "soft_vsm", "soft_vsm_quantized_ortho")
+    }
     run("04_scm_vs_wmd", cache).finish(results=results)
     assert run("05_confusion_tsne", cache, perplexity=5).params.datasets == ("bbcsport", "twitter")
     with pytest.raises(ParameterError, match="perplexity=8.0 is not allowed; .* twitter has 8 test documents"):
@@ -145,8 +186,11 @@ def test_data_dependent_ranges_are_checked_at_the_first_cell(tmp_path):
         run("02_training", cache, min_count=152)
     run("02_training", cache).finish(vocabulary={"32-bit": 60, "1-bit": 60})
     assert run("03_orthogonalization", cache, nonzero_limits=[59]).params.nonzero_limits == (59,)
-    with pytest.raises(ParameterError, match=r"nonzero_limits=\[10, 60\] is not allowed; every C must be smaller "
-                                             r"than the embeddings' vocabulary \(60 words"):
+    with pytest.raises(
+        ParameterError,
+        match=r"nonzero_limits=\[10, 60\] is not allowed; every C must be smaller "
+        r"than the embeddings' vocabulary \(60 words",
+    ):
         run("03_orthogonalization", cache, nonzero_limits=[10, 60])
 
 
@@ -158,8 +202,11 @@ def test_damaged_records_are_named_with_what_to_do(tmp_path):
     cache = ArtifactCache(tmp_path)
     record = run("01_preprocessing", cache).finish(table_1="a")
     (record.path / "record.json").write_text('{"id": "20')
-    with pytest.raises(PipelineError, match=rf"the record {record.path} cannot be read \(JSONDecodeError.*remove "
-                                            rf"{record.path}"):
+    with pytest.raises(
+        PipelineError,
+        match=rf"the record {record.path} cannot be read \(JSONDecodeError.*remove "
+        rf"{record.path}",
+    ):
         run("02_training", cache)
     shutil.rmtree(record.path)  # as the message says
     record = run("01_preprocessing", cache).finish(table_1="b")
@@ -174,8 +221,11 @@ def test_a_record_moved_to_another_profile_is_refused(tmp_path):
     paper = tmp_path / "records" / "paper" / "01_preprocessing"
     paper.mkdir(parents=True)
     shutil.copytree(record.path, paper / record.id)
-    with pytest.raises(PipelineError, match=rf"the record {paper / record.id} says it is of profile 'smoke', but it "
-                                            r"lies among the records of profile 'paper'"):
+    with pytest.raises(
+        PipelineError,
+        match=rf"the record {paper / record.id} says it is of profile 'smoke', but it "
+        r"lies among the records of profile 'paper'",
+    ):
         records("01_preprocessing", "paper", cache)
     data = json.loads((record.path / "record.json").read_text())
     (record.path / "record.json").write_text(json.dumps(dict(data, profile="paper")))
@@ -215,8 +265,11 @@ def test_a_full_disk_is_found_at_the_start_and_named_when_writing(tmp_path, monk
     usage = namedtuple("usage", "total used free")
     real = shell.disk_usage
     monkeypatch.setattr(cache_module.shutil, "disk_usage", lambda path: usage(10 * 2**30, 10 * 2**30 - 2**20, 2**20))
-    with pytest.raises(CacheError, match=rf"the artifact cache {tmp_path} \(REGEMB_CACHE\) has 1 MiB free; chapter "
-                                         r"01_preprocessing .* needs about 64 MiB"):
+    with pytest.raises(
+        CacheError,
+        match=rf"the artifact cache {tmp_path} \(REGEMB_CACHE\) has 1 MiB free; chapter "
+        r"01_preprocessing .* needs about 64 MiB",
+    ):
         run("01_preprocessing", cache)
     monkeypatch.setattr(cache_module.shutil, "disk_usage", real)
     chapter = run("01_preprocessing", cache)
@@ -225,8 +278,11 @@ def test_a_full_disk_is_found_at_the_start_and_named_when_writing(tmp_path, monk
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr("regemb_utils.study.pipeline.os.rename", full)
-    with pytest.raises(CacheError, match=rf"could not be written into the artifact cache {tmp_path} "
-                                         r"\(REGEMB_CACHE\): the disk is full. Free some space, or set REGEMB_CACHE"):
+    with pytest.raises(
+        CacheError,
+        match=rf"could not be written into the artifact cache {tmp_path} "
+        r"\(REGEMB_CACHE\): the disk is full. Free some space, or set REGEMB_CACHE",
+    ):
         chapter.finish()
     monkeypatch.setattr(cache_module.os, "rename", full)
     with pytest.raises(CacheError, match="the disk is full"):

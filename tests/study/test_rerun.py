@@ -1,5 +1,6 @@
 """Chapters as a pipeline, end to end with the smoke profile: two runs from empty caches give the same results, a
 rerun with new parameters flows into every later chapter, and the book built after a rerun is consistent."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,10 @@ pytestmark = pytest.mark.book
 # compared (claim_verdicts; the timed ones are speed_claim_verdicts).
 # n_holding counts the timed claims too; measured_*, brute_*, *_over_*, rate_* and ranking_ours are chapter 4's speeds
 # with the paper's measure.
-TIMINGS = re.compile(r"seconds|minutes|hours|wmd_cost_|wps|time_ratio|speed|scm_over_wmd|^figure_10$|^verdicts"
-                     r"|^n_holding$|^measured_|^brute_|_over_|^rate_|^ranking_ours$")
+TIMINGS = re.compile(
+    r"seconds|minutes|hours|wmd_cost_|wps|time_ratio|speed|scm_over_wmd|^figure_10$|^verdicts"
+    r"|^n_holding$|^measured_|^brute_|_over_|^rate_|^ranking_ours$"
+)
 
 
 def build_book(notebooks: Path, where: Path) -> Path:
@@ -32,8 +35,12 @@ def build_book(notebooks: Path, where: Path) -> Path:
     where.mkdir()
     copy_book_sources(where)
     shutil.copytree(notebooks, where / "notebooks")
-    subprocess.run([BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", where], check=True,
-                   capture_output=True, text=True)
+    subprocess.run(
+        [BIN / "jupyter-book", "build", "--warningiserror", "--keep-going", where],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return where / "_build" / "html"
 
 
@@ -44,12 +51,17 @@ def glued(notebook: Path) -> dict[str, object]:
         for output in cell.get("outputs", []):
             key = output.get("metadata", {}).get("scrapbook", {}).get("name")
             if key is not None:
-                data = {mime.rsplit("papermill.record/", 1)[-1]: "".join(value) if isinstance(value, list) else value
-                        for mime, value in output.get("data", {}).items()}
+                data = {
+                    mime.rsplit("papermill.record/", 1)[-1]: "".join(value) if isinstance(value, list) else value
+                    for mime, value in output.get("data", {}).items()
+                }
                 text = data.get("text/plain", "")
                 if re.search(r" at 0x[0-9a-f]+>", text):  # an object: compare what it shows, not its address
-                    text = json.dumps(data.get("application/vnd.plotly.v1+json"), sort_keys=True) \
-                        if "application/vnd.plotly.v1+json" in data else data.get("image/png", text)
+                    text = (
+                        json.dumps(data.get("application/vnd.plotly.v1+json"), sort_keys=True)
+                        if "application/vnd.plotly.v1+json" in data
+                        else data.get("image/png", text)
+                    )
                 values[key] = text
     return values
 
@@ -91,11 +103,13 @@ def test_two_runs_from_empty_caches_give_the_same_results(request, tmp_path_fact
 def test_a_rerun_of_chapter_2_flows_into_chapters_3_and_4(smoke_chapters, smoke_cache, tmp_path):
     cache, base = smoke_cache, smoke_chapters[1]
     # without other seeds: the rerun also takes the book's path for a run that trains no other seed (and is shorter)
-    done = run_chapters(cache, tmp_path / "notebooks", "--from", "02", "-p", "dimensions", "20", "-p", "other_seeds",
-                        "none")
+    done = run_chapters(
+        cache, tmp_path / "notebooks", "--from", "02", "-p", "dimensions", "20", "-p", "other_seeds", "none"
+    )
     assert done.returncode == 0, done.stderr[-3000:]
-    training, orthogonalization, classification = (latest(cache, c) for c in
-                                                    ("02_training", "03_orthogonalization", "04_scm_vs_wmd"))
+    training, orthogonalization, classification = (
+        latest(cache, c) for c in ("02_training", "03_orthogonalization", "04_scm_vs_wmd")
+    )
     assert training["parameters"]["dimensions"] == 20 and training["parameters"]["other_seeds"] == []
     assert orthogonalization["previous"] == training["id"] and classification["previous"] == orthogonalization["id"]
     trained = {a["key"] for a in training["artifacts"] if a["name"] == "word2bits"}  # and the check's own models
@@ -128,18 +142,24 @@ def test_bad_parameters_are_refused_before_anything_runs(smoke_cache, tmp_path):
     for args, message in (
         (["--from", "02", "-p", "dimension", "20"], "unknown parameter(s) dimension for chapter 02_training; allowed:"),
         (["--from", "02", "-y", "threshold: [0.5]"], "unknown parameter(s) threshold"),
-        (["--only", "03", "-p", "tsne_words", "1"], "tsne_words=1 is not allowed; tsne_words must be an integer of "
-                                                    "at least 2"),
+        (
+            ["--only", "03", "-p", "tsne_words", "1"],
+            "tsne_words=1 is not allowed; tsne_words must be an integer of at least 2",
+        ),
         (["--only", "01", "-p", "corpus_articles", "1"], "corpus_articles must be an integer of at least 200"),
         (["--only", "04", "-p", "methods", '["wmd"]'], "that includes 'bow'"),
         (["--only", "05", "-p", "perplexity", "0.5"], "perplexity must be a number in [1, 100]"),
         (["--only", "04", "-y", "ks: [1, 3, 1]"], "ks=[1, 3, 1] is not allowed (1 given more than once)"),
         (["--only", "04", "-y", "thresholds: [0, 0.0]"], "thresholds=[0, 0.0] is not allowed (0 given more than once)"),
-        (["--only", "01", "-y", "datasets: {bbcsport: 1}"], "datasets={'bbcsport': 1} is not allowed (a mapping is "
-                                                            "not a list)"),
+        (
+            ["--only", "01", "-y", "datasets: {bbcsport: 1}"],
+            "datasets={'bbcsport': 1} is not allowed (a mapping is not a list)",
+        ),
         (["--only", "04", "-y", "ks: [1"], "-y 'ks: [1' is not valid YAML"),
-        (["--only", "03", "-p", "tsne_words", "100000"], "tsne_words=100000 is not allowed; Figure 1 shows words "
-                                                          "among the factor_words=300 most frequent ones"),
+        (
+            ["--only", "03", "-p", "tsne_words", "100000"],
+            "tsne_words=100000 is not allowed; Figure 1 shows words among the factor_words=300 most frequent ones",
+        ),
     ):
         done = run_chapters(cache, tmp_path, *args)
         assert done.returncode != 0 and message in done.stderr, (args, done.stderr[-2000:])
@@ -148,19 +168,40 @@ def test_bad_parameters_are_refused_before_anything_runs(smoke_cache, tmp_path):
     before = len(list((cache / "records" / "smoke" / "05_confusion_tsne").iterdir()))
     done = run_chapters(cache, tmp_path, "--only", "05", "-p", "perplexity", "99")
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
-    assert "05_confusion_tsne stopped at cell" in done.stderr and "ParameterError: perplexity=99.0 is not allowed" \
-        in done.stderr and "no record of the chapter was written" in done.stderr, done.stderr[-2000:]
+    assert (
+        "05_confusion_tsne stopped at cell" in done.stderr
+        and "ParameterError: perplexity=99.0 is not allowed" in done.stderr
+        and "no record of the chapter was written" in done.stderr
+    ), done.stderr[-2000:]
     assert len(list((cache / "records" / "smoke" / "05_confusion_tsne").iterdir())) == before
     env = dict(os.environ, REGEMB_CACHE=str(cache))  # papermill itself: the chapter stops at its first cell
-    done = subprocess.run([BIN / "papermill", ROOT / "notebooks" / "05_confusion_tsne.ipynb", tmp_path / "05.ipynb",
-                           "-p", "profile", "smoke", "-p", "perplexity", "99"], env=env, capture_output=True, text=True,
-                          cwd=ROOT / "notebooks")
+    done = subprocess.run(
+        [
+            BIN / "papermill",
+            ROOT / "notebooks" / "05_confusion_tsne.ipynb",
+            tmp_path / "05.ipynb",
+            "-p",
+            "profile",
+            "smoke",
+            "-p",
+            "perplexity",
+            "99",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "notebooks",
+    )
     assert done.returncode != 0 and "perplexity=99.0 is not allowed" in done.stderr
     executed = json.loads((tmp_path / "05.ipynb").read_text())["cells"]
     failed = [i for i, c in enumerate(executed) if any(o["output_type"] == "error" for o in c.get("outputs", []))]
-    first_code = next(i for i, c in enumerate(executed) if c["cell_type"] == "code"
-                      and "parameters" not in c["metadata"].get("tags", []) and "injected-parameters"
-                      not in c["metadata"].get("tags", []))
+    first_code = next(
+        i
+        for i, c in enumerate(executed)
+        if c["cell_type"] == "code"
+        and "parameters" not in c["metadata"].get("tags", [])
+        and "injected-parameters" not in c["metadata"].get("tags", [])
+    )
     assert failed == [first_code]
 
 
@@ -178,9 +219,13 @@ def test_chapters_4_to_6_finish_with_bow_alone_and_say_what_they_leave_out(smoke
         assert not [o for o in outputs if o["output_type"] == "error"], chapter
         shown[chapter] = "".join("".join(o.get("data", {}).get("text/markdown", "")) for o in outputs)
     assert "This run leaves this out: it needs a method besides BoW" in shown["04_scm_vs_wmd"]
-    assert "did not run Soft VSM and Soft VSM (quan., ortho.), so this run leaves out the confusion matrices" \
+    assert (
+        "did not run Soft VSM and Soft VSM (quan., ortho.), so this run leaves out the confusion matrices"
         in shown["05_confusion_tsne"]
-    assert "This run has no numbers for Table 2: chapter 4 did not run the methods behind them." in shown["06_scorecard"]
+    )
+    assert (
+        "This run has no numbers for Table 2: chapter 4 did not run the methods behind them." in shown["06_scorecard"]
+    )
     for notebook in smoke_chapters[1].glob("*.ipynb"):
         if not (tmp_path / "notebooks" / notebook.name).exists():
             shutil.copy(notebook, tmp_path / "notebooks")

@@ -1,4 +1,5 @@
 """scripts/run_chapters.py's tidying of saved outputs: progress bars keep only what a terminal finally shows."""
+
 from __future__ import annotations
 
 import importlib.util

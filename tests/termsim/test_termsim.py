@@ -1,4 +1,5 @@
 """Tests of regemb_utils.termsim.matrix (neighbour cache + fast matrix builder) and regemb_utils.termsim.cholesky."""
+
 from __future__ import annotations
 
 import itertools
@@ -11,8 +12,13 @@ from gensim.similarities import SparseTermSimilarityMatrix, WordEmbeddingSimilar
 from scipy import sparse
 
 from regemb_utils.termsim.cholesky import dense_orthogonalized, inner_product_errors, orthogonalized_embeddings
-from regemb_utils.termsim.matrix import (TermSimilarityBuilder, column_order, nearest_neighbours, neighbours_from_gensim,
-                                  term_similarity_matrix)
+from regemb_utils.termsim.matrix import (
+    TermSimilarityBuilder,
+    column_order,
+    nearest_neighbours,
+    neighbours_from_gensim,
+    term_similarity_matrix,
+)
 
 K = 60
 
@@ -56,8 +62,15 @@ def setting():
 
 def gensim_matrix(s, tfidf, symmetric, dominant, nonzero_limit, threshold, exponent):
     index = WordEmbeddingSimilarityIndex(s["kv"], threshold=threshold, exponent=exponent)
-    return SparseTermSimilarityMatrix(index, s["dictionary"], tfidf, symmetric=symmetric, dominant=dominant,
-                                      nonzero_limit=nonzero_limit, dtype=np.float32).matrix
+    return SparseTermSimilarityMatrix(
+        index,
+        s["dictionary"],
+        tfidf,
+        symmetric=symmetric,
+        dominant=dominant,
+        nonzero_limit=nonzero_limit,
+        dtype=np.float32,
+    ).matrix
 
 
 def assert_same(ours, ref, atol=0.0):
@@ -75,7 +88,7 @@ def test_cache_equals_brute_force(setting):
     kv, fast = setting["kv"], setting["fast"]
     unit = kv.vectors / np.linalg.norm(kv.vectors, axis=1, keepdims=True)
     query = np.array([kv.key_to_index[w] for w in fast.words])
-    sims = (unit[query].astype(np.float64) @ unit.T.astype(np.float64))
+    sims = unit[query].astype(np.float64) @ unit.T.astype(np.float64)
     sims[np.arange(len(query)), query] = -np.inf
     order = np.argsort(-sims, axis=1, kind="stable")[:, :K]
     assert fast.indices.dtype == np.int32 and fast.similarities.dtype == np.float32
@@ -117,9 +130,17 @@ def test_gensim_rule_equals_gensim_exactly(setting, use_tfidf):
     tfidf = setting["tfidf"] if use_tfidf else None
     for symmetric, dominant, nonzero_limit, threshold, exponent in GRID:
         ref = gensim_matrix(setting, tfidf, symmetric, dominant, nonzero_limit, threshold, exponent)
-        ours = term_similarity_matrix(setting["exact"], setting["dictionary"], tfidf, nonzero_limit=nonzero_limit,
-                                      threshold=threshold, exponent=exponent, symmetric=symmetric,
-                                      dominant=dominant, fill_rule="gensim")
+        ours = term_similarity_matrix(
+            setting["exact"],
+            setting["dictionary"],
+            tfidf,
+            nonzero_limit=nonzero_limit,
+            threshold=threshold,
+            exponent=exponent,
+            symmetric=symmetric,
+            dominant=dominant,
+            fill_rule="gensim",
+        )
         assert_same(ours, ref)
 
 
@@ -130,9 +151,17 @@ def test_gensim_rule_with_fast_cache_is_nearly_gensim(setting):
     mismatched_entries = total = 0
     for symmetric, dominant, nonzero_limit, threshold, exponent in GRID[::3]:
         ref = gensim_matrix(setting, tfidf, symmetric, dominant, nonzero_limit, threshold, exponent)
-        ours = term_similarity_matrix(setting["fast"], setting["dictionary"], tfidf, nonzero_limit=nonzero_limit,
-                                      threshold=threshold, exponent=exponent, symmetric=symmetric,
-                                      dominant=dominant, fill_rule="gensim")
+        ours = term_similarity_matrix(
+            setting["fast"],
+            setting["dictionary"],
+            tfidf,
+            nonzero_limit=nonzero_limit,
+            threshold=threshold,
+            exponent=exponent,
+            symmetric=symmetric,
+            dominant=dominant,
+            fill_rule="gensim",
+        )
         mismatched_entries += (abs(ours - ref) > 1e-6).nnz
         total += ref.nnz
     assert mismatched_entries <= 0.01 * total
@@ -154,7 +183,7 @@ def paper_reference(neighbours, dictionary, tfidf, symmetric, dominant, nonzero_
         for index, similarity in zip(neighbours.indices[row][:topn], neighbours.similarities[row][:topn]):
             similarity = float(similarity)
             if similarity > threshold:
-                out.append((neighbours.keys[index], similarity ** exponent))
+                out.append((neighbours.keys[index], similarity**exponent))
         return out
 
     if tfidf is None:
@@ -167,8 +196,11 @@ def paper_reference(neighbours, dictionary, tfidf, symmetric, dominant, nonzero_
     entries = {(i, i): 1.0 for i in range(n)}
     for t1 in columns:
         num_rows = nonzero_limit - column_nonzero[t1]
-        candidates = [(dictionary.token2id[t], s) for t, s in most_similar(dictionary[t1], num_rows)
-                      if t in dictionary.token2id] if num_rows > 0 else []
+        candidates = (
+            [(dictionary.token2id[t], s) for t, s in most_similar(dictionary[t1], num_rows) if t in dictionary.token2id]
+            if num_rows > 0
+            else []
+        )
         if tfidf is None:
             rows = sorted(candidates)
         else:
@@ -177,9 +209,11 @@ def paper_reference(neighbours, dictionary, tfidf, symmetric, dominant, nonzero_
             if dominant and float(column_sum[t1]) + abs(similarity) >= 1.0:
                 break
             if symmetric:
-                if column_nonzero[t2] < nonzero_limit \
-                        and (not dominant or float(column_sum[t2]) + abs(similarity) < 1.0) \
-                        and (t1, t2) not in assigned:
+                if (
+                    column_nonzero[t2] < nonzero_limit
+                    and (not dominant or float(column_sum[t2]) + abs(similarity) < 1.0)
+                    and (t1, t2) not in assigned
+                ):
                     assigned.add((t1, t2))
                     assigned.add((t2, t1))
                     entries[(t2, t1)] = similarity  # row t2, column t1
@@ -202,11 +236,20 @@ def paper_reference(neighbours, dictionary, tfidf, symmetric, dominant, nonzero_
 def test_paper_rule_equals_transcription(setting, use_tfidf):
     tfidf = setting["tfidf"] if use_tfidf else None
     for symmetric, dominant, nonzero_limit, threshold, exponent in GRID[::2] + [(True, True, 50, -1.0, 1)]:
-        ref = paper_reference(setting["fast"], setting["dictionary"], tfidf, symmetric, dominant, nonzero_limit,
-                              threshold, exponent)
-        ours = term_similarity_matrix(setting["fast"], setting["dictionary"], tfidf, nonzero_limit=nonzero_limit,
-                                      threshold=threshold, exponent=exponent, symmetric=symmetric,
-                                      dominant=dominant, fill_rule="paper")
+        ref = paper_reference(
+            setting["fast"], setting["dictionary"], tfidf, symmetric, dominant, nonzero_limit, threshold, exponent
+        )
+        ours = term_similarity_matrix(
+            setting["fast"],
+            setting["dictionary"],
+            tfidf,
+            nonzero_limit=nonzero_limit,
+            threshold=threshold,
+            exponent=exponent,
+            symmetric=symmetric,
+            dominant=dominant,
+            fill_rule="paper",
+        )
         assert_same(ours, ref)
 
 
@@ -214,15 +257,19 @@ def test_paper_and_gensim_rules_differ_only_with_dominance(setting):
     s = setting
     kwargs = dict(nonzero_limit=50, threshold=-1.0, exponent=1)
     for symmetric in (True, False):
-        a = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=False,
-                                   fill_rule="paper", **kwargs)
-        b = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=False,
-                                   fill_rule="gensim", **kwargs)
+        a = term_similarity_matrix(
+            s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=False, fill_rule="paper", **kwargs
+        )
+        b = term_similarity_matrix(
+            s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=False, fill_rule="gensim", **kwargs
+        )
         assert (a != b).nnz == 0
-        a = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=True,
-                                   fill_rule="paper", **kwargs)
-        b = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=True,
-                                   fill_rule="gensim", **kwargs)
+        a = term_similarity_matrix(
+            s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=True, fill_rule="paper", **kwargs
+        )
+        b = term_similarity_matrix(
+            s["fast"], s["dictionary"], s["tfidf"], symmetric=symmetric, dominant=True, fill_rule="gensim", **kwargs
+        )
         assert a.nnz < b.nnz  # break stops a column early, continue keeps trying
 
 
@@ -234,8 +281,17 @@ def test_structural_properties(setting, rule):
     without_embedding = [i for t, i in s["dictionary"].token2id.items() if t not in s["kv"].key_to_index]
     assert len(without_embedding) == 300
     for symmetric, dominant, nonzero_limit in itertools.product([True, False], [True, False], [1, 10, 50]):
-        S = term_similarity_matrix(s["fast"], s["dictionary"], s["tfidf"], nonzero_limit=nonzero_limit,
-                                   threshold=-1.0, exponent=1, symmetric=symmetric, dominant=dominant, fill_rule=rule)
+        S = term_similarity_matrix(
+            s["fast"],
+            s["dictionary"],
+            s["tfidf"],
+            nonzero_limit=nonzero_limit,
+            threshold=-1.0,
+            exponent=1,
+            symmetric=symmetric,
+            dominant=dominant,
+            fill_rule=rule,
+        )
         assert S.shape == (n, n) and S.has_sorted_indices
         assert np.all(S.diagonal() == 1.0)
         off = S - sparse.diags(S.diagonal())
@@ -283,15 +339,23 @@ def test_reference_equals_gensim_and_the_transcription(setting, use_tfidf):
 
     tfidf = setting["tfidf"] if use_tfidf else None
     for symmetric, dominant, nonzero_limit, threshold, exponent in GRID[::7]:
-        kwargs = dict(nonzero_limit=nonzero_limit, threshold=threshold, exponent=exponent, symmetric=symmetric,
-                      dominant=dominant)
-        assert_same(reference_term_similarity_matrix(setting["exact"], setting["dictionary"], tfidf,
-                                                     fill_rule="gensim", **kwargs),
-                    gensim_matrix(setting, tfidf, symmetric, dominant, nonzero_limit, threshold, exponent))
-        assert_same(reference_term_similarity_matrix(setting["fast"], setting["dictionary"], tfidf,
-                                                     fill_rule="paper", **kwargs),
-                    paper_reference(setting["fast"], setting["dictionary"], tfidf, symmetric, dominant,
-                                    nonzero_limit, threshold, exponent))
+        kwargs = dict(
+            nonzero_limit=nonzero_limit, threshold=threshold, exponent=exponent, symmetric=symmetric, dominant=dominant
+        )
+        assert_same(
+            reference_term_similarity_matrix(
+                setting["exact"], setting["dictionary"], tfidf, fill_rule="gensim", **kwargs
+            ),
+            gensim_matrix(setting, tfidf, symmetric, dominant, nonzero_limit, threshold, exponent),
+        )
+        assert_same(
+            reference_term_similarity_matrix(
+                setting["fast"], setting["dictionary"], tfidf, fill_rule="paper", **kwargs
+            ),
+            paper_reference(
+                setting["fast"], setting["dictionary"], tfidf, symmetric, dominant, nonzero_limit, threshold, exponent
+            ),
+        )
 
 
 @pytest.mark.parametrize("rule", ["paper", "gensim"])
@@ -301,19 +365,30 @@ def test_shared_builder_equals_reference_and_a_builder_per_point(setting, rule):
     from regemb_utils.termsim.reference import reference_term_similarity_matrix
 
     s = setting
-    shared = {idf: TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"] if idf else None)
-              for idf in (True, False)}
+    shared = {
+        idf: TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"] if idf else None) for idf in (True, False)
+    }
     for idf in (True, False):
         tfidf = s["tfidf"] if idf else None
         for symmetric, dominant, nonzero_limit, threshold, exponent in SMALL_GRID:
             kwargs = dict(symmetric=symmetric, dominant=dominant, fill_rule=rule)
             ours = shared[idf].build(nonzero_limit, threshold, exponent, **kwargs)
             alone = TermSimilarityBuilder(s["fast"], s["dictionary"], tfidf).build(
-                nonzero_limit, threshold, exponent, memoise_powers=False, **kwargs)
+                nonzero_limit, threshold, exponent, memoise_powers=False, **kwargs
+            )
             assert_same(ours, alone)
-            assert_same(ours, reference_term_similarity_matrix(
-                s["fast"], s["dictionary"], tfidf, nonzero_limit=nonzero_limit, threshold=threshold,
-                exponent=exponent, **kwargs))
+            assert_same(
+                ours,
+                reference_term_similarity_matrix(
+                    s["fast"],
+                    s["dictionary"],
+                    tfidf,
+                    nonzero_limit=nonzero_limit,
+                    threshold=threshold,
+                    exponent=exponent,
+                    **kwargs,
+                ),
+            )
 
 
 @pytest.mark.parametrize("kept_bytes", [1 << 30, 0])
@@ -330,11 +405,13 @@ def test_grid_points_sharing_matrices_equal_points_built_alone(setting, kept_byt
     similarities = s["fast"].similarities
     assert similarities.min() > 0.0 and similarities[:, :3].min() < 0.6  # -1 and 0 filter nothing here; 0.6 does
     for symmetric, dominant, nonzero_limit, threshold, exponent in itertools.product(
-            [True, False], [True, False], [50, 3], [-1.0, 0.0, 0.6], [1, 2, 3]):
+        [True, False], [True, False], [50, 3], [-1.0, 0.0, 0.6], [1, 2, 3]
+    ):
         kwargs = dict(symmetric=symmetric, dominant=dominant, fill_rule="paper")
         ours = builder.build(nonzero_limit, threshold, exponent, **kwargs)
         alone = TermSimilarityBuilder(s["fast"], s["dictionary"], s["tfidf"]).build(
-            nonzero_limit, threshold, exponent, memoise_powers=False, **kwargs)
+            nonzero_limit, threshold, exponent, memoise_powers=False, **kwargs
+        )
         assert_same(ours, alone)
         ours.data[:] = -7.0  # a caller's change stays in its copy
         ours.indices[:] = 0
@@ -355,8 +432,7 @@ def test_powers_remembered_by_cosine_equal_python_pow(exponent):
     expected = np.array([float(s) ** exponent for s in cosines])
     for remember in (True, False):
         assert np.array_equal(_powers(cosines.reshape(-1, 1), exponent, remember).ravel(), expected)
-        assert np.array_equal(_raised(cosines, exponent, np.empty_like(cosines), remember),
-                              expected.astype(np.float32))
+        assert np.array_equal(_raised(cosines, exponent, np.empty_like(cosines), remember), expected.astype(np.float32))
 
 
 def test_builder_with_few_neighbours_in_the_dictionary():
@@ -375,26 +451,37 @@ def test_builder_with_few_neighbours_in_the_dictionary():
     neighbours = nearest_neighbours(kv, list(dictionary.token2id), depth=40, progress=False)
     for idf in (True, False):
         builder = TermSimilarityBuilder(neighbours, dictionary, tfidf if idf else None)
-        for symmetric, dominant, nonzero_limit, rule in itertools.product([True, False], [True, False],
-                                                                          [1, 5, 40], ["paper", "gensim"]):
-            kwargs = dict(nonzero_limit=nonzero_limit, threshold=-1.0, exponent=1.0, symmetric=symmetric,
-                          dominant=dominant, fill_rule=rule)
-            assert_same(builder.build(nonzero_limit, -1.0, 1.0, symmetric=symmetric, dominant=dominant,
-                                      fill_rule=rule),
-                        reference_term_similarity_matrix(neighbours, dictionary, tfidf if idf else None, **kwargs))
+        for symmetric, dominant, nonzero_limit, rule in itertools.product(
+            [True, False], [True, False], [1, 5, 40], ["paper", "gensim"]
+        ):
+            kwargs = dict(
+                nonzero_limit=nonzero_limit,
+                threshold=-1.0,
+                exponent=1.0,
+                symmetric=symmetric,
+                dominant=dominant,
+                fill_rule=rule,
+            )
+            assert_same(
+                builder.build(nonzero_limit, -1.0, 1.0, symmetric=symmetric, dominant=dominant, fill_rule=rule),
+                reference_term_similarity_matrix(neighbours, dictionary, tfidf if idf else None, **kwargs),
+            )
 
 
 # ------------------------------------------------------------------------------------------------ validation
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(nonzero_limit=0), "nonzero_limit must be at least 1"),
-    (dict(nonzero_limit=K + 1), "exceeds the neighbour cache"),
-    (dict(exponent=0), "exponent must be positive"),
-    (dict(exponent=-1.0), "exponent must be positive"),
-    (dict(fill_rule="fork"), "unknown fill rule 'fork'; allowed: paper, gensim"),
-    (dict(threshold=1.5), r"threshold must lie in \[-1, 1\]"),
-    (dict(threshold=-1.01), r"threshold must lie in \[-1, 1\]"),
-    (dict(threshold=-0.5, exponent=1.5), "non-integer exponent"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(nonzero_limit=0), "nonzero_limit must be at least 1"),
+        (dict(nonzero_limit=K + 1), "exceeds the neighbour cache"),
+        (dict(exponent=0), "exponent must be positive"),
+        (dict(exponent=-1.0), "exponent must be positive"),
+        (dict(fill_rule="fork"), "unknown fill rule 'fork'; allowed: paper, gensim"),
+        (dict(threshold=1.5), r"threshold must lie in \[-1, 1\]"),
+        (dict(threshold=-1.01), r"threshold must lie in \[-1, 1\]"),
+        (dict(threshold=-0.5, exponent=1.5), "non-integer exponent"),
+    ],
+)
 def test_bad_parameters(setting, kwargs, message):
     kwargs = {"nonzero_limit": 10, **kwargs}
     with pytest.raises(ValueError, match=message):
@@ -410,8 +497,17 @@ def test_cache_must_cover_dictionary(setting):
 # ------------------------------------------------------------------------------------------------ Cholesky
 @pytest.fixture(scope="module")
 def theorem_matrix(setting):
-    return term_similarity_matrix(setting["fast"], setting["dictionary"], setting["tfidf"], nonzero_limit=50,
-                                  threshold=-1.0, exponent=1, symmetric=True, dominant=True, fill_rule="paper")
+    return term_similarity_matrix(
+        setting["fast"],
+        setting["dictionary"],
+        setting["tfidf"],
+        nonzero_limit=50,
+        threshold=-1.0,
+        exponent=1,
+        symmetric=True,
+        dominant=True,
+        fill_rule="paper",
+    )
 
 
 def test_cholesky_reconstructs_S(theorem_matrix):
@@ -436,12 +532,22 @@ def test_theorem_1(setting, theorem_matrix):
 
 
 def test_not_positive_definite_is_reported(setting):
-    S = term_similarity_matrix(setting["fast"], setting["dictionary"], setting["tfidf"], nonzero_limit=50,
-                               threshold=0.0, exponent=1, symmetric=True, dominant=False, fill_rule="paper")
+    S = term_similarity_matrix(
+        setting["fast"],
+        setting["dictionary"],
+        setting["tfidf"],
+        nonzero_limit=50,
+        threshold=0.0,
+        exponent=1,
+        symmetric=True,
+        dominant=False,
+        fill_rule="paper",
+    )
     E, info = orthogonalized_embeddings(S)
     assert E is None and not info.ok and "not positive definite" in info.reason
-    asymmetric = term_similarity_matrix(setting["fast"], setting["dictionary"], setting["tfidf"], nonzero_limit=5,
-                                        symmetric=False)
+    asymmetric = term_similarity_matrix(
+        setting["fast"], setting["dictionary"], setting["tfidf"], nonzero_limit=5, symmetric=False
+    )
     E, info = orthogonalized_embeddings(asymmetric)
     assert E is None and "not symmetric" in info.reason
 
@@ -527,8 +633,9 @@ def test_theorem_table_reports_every_pair(setting, theorem_matrix):
     assert checked["max |⟨e'_i, e'_j⟩ - s'_ij|"] < 1e-6 and checked["max |s'_ij - cos(e_i, e_j)|"] < 1e-6
     assert checked["max |⟨e'_i, e'_j⟩|, unstored"] < 1e-6 and checked["stored entries"] == S.nnz
     normed = kv.get_normed_vectors()
-    unit = np.array([normed[kv.key_to_index[d[i]]] if d[i] in kv.key_to_index else np.zeros(kv.vector_size)
-                     for i in range(len(d))])  # words without an embedding: zero rows
+    unit = np.array(
+        [normed[kv.key_to_index[d[i]]] if d[i] in kv.key_to_index else np.zeros(kv.vector_size) for i in range(len(d))]
+    )  # words without an embedding: zero rows
     cosines = unit @ unit.T
     unstored = np.asarray(sparse.csr_matrix(S).toarray() == 0)
     plain = theorem_table(S, unit, kv, d)

@@ -1,4 +1,5 @@
 """The vendored data, its checksums, the data set loaders (the project's reference splits) and the Wikipedia corpus."""
+
 from __future__ import annotations
 
 import codecs
@@ -64,10 +65,25 @@ EXPECTED_CLASSES = {
     "reuters": ("acq", "crude", "earn", "grain", "interest", "money-fx", "ship", "trade"),
     "amazon": ("books", "dvd", "electronics", "kitchen_&_housewares"),
     "20news": (
-        "alt.atheism", "comp.graphics", "comp.os.ms-windows.misc", "comp.sys.ibm.pc.hardware",
-        "comp.sys.mac.hardware", "comp.windows.x", "misc.forsale", "rec.autos", "rec.motorcycles",
-        "rec.sport.baseball", "rec.sport.hockey", "sci.crypt", "sci.electronics", "sci.med", "sci.space",
-        "soc.religion.christian", "talk.politics.guns", "talk.politics.mideast", "talk.politics.misc",
+        "alt.atheism",
+        "comp.graphics",
+        "comp.os.ms-windows.misc",
+        "comp.sys.ibm.pc.hardware",
+        "comp.sys.mac.hardware",
+        "comp.windows.x",
+        "misc.forsale",
+        "rec.autos",
+        "rec.motorcycles",
+        "rec.sport.baseball",
+        "rec.sport.hockey",
+        "sci.crypt",
+        "sci.electronics",
+        "sci.med",
+        "sci.space",
+        "soc.religion.christian",
+        "talk.politics.guns",
+        "talk.politics.mideast",
+        "talk.politics.misc",
         "talk.religion.misc",
     ),
 }
@@ -373,23 +389,34 @@ def test_a_data_set_of_ones_own_is_split_by_the_papers_rule():
     assert d.name == "pets" and d.class_names == ("cats", "dogs")
     assert (len(d.train), len(d.validation), len(d.test)) == (32, 8, 10)  # the last 20 % of the rest validate
     for split in d.splits.values():  # every text keeps its label
-        assert all(d.class_names[label] == ("cats" if "cats" in text else "dogs")
-                   for text, label in zip(split.texts, split.labels))
-    same = _make_dataset("pets", ("cats", "dogs"), *_split(texts, [0 if l == "cats" else 1 for l in labels], 40, 10),
-                         shuffle_validation=False)
+        assert all(
+            d.class_names[label] == ("cats" if "cats" in text else "dogs")
+            for text, label in zip(split.texts, split.labels)
+        )
+    same = _make_dataset(
+        "pets",
+        ("cats", "dogs"),
+        *_split(texts, [0 if l == "cats" else 1 for l in labels], 40, 10),
+        shuffle_validation=False,
+    )
     assert d.test.texts == same.test.texts and d.train.texts == same.train.texts  # the loaders' own rule
     assert dataset_from_texts("pets", texts, labels, test_size=0.2).test.texts == d.test.texts
-    assert dataset_from_texts("pets", texts, labels, test_size=10, class_names=["dogs", "cats"]).class_names == \
-        ("dogs", "cats")
+    assert dataset_from_texts("pets", texts, labels, test_size=10, class_names=["dogs", "cats"]).class_names == (
+        "dogs",
+        "cats",
+    )
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(labels=["a"] * 9), "10 texts but 9 labels"),
-    (dict(labels=["a"] * 10), "at least two classes"),
-    (dict(test_size=6), "test_size=6 is not allowed"),
-    (dict(test_size=0), "test_size=0 is not allowed"),
-    (dict(class_names=["a"]), "labels ['b'] are not among class_names ['a']"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(labels=["a"] * 9), "10 texts but 9 labels"),
+        (dict(labels=["a"] * 10), "at least two classes"),
+        (dict(test_size=6), "test_size=6 is not allowed"),
+        (dict(test_size=0), "test_size=0 is not allowed"),
+        (dict(class_names=["a"]), "labels ['b'] are not among class_names ['a']"),
+    ],
+)
 def test_a_data_set_of_ones_own_refuses_bad_input(kwargs, message):
     from regemb_utils.text.datasets import dataset_from_texts
 
@@ -416,8 +443,9 @@ def test_regemb_data_follows_regemb_caches_rule(bbcsport_copy, monkeypatch):
     monkeypatch.setenv("REGEMB_DATA", folder.name)
     assert data_file(relative) == target
     monkeypatch.setenv("REGEMB_DATA", "no-such-folder")
-    with pytest.raises(FileNotFoundError, match=f"REGEMB_DATA names {folder.parent / 'no-such-folder'}, which is not "
-                                                "a directory"):
+    with pytest.raises(
+        FileNotFoundError, match=f"REGEMB_DATA names {folder.parent / 'no-such-folder'}, which is not a directory"
+    ):
         data_file(relative)
 
 
@@ -441,6 +469,7 @@ def test_a_data_file_that_cannot_be_read_is_named_at_once(bbcsport_copy, monkeyp
         shutil.copyfile(datasets_module.DATA_DIR / relative, target)
         target.chmod(0)
         if os.access(target, os.R_OK):  # root reads every file: refuse the read as the kernel would for others
+
             def refused(path):
                 raise PermissionError(13, "Permission denied", str(path))
 

@@ -1,4 +1,5 @@
 """A data set's documents: counts over the common dictionary, the weighting of a split pair, the answered queries."""
+
 from __future__ import annotations
 
 import numpy as np
