@@ -33,7 +33,7 @@ from ..infra.cache import ArtifactCache
 from ..study.params import PROFILES, chapter_parameters
 from ..study.pipeline import Chapter, PipelineError, _lineage
 
-__all__ = ["ExplorerError", "ExplorerSettings", "View", "Explorer", "render", "app", "REFERENCES", "TOP"]
+__all__ = ["ExplorerError", "ExplorerSettings", "View", "Explorer", "render", "app"]
 
 REFERENCES = 300  # the training documents searched for a test document's neighbours: the first ones of the split
 TOP = 8  # rows shown in each table

@@ -26,7 +26,6 @@ from .style import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
 from .plotting import place_labels
 
 __all__ = [
-    "SPARSITY_PANELS",
     "sparsity_figure",
     "figure_1_tsne",
     "figure_1_matrices",

@@ -12,7 +12,7 @@ from IPython.display import Markdown
 from ..text.datasets import DATASETS
 from .. import paper
 
-__all__ = ["value_set", "training_prose", "orthogonalization_prose", "classification_prose"]
+__all__ = ["training_prose", "orthogonalization_prose", "classification_prose"]
 
 
 def value_set(values) -> Markdown:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.io as pio
 
-__all__ = ["glue", "glue_all", "OfflinePlotly", "MISSING", "Format", "Table", "table", "collapsible"]
+__all__ = ["glue", "glue_all", "OfflinePlotly", "Format", "Table", "table"]
 
 
 def glue(name: str, value, display: bool = False):

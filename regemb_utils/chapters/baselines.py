@@ -37,7 +37,6 @@ __all__ = [
     "comparison_table",
     "error_grid",
     "kernel_comparison",
-    "SCM_BEST",
     "verdicts",
     "verdict_counts",
 ]

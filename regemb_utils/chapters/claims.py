@@ -38,7 +38,7 @@ from .scm_vs_wmd import (
     significance_table,
 )
 
-__all__ = ["Evidence", "CLAIMS", "judge", "judgement_table", "verdict_tables", "PAPER_SEVEN", "AGREEMENT_WIDENING"]
+__all__ = ["Evidence", "CLAIMS", "judge", "judgement_table", "verdict_tables"]
 
 Results = Mapping[tuple[str, str], MethodResult]
 PAPER_SEVEN = tuple(METHODS)[:7]  # the paper's configurations (Figure 8's order): the family of its §6.1 tests

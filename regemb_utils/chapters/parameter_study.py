@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["STUDIED", "validation_grid", "parameter_study_figure"]
+__all__ = ["validation_grid", "parameter_study_figure"]
 
 STUDIED = ("nonzero_limit", "threshold", "exponent")  # the axes of the figure
 ORTHOGONALIZED = ("soft_vsm_ortho", "soft_vsm_quantized_ortho")

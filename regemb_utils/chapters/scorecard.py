@@ -27,8 +27,6 @@ from ..classification.speed import speed_rates, speed_ratios
 from .scm_vs_wmd import decided_counts, error_table, optimal_parameters, paired_wmd_table, relative_error_table
 
 __all__ = [
-    "CORPUS_DIFFERS",
-    "SECTION_DECIMALS",
     "scorecard",
     "results_scorecard",
     "agrees",

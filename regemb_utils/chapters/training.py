@@ -43,7 +43,6 @@ __all__ = [
     "SEEDED_METHODS",
     "Trainings",
     "seed_quality",
-    "seeded_results",
     "seed_errors",
     "seed_reductions",
     "gap_account",

@@ -42,15 +42,7 @@ from ..termsim.orthogonalization import SPARSE_KEYS, MatrixGrid
 from ..text.tokenization import tokenize
 from ..paper import table_2
 
-__all__ = [
-    "SENTENCES",
-    "SentencePair",
-    "compare_sentences",
-    "table_2_matrix",
-    "setting_markdown",
-    "example_figure",
-    "FONT_PX",
-]
+__all__ = ["SENTENCES", "SentencePair", "compare_sentences", "table_2_matrix", "setting_markdown", "example_figure"]
 
 SENTENCES = ("Obama speaks to the media in Illinois", "The President greets the press in Chicago")
 FONT_PX = 13  # the smallest text on the figure: 13 px ≈ 9.75 pt at its natural size

@@ -39,7 +39,7 @@ from .knn_runs import MethodResult, _compute, _store, _Task
 from .methods import METHODS, Settings
 from .wmd_samples import query_limit
 
-__all__ = ["training_dictionary", "run_methods", "classify"]
+__all__ = ["run_methods", "classify"]
 
 log = logging.getLogger(__name__)
 

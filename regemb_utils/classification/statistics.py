@@ -29,7 +29,6 @@ __all__ = [
     "PaperTTestResult",
     "paper_t_test",
     "compare",
-    "TESTS",
     "discordant_probabilities",
     "mcnemar_power",
     "mcnemar_sample_size",

@@ -32,7 +32,7 @@ from scipy import sparse
 from ..measures import wmd
 from ..infra.keys import code_hash
 
-__all__ = ["CHECKED", "StoredWmdMismatch", "WmdStore", "default_folder", "search_version", "query_fingerprints"]
+__all__ = ["StoredWmdMismatch", "WmdStore", "default_folder", "search_version", "query_fingerprints"]
 
 CHECKED = 5  # stored queries recomputed per file on every run that uses them
 

@@ -37,8 +37,6 @@ from ..text.corpus import WikipediaCorpus
 from .trained import BITLEVELS, TrainingSummary, trained_embeddings, word_benchmarks
 
 __all__ = [
-    "SOURCE",
-    "COMPILE_FLAGS",
     "TRAINERS",
     "ToolUnavailable",
     "build_word2bits",

@@ -25,7 +25,6 @@ __all__ = [
     "cosine_summary",
     "cosine_signs",
     "cosine_lattice_step",
-    "lattice_bins",
     "cosine_histogram_bins",
     "neighbour_table",
     "word_pair_table",

@@ -96,7 +96,6 @@ from ..infra.keys import same_result_as
 from ..infra.progress import progress_bar
 
 __all__ = [
-    "ALLOWED_BITLEVELS",
     "TrainingResult",
     "Vocabulary",
     "build_vocabulary",

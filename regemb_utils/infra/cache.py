@@ -50,7 +50,6 @@ __all__ = [
     "unpickle",
     "load_pickle",
     "file_sha256",
-    "damage",
     "write_error",
     "ArtifactCache",
 ]

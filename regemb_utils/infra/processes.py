@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import joblib
 
-__all__ = ["end_with_parent", "parallel_context", "connect_scheduler", "SCHEDULER_TIMEOUT"]
+__all__ = ["parallel_context", "connect_scheduler"]
 
 
 def end_with_parent(parent: int) -> None:

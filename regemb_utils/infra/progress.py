@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["VARIABLE", "mode", "progress_bar"]
+__all__ = ["mode", "progress_bar"]
 
 VARIABLE = "REGEMB_PROGRESS"
 MODES = ("auto", "text")

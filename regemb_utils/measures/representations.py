@@ -42,16 +42,7 @@ from scipy import sparse
 
 from ..text.documents import bow_matrix
 
-__all__ = [
-    "WEIGHTINGS",
-    "nbow_matrix",
-    "l1_normalize",
-    "l2_normalize",
-    "mean_character_length",
-    "DtbWeighting",
-    "tfidf_l1_matrix",
-    "represent",
-]
+__all__ = ["WEIGHTINGS", "nbow_matrix", "l1_normalize", "l2_normalize", "DtbWeighting", "tfidf_l1_matrix", "represent"]
 
 WEIGHTINGS = ("bow", "nbow", "dtb", "tfidf_l1")
 

@@ -93,7 +93,6 @@ __all__ = [
     "wmd_flows",
     "wmd_distances",
     "dual_bounds",
-    "PHASES",
     "WMDNeighbours",
     "wmd_knn",
     "nearest_by_brute_force",

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["RESULTS", "HOLDS", "FAILS", "OPEN", "Claim", "Finding", "Judgement", "interval_result", "verdict", "joined"]
+__all__ = ["RESULTS", "HOLDS", "FAILS", "OPEN", "Claim", "Finding", "Judgement", "interval_result", "verdict"]
 
 HOLDS, FAILS, OPEN = RESULTS = ("holds", "does not hold", "open")
 

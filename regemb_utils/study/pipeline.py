@@ -65,7 +65,6 @@ from .params import (
 )
 
 __all__ = [
-    "ORDER",
     "PipelineError",
     "given_parameters",
     "Record",

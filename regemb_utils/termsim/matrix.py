@@ -56,14 +56,7 @@ from .reference import reference_term_similarity_matrix
 
 FILL_RULES = ("paper", "gensim")
 
-__all__ = [
-    "Neighbours",
-    "nearest_neighbours",
-    "TermSimilarityBuilder",
-    "term_similarity_matrix",
-    "column_order",
-    "FILL_RULES",
-]
+__all__ = ["Neighbours", "nearest_neighbours", "TermSimilarityBuilder", "term_similarity_matrix", "FILL_RULES"]
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from scipy import sparse
 
 from .tokenization import tokenize
 
-__all__ = ["Documents", "prepare_documents", "QUERY_SEED", "query_rows", "stratified_order"]
+__all__ = ["Documents", "prepare_documents", "query_rows", "stratified_order"]
 
 
 def bow_matrix(documents: Iterable[Sequence[str]], dictionary, dtype=np.float64) -> sparse.csr_matrix:
