@@ -303,6 +303,9 @@ def table(
     >>> same = table(pd.DataFrame({"data set": ["a", "b", "c"], "method": ["BoW"] * 3, "k": [1, 3, 5]}))
     >>> "<caption>method: BoW (every row)</caption>" in same.html, "<th" in same.html and ">method<" in same.html
     (True, False)
+    >>> empty = table(pd.DataFrame({"data set": ["a", "b", "c"], "notes": [""] * 3, "k": [1, 3, 5]}))
+    >>> "<caption" in empty.html, ">notes<" in empty.html
+    (False, False)
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"table() needs a pandas DataFrame, not {type(frame).__name__}")
@@ -325,8 +328,8 @@ def table(
         for c in data.columns
         if c not in links and len(data) >= CONSTANT_ROWS and len(data.columns) > 2 and len(set(shown_text[c])) == 1
     ]  # one value in every row: said once, in the caption
-    if constant:
-        said = "; ".join(f"{_column_name(c)}: {shown_text[c][0]}" for c in constant)
+    said = "; ".join(f"{_column_name(c)}: {shown_text[c][0]}" for c in constant if shown_text[c][0].strip())
+    if said:  # a column empty in every row is dropped without a word
         caption = f"{said} (every row). {caption}" if caption else f"{said} (every row)"
     columns = [c for c in data.columns if c not in constant]
     header = "".join(f'<th style="text-align: {_align(data[c])}">{html.escape(_column_name(c))}</th>' for c in columns)

@@ -2,12 +2,12 @@
 kNN classifiers, on the same splits.
 
 * :func:`run_linear_models` – every linear model (:data:`regemb_utils.classification.linear.LINEAR_MODELS`) on every
-  data set, with chapter 4's documents and, for E′ᵀx, S′ at the grid point of chapter 4's regularized SCM
+  data set, with chapter 4's documents and, for E′ᵀx, S′ at the grid point of chapter 4's orthogonalized 32-bit SCM
   (:func:`sparse_point`).
 * :func:`comparison_table` – every model's test error with its Agresti–Coull interval beside chapter 4's kNN
   methods, their one-core costs, Sato et al.'s (2022) errors on Kusner et al.'s documents, and the paired exact
-  McNemar test of each against the regularized SCM kNN (BH over the table); :func:`verdicts` – per data set, whether
-  the regularized SCM kNN is the best choice or another model wins, decided or open; :func:`verdict_counts`.
+  McNemar test of each against the orthogonalized SCM kNN (BH over the table); :func:`verdicts` – per data set, whether
+  the orthogonalized SCM kNN is the best choice or another model wins, decided or open; :func:`verdict_counts`.
 * :func:`error_grid`, :func:`kernel_comparison` – the test errors as a model × data set grid with Sato et al.'s
   values, and whether the linear model on E′ᵀx beats both the kNN with the same measure and TF-IDF.
 * :data:`FASTTEXT_LEFT_OUT` – why fastText is not among the models.
@@ -30,7 +30,7 @@ from ..termsim.orthogonalization import SPARSE_KEYS
 from ..text.datasets import DATASETS
 
 __all__ = [
-    "REGULARIZED",
+    "ORTHOGONALIZED",
     "FASTTEXT_LEFT_OUT",
     "sparse_point",
     "run_linear_models",
@@ -41,7 +41,7 @@ __all__ = [
     "verdict_counts",
 ]
 
-REGULARIZED = "soft_vsm_ortho"  # chapter 4's regularized SCM kNN (32-bit), against which every model is tested
+ORTHOGONALIZED = "soft_vsm_ortho"  # chapter 4's orthogonalized SCM kNN (32-bit), against which every model is tested
 
 # Tried on this machine (Python 3.11, GCC 12.2) for this chapter; the chapter quotes it.
 FASTTEXT_LEFT_OUT = (
@@ -53,14 +53,14 @@ FASTTEXT_LEFT_OUT = (
 
 
 def sparse_point(result) -> dict[str, Any]:
-    """The grid point of S′ (with the dtb slope) at which chapter 4 chose the regularized SCM, or, when that point is
+    """The grid point of S′ (with the dtb slope) at which chapter 4 chose the orthogonalized 32-bit SCM, or, when that point is
     not symmetric and dominant (S′ then need not have a Cholesky factor), the best such point of chapter 4's
     validation table (the first row of lowest error).
 
     Parameters
     ----------
     result : MethodResult
-        Chapter 4's result of the regularized SCM on one data set.
+        Chapter 4's result of the orthogonalized 32-bit SCM on one data set.
 
     Returns
     -------
@@ -98,7 +98,7 @@ def sparse_point(result) -> dict[str, Any]:
 def run_linear_models(chapter, methods: Sequence[str], regularization: Sequence[float]) -> dict:
     """Every model of ``methods`` on every data set of ``chapter.params.datasets``, on chapter 4's documents: chapter
     1's dictionary, tokenization and splits cut as chapter 4 cut them, chapter 4's reference set and, for E′ᵀx, S′ at
-    its regularized SCM's grid point (:func:`sparse_point`). Each result comes from the artifact cache when its
+    its orthogonalized 32-bit SCM's grid point (:func:`sparse_point`). Each result comes from the artifact cache when its
     inputs (by content) and settings are there.
 
     Parameters
@@ -121,12 +121,12 @@ def run_linear_models(chapter, methods: Sequence[str], regularization: Sequence[
     needs_s = any(LINEAR_MODELS[m].features == "orthogonalized" for m in methods)
     matrices = knn = None
     if needs_s:
-        models = chapter.embeddings(models=(METHODS[REGULARIZED].model,))
-        matrices = chapter.method_inputs(REGULARIZED, fourth.parameters, dictionary, documents, models)[1]
+        models = chapter.embeddings(models=(METHODS[ORTHOGONALIZED].model,))
+        matrices = chapter.method_inputs(ORTHOGONALIZED, fourth.parameters, dictionary, documents, models)[1]
         knn = chapter.results()
     results = {}
     for name, d in documents.items():
-        point = sparse_point(knn[name, REGULARIZED]) if needs_s else None
+        point = sparse_point(knn[name, ORTHOGONALIZED]) if needs_s else None
         S = None
         for method in methods:
             key = {
@@ -157,7 +157,7 @@ def comparison_table(linear: Mapping, knn: Mapping, confidence: float = 0.95, al
     """Every model (the linear ones and chapter 4's kNN methods) on every data set: test error (%) with its
     Agresti–Coull interval, one-core seconds of preparing the features (linear models only: TF-IDF, or E′ and
     E′ᵀx), of fitting and of predicting, Sato et al.'s (2022) error where they report the same
-    method, and the paired exact McNemar test against the regularized SCM kNN on the test queries both answered, with
+    method, and the paired exact McNemar test against the orthogonalized SCM kNN on the test queries both answered, with
     BH q-values over every test of the table.
 
     Parameters
@@ -193,7 +193,7 @@ def comparison_table(linear: Mapping, knn: Mapping, confidence: float = 0.95, al
     """
     rows = []
     for dataset in [d for d in DATASETS if any(key[0] == d for key in (*linear, *knn))]:
-        anchor = knn.get((dataset, REGULARIZED))
+        anchor = knn.get((dataset, ORTHOGONALIZED))
         entries = [(m, False, linear[dataset, m]) for m in LINEAR_MODELS if (dataset, m) in linear]
         entries += [(m, True, knn[dataset, m]) for m in METHODS if (dataset, m) in knn]
         for method, is_knn, result in entries:
@@ -203,7 +203,7 @@ def comparison_table(linear: Mapping, knn: Mapping, confidence: float = 0.95, al
             _, lower, upper = agresti_coull(errors, len(result.truth), confidence)
             fit, predict = _knn_costs(result) if is_knn else (result.fit_seconds, result.predict_seconds)
             p = np.nan
-            if anchor is not None and method != REGULARIZED:
+            if anchor is not None and method != ORTHOGONALIZED:
                 common = np.intersect1d(anchor.rows(), answered)
                 at, bt = np.searchsorted(anchor.rows(), common), np.searchsorted(answered, common)
                 p = mcnemar_exact(predictions[bt], anchor.predictions[anchor.k][at], anchor.truth[at]).pvalue
@@ -235,11 +235,11 @@ def comparison_table(linear: Mapping, knn: Mapping, confidence: float = 0.95, al
     return table
 
 
-SCM_BEST = "the regularized SCM kNN is the best choice"
+SCM_BEST = "the orthogonalized SCM kNN is the best choice"
 
 
 def verdicts(table: pd.DataFrame) -> pd.DataFrame:
-    """Per data set: the model with the lowest test error besides the regularized SCM kNN (the first in the table's
+    """Per data set: the model with the lowest test error besides the orthogonalized SCM kNN (the first in the table's
     order on a tie), and whether that kNN is the best choice (its error at most the other's) or the other model wins,
     decided (paired test, q < α) or open.
 
@@ -251,7 +251,7 @@ def verdicts(table: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per data set on which the regularized SCM kNN ran: dataset, SCM kNN error, best other model, its
+        One row per data set on which the orthogonalized SCM kNN ran: dataset, SCM kNN error, best other model, its
         error, its cost relative to the SCM kNN's (fit + predict seconds), q, verdict.
 
     Examples
@@ -265,7 +265,7 @@ def verdicts(table: pd.DataFrame) -> pd.DataFrame:
     """
     rows = []
     for dataset, group in table.groupby("dataset", sort=False):
-        scm, others = group[group["method"] == REGULARIZED], group[group["method"] != REGULARIZED]
+        scm, others = group[group["method"] == ORTHOGONALIZED], group[group["method"] != ORTHOGONALIZED]
         if scm.empty or others.empty:
             continue
         scm, best = scm.iloc[0], others.iloc[int(np.argmin(others["error"].to_numpy()))]
@@ -357,7 +357,7 @@ def error_grid(table: pd.DataFrame) -> pd.DataFrame:
 
 def kernel_comparison(table: pd.DataFrame, model: str = "scm_svm") -> pd.DataFrame:
     """Per data set: whether the linear model on E′ᵀx (``model``) errs less than both the kNN with the same measure
-    (the regularized SCM kNN) and the same classifier on TF-IDF, with the paired test against the kNN.
+    (the orthogonalized SCM kNN) and the same classifier on TF-IDF, with the paired test against the kNN.
 
     Parameters
     ----------
@@ -382,9 +382,9 @@ def kernel_comparison(table: pd.DataFrame, model: str = "scm_svm") -> pd.DataFra
     rows = []
     for dataset, group in table.groupby("dataset", sort=False):
         by = group.set_index("method")
-        if not {model, REGULARIZED, rival} <= set(by.index):
+        if not {model, ORTHOGONALIZED, rival} <= set(by.index):
             continue
-        own, knn_error, tfidf = by.loc[model, "error"], by.loc[REGULARIZED, "error"], by.loc[rival, "error"]
+        own, knn_error, tfidf = by.loc[model, "error"], by.loc[ORTHOGONALIZED, "error"], by.loc[rival, "error"]
         rows.append(
             {
                 "dataset": dataset,

@@ -43,6 +43,11 @@ CORPUS_DIFFERS = "corpus: a 2015 Wikipedia dump, not the paper's first 100 MiB o
 SPEED = "document pairs evaluated exactly per second per core (the weighting timed)"
 SPEED_RATIO = "speed of the regularized SCM / speed of the 32-bit WMD (pairs evaluated exactly per second)"
 # §6.2's pair ("regularized" against "non-regularized" there), by our reading of Figure 10 the orthogonalized 32-bit SCM
+COSINE_PAIRS = "cosines: the paper's notebook over all pairs of its vocabulary, ours over random pairs"
+DECIDED = (
+    "data sets counted: ours by the exact McNemar test (BH q < 0.05), the paper's by Figure 8's values beyond their "
+    "rounding (no test)"
+)
 REDUCTION = "test error reduction, orthogonalized 32-bit vs non-regularized SCM (%)"
 _READ_OFF = "paper figure (read off)"
 _COLUMNS = [
@@ -97,10 +102,12 @@ def _row(
     difference=True,
     paper_n=None,
     read_off=False,
+    note=None,
 ):
     """One number; ``difference=False`` where ours − paper means nothing (speeds measured on different hardware);
     ``paper_n``: the number of test documents behind the paper's value (a test error), for :func:`agrees`;
-    ``read_off``: the paper's value was read off a figure (approximate)."""
+    ``read_off``: the paper's value was read off a figure (approximate); ``note``: how the two sides counted, a
+    footnote of the row (:func:`footnoted`) rather than words repeated in every row."""
     paper_number = isinstance(paper, (int, float, np.number)) and not isinstance(paper, bool)
     ours_number = isinstance(ours, (int, float, np.number)) and not isinstance(ours, bool)
     difference = float(ours) - float(paper) if paper_number and ours_number and difference else np.nan
@@ -129,7 +136,7 @@ def _row(
         "paper within our interval": within,
         "agrees": agreed,
         "exact match": (paper == ours) if exact else None,
-        "data": _data(dataset, corpus),
+        "data": "; ".join(n for n in (_data(dataset, corpus), note) if n and n != "same") or "same",
     }
 
 
@@ -250,12 +257,12 @@ def scorecard(
             rows.append(
                 _row(
                     "Chapter 2",
-                    f"cosine of word pairs, {statistic} (the paper's notebook: all pairs of its "
-                    "vocabulary; ours: random pairs)",
+                    f"cosine of word pairs, {statistic}",
                     _paper.value(_paper.COSINES, (model, statistic)),
                     float(values[statistic]),
                     method=f"{model} embeddings",
                     corpus=True,
+                    note=COSINE_PAIRS,
                 )
             )
     for model, value in (good_bad or {}).items():
@@ -387,12 +394,12 @@ def scorecard(
                 rows.append(
                     _row(
                         "SCM vs WMD",
-                        f"{label} (of {r['data sets']}; ours: exact McNemar, BH q < 0.05; the "
-                        "paper: Figure 8's values beyond their rounding, no test)",
+                        f"{label} (of {r['data sets']})",
                         paper,
                         int(ours),
                         method=f"Soft VSM (quan., ortho.) vs {r['label']}",
                         corpus=True,
+                        note=DECIDED,
                     )
                 )
     return pd.DataFrame(rows, columns=_COLUMNS)

@@ -1,13 +1,13 @@
 """Linear classifiers on document features: the supervised baselines of chapter 7 ("Where it stands today").
 
 * :data:`LINEAR_MODELS` – TF-IDF with a linear SVM or logistic regression (scikit-learn), and the same two
-  classifiers on the regularized SCM's document vectors E′ᵀx (:func:`orthogonalized_features`).
+  classifiers on the orthogonalized SCM's document vectors E′ᵀx (:func:`orthogonalized_features`).
 * :func:`fit_linear` – one model on one data set: its regularization strength C chosen on the validation split (the
   lowest validation error, ties to the smaller C, as chapter 4 chooses k), refitted on the reference split, with its
   one-core fit and predict seconds; an artifact (``@computes("linear-model")``).
 
 By Theorem 1 (chapter 3) S′ = E′E′ᵀ, so the normalized vectors E′ᵀx/‖E′ᵀx‖ have as inner products the soft cosine
-x̂ᵀS′ŷ: a linear model on them uses the regularized SCM as its kernel.
+x̂ᵀS′ŷ: a linear model on them uses the orthogonalized SCM as its kernel.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class LinearModel:
     label : str
         The name in the tables.
     features : {"tfidf", "orthogonalized"}
-        TF-IDF rows, or the regularized SCM's normalized document vectors E′ᵀx.
+        TF-IDF rows, or the orthogonalized SCM's normalized document vectors E′ᵀx.
     classifier : {"svm", "logistic"}
         scikit-learn's ``LinearSVC`` or ``LogisticRegression``.
 
@@ -141,7 +141,7 @@ def tfidf_features(documents: Documents, reference: str) -> dict[str, sparse.csr
 
 
 def orthogonalized_features(documents: Documents, S, reference: str, slope: float = 0.0):
-    """The regularized SCM's document vectors E′ᵀx/‖E′ᵀx‖ of every split, with E′ the Cholesky factor of S′ on the
+    """The orthogonalized SCM's document vectors E′ᵀx/‖E′ᵀx‖ of every split, with E′ the Cholesky factor of S′ on the
     data set's words (Theorem 1: E′E′ᵀ = S′) and x the soft VSM's dtb weights (document frequencies and mean length
     from ``reference``, as chapter 4's test run).
 

@@ -17,7 +17,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from regemb_utils.chapters import exercises
-from regemb_utils.chapters.baselines import REGULARIZED, comparison_table, sparse_point, verdicts
+from regemb_utils.chapters.baselines import ORTHOGONALIZED, comparison_table, sparse_point, verdicts
 from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils.classification.linear import fit_linear, orthogonalized_features
 from regemb_utils.classification.methods import represent_pair
@@ -145,7 +145,10 @@ def test_comparison_pairs_each_model_with_the_regularized_scm_knn():
 
     truth = np.array([0, 1] * 20)
     rows = np.arange(0, 40, 2)  # a WMD that answered every other query
-    knn = {("twitter", REGULARIZED): _knn(REGULARIZED, truth, 10), ("twitter", "wmd"): _knn("wmd", truth, 2, rows)}
+    knn = {
+        ("twitter", ORTHOGONALIZED): _knn(ORTHOGONALIZED, truth, 10),
+        ("twitter", "wmd"): _knn("wmd", truth, 2, rows),
+    }
     svm = LinearResult(
         "twitter",
         "tfidf_svm",
@@ -157,11 +160,11 @@ def test_comparison_pairs_each_model_with_the_regularized_scm_knn():
         0.01,
     )
     table = comparison_table({("twitter", "tfidf_svm"): svm}, knn).set_index("method")
-    assert table.loc[REGULARIZED, "fit s"] == 3.0 and table.loc[REGULARIZED, "predict s"] == 0.5
+    assert table.loc[ORTHOGONALIZED, "fit s"] == 3.0 and table.loc[ORTHOGONALIZED, "predict s"] == 0.5
     assert table.loc["tfidf_svm", "p"] == pytest.approx(
-        mcnemar_exact(svm.predictions, knn["twitter", REGULARIZED].predictions[1], truth).pvalue
+        mcnemar_exact(svm.predictions, knn["twitter", ORTHOGONALIZED].predictions[1], truth).pvalue
     )
-    anchor = knn["twitter", REGULARIZED].predictions[1][rows]
+    anchor = knn["twitter", ORTHOGONALIZED].predictions[1][rows]
     assert table.loc["wmd", "p"] == pytest.approx(
         mcnemar_exact(knn["twitter", "wmd"].predictions[1], anchor, truth[rows]).pvalue
     )
@@ -180,7 +183,7 @@ def test_comparison_pairs_each_model_with_the_regularized_scm_knn():
 
 def test_sparse_point_keeps_chapter_4s_choice_when_it_has_a_factor():
     table = pd.DataFrame([dict(POINT, k=1, error=0.2), dict(POINT, symmetric=False, k=1, error=0.1)])
-    chosen = _knn(REGULARIZED, np.array([0, 1]), 0, params=dict(POINT, nonzero_limit=20))
+    chosen = _knn(ORTHOGONALIZED, np.array([0, 1]), 0, params=dict(POINT, nonzero_limit=20))
     chosen.validation = table
     assert sparse_point(chosen)["nonzero_limit"] == 20
     chosen.params = dict(POINT, symmetric=False, k=1)

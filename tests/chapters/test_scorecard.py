@@ -13,7 +13,15 @@ from regemb_utils.chapters.scm_vs_wmd import (
     speed_ratio,
     speed_table,
 )
-from regemb_utils.chapters.scorecard import CORPUS_DIFFERS, SPEED, SPEED_RATIO, footnoted, headline, scorecard
+from regemb_utils.chapters.scorecard import (
+    COSINE_PAIRS,
+    CORPUS_DIFFERS,
+    SPEED,
+    SPEED_RATIO,
+    footnoted,
+    headline,
+    scorecard,
+)
 
 
 def _result(dataset, method, errors, n, params=None, runs=()):
@@ -189,11 +197,13 @@ def test_data_differences_become_footnote_marks():
     )
     marked, notes = footnoted(card)
     assert "data" not in marked and len(marked) == len(card)
-    assert notes == {"a": CORPUS_DIFFERS, "b": f"ohsumed: {paper.DIFFERENT_DATA['ohsumed']}"}
+    assert notes == {"a": CORPUS_DIFFERS, "b": f"ohsumed: {paper.DIFFERENT_DATA['ohsumed']}", "c": COSINE_PAIRS}
     by_row = dict(zip(zip(marked["quantity"], marked["dataset"].fillna("")), marked["notes"]))
     assert by_row["training documents", "bbcsport"] == ""  # the paper's data: no mark
     assert by_row["E[p] (unique corpus words per document)", "bbcsport"] == "a"
     assert by_row["E[p] (unique corpus words per document)", "ohsumed"] == "b, a"
+    # how the two sides counted is a footnote too, not words repeated in every row's quantity
+    assert by_row["cosine of word pairs, mean", ""] == "a, c"
 
 
 # ---------------------------------------------------------------------------------------------------------------------
