@@ -1518,8 +1518,20 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
     >>> there = Judgement(claim, (Finding("holds", "1", "BBCSPORT"),))
     >>> judgement_table([everywhere], [there]).loc[0, ["verdict", "on the paper's documents"]].tolist()
     ['holds on 1 of 2 data sets, open on 1 (REUTERS)', 'holds on BBCSPORT']
+    >>> only_reuters = Judgement(claim, (Finding("open", "0", "REUTERS"),))
+    >>> judgement_table([only_reuters], [Judgement(claim, ())]).loc[0, "on the paper's documents"]
+    "not judged: its data sets are not the paper's documents"
     """
-    there = {j.claim.key: j.verdict for j in on_paper or ()}
+    there = {j.claim.key: j for j in on_paper or ()}
+
+    def on_papers_documents(j: Judgement) -> str:
+        paper = there.get(j.claim.key)
+        if paper is None or paper.verdict == j.verdict:
+            return "same"
+        if not paper.findings and j.findings:  # a claim about OHSUMED or REUTERS alone
+            return "not judged: its data sets are not the paper's documents"
+        return paper.verdict
+
     return pd.DataFrame(
         [
             {
@@ -1528,9 +1540,7 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
                 "paper": j.claim.paper,
                 "ours": j.ours,
                 "verdict": j.verdict,
-                "on the paper's documents": (
-                    "same" if there.get(j.claim.key, j.verdict) == j.verdict else there[j.claim.key]
-                ),
+                "on the paper's documents": on_papers_documents(j),
                 "rule": j.claim.rule,
                 "where": j.claim.where,
                 "seeded": any(f.seed is not None for f in j.findings),

@@ -216,13 +216,11 @@ def _counts(findings: Sequence[Finding], unit: str, total: int | None = None) ->
     groups = {r: units for r, units in groups.items() if units}
     if len(groups) == 1 and n == len(findings):
         ((result, units),) = groups.items()
-        return (
-            f"{result} on {units[0]}"
-            if n == 1
-            else f"{result} on both {_plural(unit, n)}"
-            if n == 2
-            else f"{result} on all {n} {_plural(unit, n)}"
-        )
+        if n == 1:
+            return f"{result} on {units[0]}"
+        if result == FAILS:  # "does not hold on all 6" would read as "on some of them"
+            return f"{result} on either {unit}" if n == 2 else f"{result} on any of the {n} {_plural(unit, n)}"
+        return f"{result} on both {_plural(unit, n)}" if n == 2 else f"{result} on all {n} {_plural(unit, n)}"
     largest = max(groups, key=lambda r: (len(groups[r]), -RESULTS.index(r)))
     ordered = [largest, *(r for r in RESULTS if r in groups and r != largest)]
     parts = []
@@ -257,6 +255,8 @@ def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
     'holds on 4 of 6 data sets, open on 2 (TWITTER, REUTERS)'
     >>> verdict([Finding(HOLDS, "", x) for x in d])
     'holds on all 6 data sets'
+    >>> verdict([Finding(FAILS, "", x) for x in d]), verdict([Finding(FAILS, "", m) for m in ("32-bit", "1-bit")], "model")
+    ('does not hold on any of the 6 data sets', 'does not hold on either model')
     >>> verdict([Finding(HOLDS, "", None, 1), Finding(FAILS, "", None, 2), Finding(HOLDS, "", None, 3)], unit="")
     'holds with seeds 1 and 3; does not hold with seed 2'
     >>> verdict([Finding(HOLDS, "", "BBCSPORT", s) for s in (1, 2, 3)])
