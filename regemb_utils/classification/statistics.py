@@ -206,9 +206,9 @@ def paper_t_test(accuracy_1: float, n_1: int, accuracy_2: float, n_2: int, alpha
     "significant". The p-value is one-sided (for p₁ > p₂) although the paper speaks of finding differences, and
     the two error rates are treated as independent samples although they are measured on the *same* test
     documents (a paired test such as :func:`mcnemar_exact` is the right one). The paper then applied BH over all
-    126 tests and called q < α/2 significant. The F-test step is reconstructed from the notes (the ratio
-    max/min and the degrees of freedom (n₁ − 1, n₂ − 1)); it only chooses between two formulas that are both
-    wrong in the same way.
+    126 tests and called q < α/2 significant. The F-test step is reconstructed from the paper's code (the
+    appendix: the ratio max/min and the degrees of freedom (n₁ − 1, n₂ − 1)); it only chooses between two formulas
+    that are both wrong in the same way.
 
     Parameters
     ----------

@@ -140,7 +140,7 @@ def _knn(method, truth, wrong, rows=None, params=None):
     )
 
 
-def test_comparison_pairs_each_model_with_the_regularized_scm_knn():
+def test_comparison_pairs_each_model_with_the_orthogonalized_scm_knn():
     from regemb_utils.classification.linear import LinearResult
 
     truth = np.array([0, 1] * 20)
