@@ -12,7 +12,38 @@ from IPython.display import Markdown
 from ..text.datasets import DATASETS
 from .. import paper
 
-__all__ = ["training_prose", "orthogonalization_prose", "classification_prose"]
+__all__ = ["PARAMETER_SYMBOLS", "parameter_text", "training_prose", "orthogonalization_prose", "classification_prose"]
+
+# the orthogonalized SCM's parameters as the paper writes them (its Table 2 and §6.4)
+PARAMETER_SYMBOLS = {
+    "nonzero_limit": "C",
+    "exponent": "o",
+    "threshold": "t",
+    "symmetric": "Sym",
+    "dominant": "Dom",
+    "idf": "Idf",
+    "slope": "s",
+}
+
+
+def parameter_text(params) -> str | None:
+    """Selected parameters as the paper writes them: the switches by name ("no Dom" when off), the numbers with their
+    symbol and true minus signs; None when there are none.
+
+    >>> parameter_text({"symmetric": True, "dominant": False, "idf": True, "nonzero_limit": 400, "threshold": -1.0,
+    ...                 "exponent": 2.0})
+    'Sym, no Dom, Idf, C = 400, t = −1, o = 2'
+    >>> parameter_text({}) is None
+    True
+    """
+    parts = []
+    for key, value in params.items():
+        name = PARAMETER_SYMBOLS.get(key, key)
+        if isinstance(value, (bool, np.bool_)):
+            parts.append(name if value else f"no {name}")
+        else:
+            parts.append(f"{name} = {value:g}".replace("-", "−") if isinstance(value, float) else f"{name} = {value}")
+    return ", ".join(parts) or None
 
 
 def value_set(values) -> Markdown:

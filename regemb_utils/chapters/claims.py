@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest, fisher_exact
 
+from ..book.prose import PARAMETER_SYMBOLS
 from .. import paper as _paper
 from ..classification.knn_runs import MethodResult
 from ..classification.methods import METHODS
@@ -424,7 +425,7 @@ def _table_2(results: Results, evidence: Evidence) -> list[Finding]:
             continue
         ties = int((grid["error"] == grid["error"].min()).sum())
         equal = [c for c in free if _same(r.params.get(c), table_2.loc[dataset, c])]
-        differ = [_PARAMETER.get(c, c) for c in free if c not in equal]
+        differ = [PARAMETER_SYMBOLS.get(c, c) for c in free if c not in equal]
         differ = f"{', '.join(differ)} differ{'s' if len(differ) == 1 else ''}" if differ else ""
         found.append(
             Finding(
@@ -444,18 +445,7 @@ def _same(ours, paper) -> bool:
     return ours is not None and float(ours) == float(paper)
 
 
-_PARAMETER = {
-    "nonzero_limit": "C",
-    "exponent": "o",
-    "threshold": "t",
-    "symmetric": "Sym",
-    "dominant": "Dom",
-    "idf": "Idf",
-    "slope": "s",
-}
-
-
-STRONG = {c: _PARAMETER[c] for c in ("nonzero_limit", "exponent", "threshold", "symmetric", "dominant")}
+STRONG = {c: PARAMETER_SYMBOLS[c] for c in ("nonzero_limit", "exponent", "threshold", "symmetric", "dominant")}
 
 
 def _strong(results: Results, evidence: Evidence) -> list[Finding]:

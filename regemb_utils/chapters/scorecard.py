@@ -22,6 +22,7 @@ from ..classification.methods import METHODS
 from ..classification.wmd_samples import SCM, paper_errors
 from ..text.datasets import DATASETS
 from .. import paper as _paper
+from ..book.prose import PARAMETER_SYMBOLS
 from ..book.tables import table
 from ..classification.speed import speed_rates, speed_ratios
 from .scm_vs_wmd import decided_counts, error_table, optimal_parameters, paired_wmd_table, relative_error_table
@@ -368,7 +369,7 @@ def scorecard(
                 rows.append(
                     _row(
                         "Table 2",
-                        f"selected {column}",
+                        f"selected {PARAMETER_SYMBOLS.get(column, column)}",
                         paper,
                         value,
                         dataset=dataset,

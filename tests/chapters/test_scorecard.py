@@ -116,9 +116,9 @@ def test_reduction_speed_ratio_and_parameters(synthetic):
         5,
     )  # the soft VSM (21.82 %) and BoW (23 % ∈ [17.6, 28.6])
     table_2 = card[card["section"] == "Table 2"].set_index("quantity")
-    assert not table_2.loc["selected nonzero_limit", "exact match"]
-    assert table_2.loc["selected nonzero_limit", "difference"] == 100
-    assert table_2.drop("selected nonzero_limit")["exact match"].all()
+    assert not table_2.loc["selected C", "exact match"]
+    assert table_2.loc["selected C", "difference"] == 100
+    assert table_2.drop("selected C")["exact match"].all()
 
 
 def test_table_1_sizes_need_exact_matches_and_differing_data_are_marked():
