@@ -30,6 +30,18 @@ def parameter_text(params) -> str | None:
     """Selected parameters as the paper writes them: the switches by name ("no Dom" when off), the numbers with their
     symbol and true minus signs; None when there are none.
 
+    Parameters
+    ----------
+    params : mapping
+        Parameter name (``symmetric``, ``nonzero_limit``, ...) to its selected value.
+
+    Returns
+    -------
+    str or None
+        The parameters as text.
+
+    Examples
+    --------
     >>> parameter_text({"symmetric": True, "dominant": False, "idf": True, "nonzero_limit": 400, "threshold": -1.0,
     ...                 "exponent": 2.0})
     'Sym, no Dom, Idf, C = 400, t = −1, o = 2'
