@@ -58,6 +58,7 @@ _COLUMNS = [
     "method",
     "paper",
     "paper read off a figure",
+    "paper decimals",
     "ours",
     "difference",
     "lower",
@@ -103,11 +104,13 @@ def _row(
     difference=True,
     paper_n=None,
     read_off=False,
+    paper_decimals=None,
     note=None,
 ):
     """One number; ``difference=False`` where ours − paper means nothing (speeds measured on different hardware);
     ``paper_n``: the number of test documents behind the paper's value (a test error), for :func:`agrees`;
-    ``read_off``: the paper's value was read off a figure (approximate); ``note``: how the two sides counted, a
+    ``read_off``: the paper's value was read off a figure (approximate); ``paper_decimals``: the decimals its source
+    prints (e.g. :data:`regemb_utils.paper.COSINE_DECIMALS`); ``note``: how the two sides counted, a
     footnote of the row (:func:`footnoted`) rather than words repeated in every row."""
     paper_number = isinstance(paper, (int, float, np.number)) and not isinstance(paper, bool)
     ours_number = isinstance(ours, (int, float, np.number)) and not isinstance(ours, bool)
@@ -130,6 +133,7 @@ def _row(
         "method": method,
         "paper": paper,
         "paper read off a figure": bool(read_off),
+        "paper decimals": paper_decimals,
         "ours": ours,
         "difference": difference,
         "lower": lower,
@@ -263,6 +267,7 @@ def scorecard(
                     float(values[statistic]),
                     method=f"{model} embeddings",
                     corpus=True,
+                    paper_decimals=_paper.COSINE_DECIMALS,
                     note=COSINE_PAIRS,
                 )
             )
@@ -636,8 +641,8 @@ def section_table(card: pd.DataFrame, section: str, **options):
 
 def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` with the paper's values as the paper gives them: a value read off a figure (column "paper read off a
-    figure") as approximate, "≈" and the three significant digits that can be read; the others with their own digits.
-    The column "paper read off a figure" is dropped.
+    figure") as approximate, "≈" and the three significant digits that can be read; one with the decimals its source
+    prints (column "paper decimals": 0.0810, not 0.081); the others with their own digits. Both columns are dropped.
 
     Parameters
     ----------
@@ -651,27 +656,32 @@ def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> rows = pd.DataFrame({"paper": [3_434_600.0, 21.82, 80.66, np.nan], "paper read off a figure": [True, False, True, False]})
+    >>> rows = pd.DataFrame({"paper": [3_434_600.0, 21.82, 80.66, 0.081, np.nan],
+    ...                      "paper read off a figure": [True, False, True, False, False],
+    ...                      "paper decimals": [None, None, None, 4, None]})
     >>> paper_as_given(rows)["paper"].tolist()
-    ['≈ 3,430,000', '21.82', '≈ 80.7', None]
+    ['≈ 3,430,000', '21.82', '≈ 80.7', '0.0810', None]
     """
     if "paper read off a figure" not in rows:
         return rows
+    decimals = rows["paper decimals"] if "paper decimals" in rows else [None] * len(rows)
 
-    def shown(value, read_off) -> str | None:
+    def shown(value, read_off, places) -> str | None:
         if value is None or isinstance(value, (float, np.floating)) and not np.isfinite(value):
             return None
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
             return "yes" if value is True else "no" if value is False else str(value)
         if read_off:
             rounded = float(f"{value:.3g}")
-            decimals = max(2 - int(np.floor(np.log10(abs(rounded)))), 0) if rounded else 0
-            return f"≈ {rounded:,.{decimals}f}"
+            places = max(2 - int(np.floor(np.log10(abs(rounded)))), 0) if rounded else 0
+            return f"≈ {rounded:,.{places}f}"
+        if places is not None and np.isfinite(places):
+            return f"{value:,.{int(places)}f}"
         return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
 
-    return rows.assign(paper=[shown(v, r) for v, r in zip(rows["paper"], rows["paper read off a figure"])]).drop(
-        columns="paper read off a figure"
-    )
+    return rows.assign(
+        paper=[shown(*values) for values in zip(rows["paper"], rows["paper read off a figure"], decimals)]
+    ).drop(columns=["paper read off a figure", "paper decimals"], errors="ignore")
 
 
 def value_span(values) -> str:

@@ -214,13 +214,20 @@ def test_a_quantity_is_shown_with_one_precision_in_every_table(synthetic):
     from regemb_utils.chapters.scorecard import section_table, shown_numbers
 
     errors = error_table(synthetic)
-    card = scorecard(errors=errors, timings=timings(), cosines={"1-bit": {"mean": 0.0123456, "sd": 0.081}})
+    card = scorecard(
+        errors=errors,
+        timings=timings(),
+        cosines={"1-bit": {"mean": 0.0123456, "sd": 0.081}, "32-bit": {"mean": 0.15, "sd": 0.08}},
+    )
     full = shown_numbers(card)
     for section in ("Figure 8", "Figure 9", "Chapter 2"):
         html = section_table(card, section).html
         for value in full.loc[full["section"] == section, "ours"]:
             assert f">{value}<" in html, f"{section}: {value} is shown otherwise in its section's table"
     assert "0.0123" in set(full["ours"]) and "13.64" in set(full["ours"])
+    # the paper's cosines with the four decimals its notebook prints (a float drops 0.0810's last zero)
+    assert paper.COSINES["32-bit", "sd"].value == 0.081
+    assert ">0.0810<" in section_table(card, "Chapter 2").html
 
 
 def test_the_papers_value_stands_for_every_number_that_rounds_to_it():
