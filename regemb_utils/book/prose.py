@@ -54,7 +54,7 @@ def parameter_text(params) -> str | None:
         if isinstance(value, (bool, np.bool_)):
             parts.append(name if value else f"no {name}")
         else:
-            parts.append(f"{name} = {value:g}".replace("-", "−") if isinstance(value, float) else f"{name} = {value}")
+            parts.append(f"{name} = {_number(value)}")
     return ", ".join(parts) or None
 
 
@@ -76,7 +76,14 @@ def value_set(values) -> Markdown:
     >>> value_set([-1.0, -0.5, 0.0, 0.5]).data
     '{−1, −0.5, 0, 0.5}'
     """
-    return Markdown("{" + ", ".join(f"{v:g}".replace("-", "−") for v in values) + "}")
+    return Markdown("{" + ", ".join(_number(v) for v in values) + "}")
+
+
+def _number(value) -> str:
+    """A parameter value as text: numbers as short as they print, with a true minus sign."""
+    if isinstance(value, (float, int, np.integer)) and not isinstance(value, bool):
+        return (f"{value:g}" if isinstance(value, float) else str(value)).replace("-", "−")
+    return str(value)
 
 
 def training_prose() -> dict:
