@@ -51,6 +51,12 @@ DECIDED = (
 )
 REDUCTION = "test error reduction, orthogonalized 32-bit vs non-regularized SCM (%)"
 _READ_OFF = "paper figure (read off)"
+# the paper's values that the paper does not print, by where they come from (a footnote of their rows)
+_NOT_PRINTED = {
+    "paper's result files": "the paper's value from its preliminary result files (commit a072c96), not printed in "
+    "the paper (its bar shows it rounded)",
+    "paper's notebook": "the paper's value from its published notebook; the paper's source leaves this figure out",
+}
 _COLUMNS = [
     "section",
     "quantity",
@@ -114,7 +120,9 @@ def _row(
     footnote of the row (:func:`footnoted`) rather than words repeated in every row."""
     paper_number = isinstance(paper, (int, float, np.number)) and not isinstance(paper, bool)
     ours_number = isinstance(ours, (int, float, np.number)) and not isinstance(ours, bool)
-    difference = float(ours) - float(paper) if paper_number and ours_number and difference else np.nan
+    # a value read off a figure enters the difference as it is shown: its three significant digits
+    shown = float(f"{paper:.3g}") if read_off and paper_number else paper
+    difference = float(ours) - float(shown) if paper_number and ours_number and difference else np.nan
     # the paper's value stands for every number that rounds to it (39.53 for 39.525 to 39.535, a label 23 for 22.5 to 23.5)
     within = (
         bool(lower <= paper + _half_unit(paper) and paper - _half_unit(paper) <= upper)
@@ -298,6 +306,7 @@ def scorecard(
                         corpus=METHODS[r.method].model is not None,
                         paper_n=_paper.value(_paper.TABLE_1, (r.dataset, "test"), None),
                         read_off=_paper.TEST_ERRORS[r.method, r.dataset].kind == _READ_OFF,
+                        note=_NOT_PRINTED.get(_paper.TEST_ERRORS[r.method, r.dataset].kind),
                     )
                 )
     if relative is not None:
@@ -355,6 +364,7 @@ def scorecard(
                     difference=False,
                     lower=float(pooled["lower"]),
                     upper=float(pooled["upper"]),
+                    note=f"the paper's value: {_paper.SPEED_RATIO.source}'s text; ours pooled over the data sets",
                 )
             )
     if parameters is not None:

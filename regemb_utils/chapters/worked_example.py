@@ -2,7 +2,8 @@
 
 The paper borrows its example from Kusner et al. (2015): the BoW cosine of "Obama speaks to the media in Illinois" and
 "The President greets the press in Chicago" is 0 once stop words are disregarded, whereas the WMD and the SCM see
-that the sentences say nearly the same thing. :func:`compare_sentences` computes every measure for such a pair with
+that the sentences say nearly the same thing. The book's 32-bit model has no embedding for "greets" (the WMD would
+move its mass to the origin), so :data:`SENTENCES` say "addresses" instead, a word the model has. :func:`compare_sentences` computes every measure for such a pair with
 the book's own code paths and conventions, and :func:`example_figure` shows where the WMD moves each word's mass and
 which word pairs make up the SCM.
 
@@ -44,7 +45,7 @@ from ..paper import table_2
 
 __all__ = ["SENTENCES", "SentencePair", "compare_sentences", "table_2_matrix", "setting_markdown", "example_figure"]
 
-SENTENCES = ("Obama speaks to the media in Illinois", "The President greets the press in Chicago")
+SENTENCES = ("Obama speaks to the media in Illinois", "The President addresses the press in Chicago")
 FONT_PX = 13  # the smallest text on the figure: 13 px ≈ 9.75 pt at its natural size
 
 
@@ -80,7 +81,7 @@ class SentencePair:
     >>> from gensim.corpora import Dictionary
     >>> from gensim.models import KeyedVectors
     >>> from regemb_utils.termsim.matrix import nearest_neighbours
-    >>> words = ["obama", "president", "speaks", "greets", "media", "press", "illinois", "chicago"]
+    >>> words = ["obama", "president", "speaks", "addresses", "media", "press", "illinois", "chicago"]
     >>> kv = KeyedVectors(2)
     >>> kv.add_vectors(words, np.array([[1.0, 0.1], [0.9, 0.2], [0.1, 1.0], [0.2, 0.9], [0.7, 0.7], [0.6, 0.8],
     ...                                 [1.0, -0.5], [0.9, -0.6]]))
@@ -220,7 +221,7 @@ def compare_sentences(
     >>> from gensim.corpora import Dictionary
     >>> from gensim.models import KeyedVectors
     >>> from regemb_utils.termsim.matrix import nearest_neighbours
-    >>> words = ["obama", "president", "speaks", "greets", "media", "press", "illinois", "chicago"]
+    >>> words = ["obama", "president", "speaks", "addresses", "media", "press", "illinois", "chicago"]
     >>> kv = KeyedVectors(2)
     >>> kv.add_vectors(words, np.array([[1.0, 0.1], [0.9, 0.2], [0.1, 1.0], [0.2, 0.9], [0.7, 0.7], [0.6, 0.8],
     ...                                 [1.0, -0.5], [0.9, -0.6]]))
@@ -308,7 +309,7 @@ def table_2_matrix(neighbours, dictionary, dataset: str = "bbcsport", fill_rule:
     >>> from gensim.corpora import Dictionary
     >>> from gensim.models import KeyedVectors
     >>> from regemb_utils.termsim.matrix import nearest_neighbours
-    >>> words = ["obama", "president", "speaks", "greets", "media", "press", "illinois", "chicago"]
+    >>> words = ["obama", "president", "speaks", "addresses", "media", "press", "illinois", "chicago"]
     >>> kv = KeyedVectors(2)
     >>> kv.add_vectors(words, np.array([[1.0, 0.1], [0.9, 0.2], [0.1, 1.0], [0.2, 0.9], [0.7, 0.7], [0.6, 0.8],
     ...                                 [1.0, -0.5], [0.9, -0.6]]))
@@ -390,7 +391,7 @@ def example_figure(pair: SentencePair, *, labels: Mapping[str, str] | None = Non
     >>> from gensim.corpora import Dictionary
     >>> from gensim.models import KeyedVectors
     >>> from regemb_utils.termsim.matrix import nearest_neighbours
-    >>> words = ["obama", "president", "speaks", "greets", "media", "press", "illinois", "chicago"]
+    >>> words = ["obama", "president", "speaks", "addresses", "media", "press", "illinois", "chicago"]
     >>> kv = KeyedVectors(2)
     >>> kv.add_vectors(words, np.array([[1.0, 0.1], [0.9, 0.2], [0.1, 1.0], [0.2, 0.9], [0.7, 0.7], [0.6, 0.8],
     ...                                 [1.0, -0.5], [0.9, -0.6]]))

@@ -115,7 +115,7 @@ class Judgement:
     >>> claim = Claim("x", "§1", "It works.", "holds when it works", "stated", "p.html", unit="data set")
     >>> j = Judgement(claim, (Finding(HOLDS, "2.0", "BBCSPORT"), Finding(OPEN, "0.1", "TWITTER")))
     >>> j.verdict, j.ours
-    ('holds on 1 of 2 data sets, open on 1 (TWITTER)', 'BBCSPORT 2.0; TWITTER 0.1')
+    ('holds on 1 of 2 data sets (BBCSPORT), open on 1 (TWITTER)', 'BBCSPORT 2.0; TWITTER 0.1')
     """
 
     claim: Claim
@@ -204,8 +204,8 @@ def _plural(unit: str, n: int) -> str:
 
 
 def _counts(findings: Sequence[Finding], unit: str, total: int | None = None) -> str:
-    """One seed's findings as counts: the largest group first, every other group with its units named; ``total``:
-    the units of the claim where ``findings`` are some of them."""
+    """One seed's findings as counts: the largest group first, every group with its units named unless it is more
+    than half of them; ``total``: the units of the claim where ``findings`` are some of them."""
     if not findings:
         return f"{OPEN} (no evidence in this run)"
     if not unit or all(f.unit is None for f in findings):
@@ -227,14 +227,23 @@ def _counts(findings: Sequence[Finding], unit: str, total: int | None = None) ->
     for i, result in enumerate(ordered):
         units = groups[result]
         of = f" of {n} {_plural(unit, n)}" if i == 0 else ""
-        named = "" if i == 0 else f" ({', '.join(units)})"
+        named = "" if 2 * len(units) > n else f" ({', '.join(units)})"
         parts.append(f"{result} on {len(units)}{of}{named}")
     return ", ".join(parts)
 
 
+def _seeds_of(findings: Sequence[Finding], unit) -> str:
+    """What ``unit``'s findings say with which seed: "holds with seed 2, open with seeds 1 and 3"."""
+    by_result: dict[str, list[int]] = {}
+    for f in sorted((f for f in findings if f.unit == unit), key=lambda f: f.seed):
+        by_result.setdefault(f.result, []).append(f.seed)
+    return ", ".join(f"{r} with seed{'s' if len(s) > 1 else ''} {joined(s)}" for r, s in by_result.items())
+
+
 def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
     """The verdict that ``findings`` support, worded as their counts; where the training seeds disagree, the units
-    (data sets, models) whose result is the same with every seed are counted once and the others named.
+    (data sets, models) whose result is the same with every seed are counted once and the others named, each with
+    what it gives with which seed.
 
     Parameters
     ----------
@@ -263,7 +272,7 @@ def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
     'holds on BBCSPORT, with each of the 3 seeds'
     >>> verdict([Finding(OPEN if x == "AMAZON" or (x == "TWITTER" and s == 2) else HOLDS, "", x, s)
     ...          for s in (1, 2, 3) for x in d])
-    'holds on 4 of 6 data sets, open on 1 (AMAZON), with each of the 3 seeds; depends on the seed on 1 (TWITTER)'
+    'holds on 4 of 6 data sets, open on 1 (AMAZON), with each of the 3 seeds; depends on the seed on 1 (TWITTER: holds with seeds 1 and 3, open with seed 2)'
     >>> verdict([])
     'open (no evidence in this run)'
     """
@@ -282,7 +291,7 @@ def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
             return f"depends on the seed on all {len(units)} {_plural(unit, len(units))}"
         return (
             f"{_counts(stable, unit, len(units))}, with each of the {len(seeds)} seeds; depends on the seed on "
-            f"{len(moving)} ({', '.join(moving)})"
+            f"{len(moving)} ({'; '.join(f'{u}: {_seeds_of(findings, u)}' for u in moving)})"
         )
     by_text: dict[str, list[int]] = {}
     for seed, text in texts.items():

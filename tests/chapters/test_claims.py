@@ -64,7 +64,7 @@ def test_a_verdict_is_worded_as_its_counts():
     )
     assert (
         verdict([Finding(r, "", x) for r, x in zip((HOLDS, FAILS, OPEN), d)])
-        == "holds on 1 of 3 data sets, does not hold on 1 (TWITTER), open on 1 (OHSUMED)"
+        == "holds on 1 of 3 data sets (BBCSPORT), does not hold on 1 (TWITTER), open on 1 (OHSUMED)"
     )
     assert (
         verdict([Finding(OPEN, "", x) for x in d[:2]] + [Finding(HOLDS, "", d[2])])
@@ -73,8 +73,12 @@ def test_a_verdict_is_worded_as_its_counts():
     split = [Finding(HOLDS, "", "BBCSPORT", s) for s in (1, 2, 3)] + [
         Finding(r, "", "TWITTER", s) for s, r in ((1, HOLDS), (2, OPEN), (3, HOLDS))
     ]
-    # a data set whose result moves with the seed is named apart; the others are counted once for every seed
-    assert verdict(split) == "holds on 1 of 2 data sets, with each of the 3 seeds; depends on the seed on 1 (TWITTER)"
+    # a data set whose result moves with the seed is named apart, with what it gives with which seed; the others are
+    # counted once for every seed (a group that is not the majority named)
+    assert verdict(split) == (
+        "holds on 1 of 2 data sets (BBCSPORT), with each of the 3 seeds; depends on the seed on 1 (TWITTER: holds "
+        "with seeds 1 and 3, open with seed 2)"
+    )
 
 
 def test_a_finding_refuses_an_unknown_result():
@@ -90,7 +94,7 @@ def test_paired_claims_are_decided_per_data_set():
     }  # regularization errs more; the WMD wins
     judged = by_claim(judge(Evidence(results)))
     assert (
-        judged["regularization-each"].verdict == "holds on 1 of 3 data sets, does not hold on 1 (OHSUMED), "
+        judged["regularization-each"].verdict == "holds on 1 of 3 data sets (BBCSPORT), does not hold on 1 (OHSUMED), "
         "open on 1 (TWITTER)"
     )
     assert judged["scm-beats-wmd"].verdict == "holds on 2 of 3 data sets, does not hold on 1 (OHSUMED)"
@@ -107,7 +111,8 @@ def test_a_seeded_claim_is_split_by_seed_and_an_unseeded_one_is_not():
     }
     judged = by_claim(judge(Evidence(results, seed_results)))
     assert judged["regularization-each"].verdict == (
-        "holds on 1 of 2 data sets, with each of the 3 seeds; depends on the seed on 1 (TWITTER)"
+        "holds on 1 of 2 data sets (BBCSPORT), with each of the 3 seeds; depends on the seed on 1 (TWITTER: holds "
+        "with seeds 1 and 3, open with seed 2)"
     )
     assert "seed" not in judged["quantization-wmd"].verdict  # the two WMDs: one seed
     assert not any(f.seed for f in judged["quantization-wmd"].findings)
@@ -124,7 +129,13 @@ def test_a_seeded_claim_is_split_by_seed_and_an_unseeded_one_is_not():
     ],
 )
 def test_agreement_widens_our_interval_for_the_papers_sampling_error(ours, lower, upper, expected):
-    assert agreement_result(ours, lower, upper, 39.43) == expected
+    assert agreement_result(ours, lower, upper, 39.43) == expected  # as many test documents as the paper
+
+
+def test_agreement_widens_less_when_the_paper_had_more_test_documents():
+    # 36.5 [33.0, 38.8] reaches 39.43 widened √2-fold, not √1.25-fold (the paper with four times our documents)
+    assert agreement_result(36.5, 33.0, 38.8, 39.43, share=1.0) == HOLDS
+    assert agreement_result(36.5, 33.0, 38.8, 39.43, share=0.25) == FAILS
 
 
 def test_the_reduction_claim_is_open_at_zero_and_fails_below_the_paper():
@@ -161,7 +172,19 @@ def test_strong_orthogonalization_is_judged_per_parameter():
         results.update(nested(BASE, d, soft_vsm_ortho=chosen))
     judged = by_claim(judge(Evidence(results)))
     assert judged["strong-orthogonalization"].verdict == "holds on 4 of 5 parameters, does not hold on 1 (Dom)"
-    assert judged["idf"].verdict == "holds on all 3 data sets"
+    assert (
+        judged["idf"].verdict == "holds"
+        and judged["idf"].ours == "Idf = true on 3 of 3 data sets (BBCSPORT, TWITTER, OHSUMED)"
+    )
+
+
+def test_idf_is_judged_by_its_most_common_value():
+    results = {}
+    for d, idf in (("bbcsport", True), ("twitter", False), ("ohsumed", False)):
+        chosen = {"nonzero_limit": 100, "exponent": 4, "threshold": -1.0, "symmetric": True, "dominant": True}
+        results.update(nested(BASE, d, soft_vsm_ortho={**chosen, "idf": idf}))
+    judged = by_claim(judge(Evidence(results)))["idf"]
+    assert judged.verdict == FAILS and judged.ours == "Idf = true on 1 of 3 data sets (BBCSPORT)"
 
 
 def test_a_claim_without_its_evidence_is_open():
@@ -228,7 +251,7 @@ def test_the_landing_page_and_chapter_6_show_the_same_judgements():
     before = verdict_tables(judgement_table(judge(Evidence(results))))
     results.update(nested({**BASE, "soft_vsm_ortho": 118}, "twitter"))  # one piece of evidence changes
     after = verdict_tables(judgement_table(judge(Evidence(results))))
-    changed = "holds on 1 of 2 data sets, open on 1 (TWITTER)"
+    changed = "holds on 1 of 2 data sets (BBCSPORT), open on 1 (TWITTER)"
     for old, new in zip(before, after):  # chapter 6's table, then the landing page's
         assert changed not in old.html and changed in new.html
     assert 'href="notebooks/04_scm_vs_wmd.html#fig-significance"' in after[1].html
@@ -359,15 +382,18 @@ def test_twitter_no_help_is_the_soft_vsm_against_the_majority_class(right_neutra
 def test_good_and_bad_are_judged_mutual_nearest_neighbours_per_model():
     evidence = Evidence(
         nested(BASE, "bbcsport"),
-        good_bad={"32-bit": 0.61, "1-bit": 0.45},
+        good_bad={"32-bit": 0.584, "1-bit": 0.42},
         good_bad_ranks={"32-bit": (1, 1), "1-bit": (1, 3)},
     )
     judged = by_claim(judge(evidence))["good-bad-neighbours"]
-    assert judged.verdict == "holds on 1 of 2 models, does not hold on 1 (the 1-bit model)"
+    assert judged.verdict == "holds on 1 of 2 models (the 32-bit model), does not hold on 1 (the 1-bit model)"
     assert (
-        "the 32-bit model ranks bad 1st among good's neighbours and good 1st among bad's; cosine 0.61 "
+        "the 32-bit model ranks bad 1st among good's neighbours and good 1st among bad's; cosine 0.58 "
         "(the paper's 0.58); the 1-bit model ranks bad 1st among good's neighbours and good 3rd"
     ) in judged.ours
+    # mutual nearest neighbours with another cosine than the paper's (0.61 does not round to 0.58) do not hold
+    other = Evidence(nested(BASE, "bbcsport"), good_bad={"32-bit": 0.61}, good_bad_ranks={"32-bit": (1, 1)})
+    assert by_claim(judge(other))["good-bad-neighbours"].verdict == "does not hold on the 32-bit model"
     assert by_claim(judge(Evidence(nested(BASE, "bbcsport"))))["good-bad-neighbours"].findings == ()
 
 
@@ -424,24 +450,26 @@ def test_the_idf_claim_needs_both_comparisons(counts, expected):
     assert "the 12 numerals' 90.9 % and 45.5 %" in judged["idf-common-orthogonal"].ours
 
 
-def test_the_wmd_grid_is_costed_from_our_seconds_per_pair():
+def test_the_wmd_grid_is_costed_at_the_brute_force_rate():
     from dataclasses import replace
 
-    from regemb_utils.chapters.claims import CORE_YEAR_HOURS, wmd_grid_hours
+    from regemb_utils.chapters.claims import CORE_MONTH_HOURS, CORE_YEAR_HOURS, wmd_grid_hours
 
     results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter"), **nested(BASE, "20news")}
-    for dataset, pairs_per_second in (("bbcsport", 200), ("twitter", 10), ("20news", 50)):
-        results[dataset, "wmd"] = replace(
-            results[dataset, "wmd"],
-            runs=[Run("validation", pairs=1000, seconds=0), Run("test", pairs=1000, seconds=2000 / pairs_per_second)],
-        )
-    judged = by_claim(judge(Evidence(results)))["wmd-intractable"]
-    # BBCSPORT 5.9 core-hours, TWITTER 2,115 (between a month and a year), 20NEWS 15,718
-    assert judged.verdict == "holds on 1 of 3 data sets, does not hold on 1 (BBCSPORT), open on 1 (TWITTER)"
-    # 20NEWS: 32 grid points × (2,259 validation + 7,528 test queries) × 9,034 training documents
-    assert wmd_grid_hours("20news", 1.0) == pytest.approx(32 * (2259 + 7528) * 9034 / 3600)
-    assert wmd_grid_hours("20news", 1 / 50) > CORE_YEAR_HOURS > wmd_grid_hours("twitter", 1 / 10)
-    assert "0.472 pairs per second" in by_claim(judge(Evidence(results)))["wmd-intractable"].claim.paper
+    # the brute-force rates (the paper's measure): the SCM's 10⁶ pairs per second over the ratio; TWITTER's rate
+    # puts its grid at three core-months, between a month and a year
+    twitter = wmd_grid_hours("twitter", 1.0) / (3 * CORE_MONTH_HOURS)
+    speed = _timings({"bbcsport": 50, "twitter": 1e6 / twitter, "20news": 20_000})
+    # chapter 4's pruned search, far faster, is shown beside the verdict but does not decide it
+    results["20news", "wmd"] = replace(results["20news", "wmd"], runs=[Run("test", pairs=10**6, seconds=1.0)])
+    judged = by_claim(judge(Evidence(results, speed=speed)))["wmd-intractable"]
+    assert judged.verdict == "holds on 1 of 3 data sets (20NEWS), does not hold on 1 (BBCSPORT), open on 1 (TWITTER)"
+    assert "at 50.0 pairs per second; chapter 4's pruned exact search: " in judged.ours
+    # 20NEWS: 512 grid points × (2,259 validation + 7,528 test queries) × 9,034 training documents
+    assert wmd_grid_hours("20news", 1.0) == pytest.approx(512 * (2259 + 7528) * 9034 / 3600)
+    assert wmd_grid_hours("20news", 1 / 50) > CORE_YEAR_HOURS
+    assert "≈ 0.472 pairs per second" in judged.claim.paper
+    assert by_claim(judge(Evidence(results)))["wmd-intractable"].verdict.startswith("open on all 3")  # not timed
 
 
 def _timings(ratios: dict[str, float]) -> pd.DataFrame:
@@ -481,7 +509,10 @@ def test_the_speed_claim_is_judged_per_data_set_on_the_papers_measure():
     results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter"), **nested(BASE, "20news")}
     speed = _timings({"bbcsport": 50_000, "twitter": 10_500, "20news": 2_000})
     judged = by_claim(judge(Evidence(results, speed=speed)))
-    assert judged["faster"].verdict == "holds on 1 of 3 data sets, does not hold on 1 (20NEWS), open on 1 (TWITTER)"
+    assert (
+        judged["faster"].verdict
+        == "holds on 1 of 3 data sets (BBCSPORT), does not hold on 1 (20NEWS), open on 1 (TWITTER)"
+    )
     assert judged["orders-of-magnitude"].verdict == "holds on all 3 data sets"
     assert judged["wcd"].verdict == "holds on all 3 data sets"  # 2,000 / 110 > 1
     assert judged["slowdown-20news"].verdict == FAILS  # 20NEWS's ratio is the smallest here
@@ -492,3 +523,33 @@ def test_the_speed_claim_is_judged_per_data_set_on_the_papers_measure():
 def test_a_speed_claim_without_timings_is_open():
     judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"))))
     assert judged["faster"].verdict == "open (no evidence in this run)"
+
+
+def test_a_slowdown_is_judged_on_the_papers_factor_not_only_its_direction():
+    def calls(dataset, method, seconds):
+        return pd.DataFrame(
+            {
+                "dataset": dataset,
+                "method": method,
+                "query": pd.array([pd.NA] * 3, "Int64"),
+                "test queries": 100,
+                "pairs": 10_000,
+                "seconds": seconds * np.array([0.999, 1.0, 1.001]),
+            }
+        )
+
+    # the sparse (orthogonalized) soft VSM 2.73 times as slow as the dense one on BBCSPORT, 15 times on TWITTER
+    speed = pd.concat(
+        [
+            calls("bbcsport", "soft_vsm", 0.01),
+            calls("bbcsport", "soft_vsm_ortho", 0.0273),
+            calls("twitter", "soft_vsm", 0.01),
+            calls("twitter", "soft_vsm_ortho", 0.15),
+        ],
+        ignore_index=True,
+    )
+    results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter")}
+    judged = by_claim(judge(Evidence(results, speed=speed)))["sparse-slowdown"]
+    # TWITTER's sparse route is slower too, but by another factor than the paper's 2.73: that is not the claim
+    assert judged.verdict == "holds on 1 of 2 data sets (BBCSPORT), does not hold on 1 (TWITTER)"
+    assert "TWITTER 15× [15×, 15×]" in judged.ours
