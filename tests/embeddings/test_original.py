@@ -128,8 +128,8 @@ def _check(ours_32, tool_32, ours_1, tool_1):
 @pytest.mark.parametrize(
     "scores, expected",
     [
-        ((32.0, 31.0, 21.8, 20.5), "so it is not from our trainer"),  # the tool shows 10.5 points, ours 10.2
-        ((32.0, 25.6, 21.8, 20.5), "so it is not from our trainer"),  # 5.1 of 10.2: exactly half still rules it out
+        ((32.0, 31.0, 21.8, 20.5), "the gap is not our trainer's"),  # the tool shows 10.5 points, ours 10.2
+        ((32.0, 25.6, 21.8, 20.5), "the gap is not our trainer's"),  # 5.1 of 10.2: exactly half still counts
         ((32.0, 25.0, 21.8, 20.5), "our trainer accounts for 5.7 points"),  # 4.5 of 10.2: less than half
         ((0.5, 0.4, 0.1, 0.2), "cannot say where"),  # no gap to explain
     ],
@@ -138,16 +138,18 @@ def test_the_account_blames_our_trainer_only_when_the_tool_shows_less_than_half_
     text = check_prose(_check(*scores), None, 10.8, 10, 2, 16_000_000)
     assert expected in text
     assert "answer 10.8 points fewer analogies" in text  # the chapter's own gap is carried in every case
-    assert ("for the chapter's models only our trainer ran" in text) == expected.startswith("so it is")
+    assert ("where only our trainer ran" in text) == expected.startswith("the gap is not")  # the check trained less
+    assert "not from our trainer" not in text  # a smaller check does not rule our trainer out at the chapter's setting
 
 
 def test_the_account_scales_the_tools_time_by_epochs_and_words_and_says_both():
     text = check_prose(_check(32.0, 31.0, 21.8, 20.5), None, 10.8, 10, 2, 16_000_000)
     # the tool took 3 + 17 minutes for 2 epochs of 4 M words; the chapter trains 10 epochs of 16 M: x 20
-    assert "2 epochs of 4,000,000 words for both trainers (the chapter's models: 10 of 16,000,000" in text
+    assert "2 epochs of 4,000,000 words for both trainers (the chapter's models: 10 epochs of 16,000,000" in text
     assert "would take the tool about 400 minutes" in text
     same = check_prose(_check(32.0, 31.0, 21.8, 20.5), None, 10.8, 2, 2, 4_000_000)
     assert "would take" not in same and "only our trainer ran" not in same  # the check is the chapter's training
+    assert "so it is not from our trainer" in same
 
 
 @pytest.mark.parametrize("given", [0, 199, 1.5, True, "200"])
