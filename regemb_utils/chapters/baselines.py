@@ -7,9 +7,12 @@ kNN classifiers, on the same splits.
 * :func:`comparison_table` – every model's test error with its Agresti–Coull interval beside chapter 4's kNN
   methods, their one-core costs, Sato et al.'s (2022) errors on Kusner et al.'s documents, and the paired exact
   McNemar test of each against the orthogonalized SCM kNN (BH over the table); :func:`verdicts` – per data set, whether
-  the orthogonalized SCM kNN is the best choice or another model wins, decided or open; :func:`verdict_counts`.
+  the orthogonalized SCM kNN is the best choice or another model wins, decided or open; :func:`verdict_counts` and
+  :func:`verdict_sentence`.
 * :func:`error_grid`, :func:`kernel_comparison` – the test errors as a model × data set grid with Sato et al.'s
-  values, and whether the linear model on E′ᵀx beats both the kNN with the same measure and TF-IDF.
+  values, and whether the linear model on E′ᵀx errs less than both the kNN with the same measure and TF-IDF (tested
+  against the kNN only).
+* :func:`displayed` – a table of this module with the data sets named as the book names them (upper case).
 * :data:`FASTTEXT_LEFT_OUT` – why fastText is not among the models.
 """
 
@@ -39,6 +42,8 @@ __all__ = [
     "kernel_comparison",
     "verdicts",
     "verdict_counts",
+    "verdict_sentence",
+    "displayed",
 ]
 
 ORTHOGONALIZED = "soft_vsm_ortho"  # chapter 4's orthogonalized SCM kNN (32-bit), against which every model is tested
@@ -108,7 +113,9 @@ def run_linear_models(chapter, methods: Sequence[str], regularization: Sequence[
     methods : sequence of str
         Keys of :data:`regemb_utils.classification.linear.LINEAR_MODELS`.
     regularization : sequence of float
-        The values of C tried on the validation split.
+        The values of the linear models' penalty parameter (scikit-learn's ``C``; the smaller, the more the weights
+        are penalized) tried on the validation split. The name is the chapter parameter's; it has nothing to do
+        with the embedding regularization or the nonzero limit C of the other chapters.
 
     Returns
     -------
@@ -316,6 +323,81 @@ def verdict_counts(verdict_table: pd.DataFrame) -> dict[str, int]:
     }
 
 
+def verdict_sentence(counts: Mapping[str, int]) -> str:
+    """The chapter's closing sentence from :func:`verdict_counts`: on how many data sets another model wins and on how
+    many the orthogonalized SCM kNN is the best choice, and how many of each the paired test decides.
+
+    Parameters
+    ----------
+    counts : mapping of str to int
+        :func:`verdict_counts`.
+
+    Returns
+    -------
+    str
+        One sentence.
+
+    Examples
+    --------
+    >>> verdict_sentence({"datasets": 6, "scm_decided": 0, "scm_open": 0, "other_decided": 6, "other_open": 0})
+    'Another model wins on all 6 data sets, each decided.'
+    >>> print(verdict_sentence({"datasets": 6, "scm_decided": 0, "scm_open": 1, "other_decided": 4, "other_open": 1}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Another model wins on 5 of the 6 data sets (4 decided, 1 open); the orthogonalized SCM kNN is the best choice
+    on 1 (open).
+    """
+    total = counts["datasets"]
+    if not total:
+        return "No data set has both the orthogonalized SCM kNN and another model."
+
+    def on(decided: int, undecided: int, first: bool) -> str:
+        n = decided + undecided
+        each = "" if n == 1 else "each "
+        state = f"{each}decided" if not undecided else f"{each}open" if not decided else None
+        mixed = f"{decided} decided, {undecided} open"
+        if n == total:
+            where = f"all {total} data sets" if total > 1 else "the one data set"
+            return f"{where}, {state}" if state else f"{where} ({mixed})"
+        return f"{f'{n} of the {total} data sets' if first else n} ({state or mixed})"
+
+    parts = []
+    other = counts["other_decided"] + counts["other_open"]
+    if other:
+        parts.append(f"another model wins on {on(counts['other_decided'], counts['other_open'], True)}")
+    if counts["scm_decided"] + counts["scm_open"]:
+        where = on(counts["scm_decided"], counts["scm_open"], not other)
+        parts.append(f"the orthogonalized SCM kNN is the best choice on {where}")
+    sentence = "; ".join(parts)
+    return sentence[0].upper() + sentence[1:] + "."
+
+
+def displayed(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of one of this module's tables for the page: its column ``dataset`` as ``data set``, the names in upper
+    case as the book writes them (the frame itself keeps the lower-case keys that the functions group by).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`comparison_table`, :func:`verdicts` or :func:`kernel_comparison` (or a selection of its columns).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The copy.
+
+    Examples
+    --------
+    >>> displayed(pd.DataFrame({"dataset": ["bbcsport", "20news"], "error": [3.0, 30.0]})).values.tolist()
+    [['BBCSPORT', 3.0], ['20NEWS', 30.0]]
+    >>> list(displayed(pd.DataFrame({"dataset": ["bbcsport"]})).columns)
+    ['data set']
+    """
+    shown = frame.copy()
+    if "dataset" in shown.columns:
+        shown["dataset"] = shown["dataset"].astype(str).str.upper()
+    return shown.rename(columns={"dataset": "data set"})
+
+
 def error_grid(table: pd.DataFrame) -> pd.DataFrame:
     """The test errors (%) as one row per model and one column per data set, then Sato et al.'s (2022) two kNN
     baselines on Kusner et al.'s documents (a data set whose documents differ from those marked ``*``, see
@@ -357,7 +439,8 @@ def error_grid(table: pd.DataFrame) -> pd.DataFrame:
 
 def kernel_comparison(table: pd.DataFrame, model: str = "scm_svm") -> pd.DataFrame:
     """Per data set: whether the linear model on E′ᵀx (``model``) errs less than both the kNN with the same measure
-    (the orthogonalized SCM kNN) and the same classifier on TF-IDF, with the paired test against the kNN.
+    (the orthogonalized SCM kNN) and the same classifier on TF-IDF, with the paired test against the kNN. Only the
+    comparison with the kNN is tested; against TF-IDF the column compares point estimates.
 
     Parameters
     ----------
@@ -369,13 +452,13 @@ def kernel_comparison(table: pd.DataFrame, model: str = "scm_svm") -> pd.DataFra
     Returns
     -------
     pandas.DataFrame
-        dataset, E′ᵀx error, SCM kNN error, TF-IDF error, q (against the kNN), beats both.
+        dataset, E′ᵀx error, SCM kNN error, TF-IDF error, q (against the kNN), lower than both.
 
     Examples
     --------
     >>> table = pd.DataFrame({"dataset": ["twitter"] * 3, "method": ["scm_svm", "soft_vsm_ortho", "tfidf_svm"],
     ...                       "error": [20.0, 30.0, 25.0], "q": [0.01, np.nan, 0.5]})
-    >>> kernel_comparison(table)["beats both"].tolist()
+    >>> kernel_comparison(table)["lower than both"].tolist()
     [True]
     """
     rival = model.replace("scm_", "tfidf_")
@@ -392,7 +475,9 @@ def kernel_comparison(table: pd.DataFrame, model: str = "scm_svm") -> pd.DataFra
                 "SCM kNN error": knn_error,
                 "TF-IDF error": tfidf,
                 "q": by.loc[model, "q"],
-                "beats both": bool(own < knn_error and own < tfidf),
+                "lower than both": bool(own < knn_error and own < tfidf),
             }
         )
-    return pd.DataFrame(rows, columns=["dataset", "E′ᵀx error", "SCM kNN error", "TF-IDF error", "q", "beats both"])
+    return pd.DataFrame(
+        rows, columns=["dataset", "E′ᵀx error", "SCM kNN error", "TF-IDF error", "q", "lower than both"]
+    )

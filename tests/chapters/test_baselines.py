@@ -17,7 +17,16 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from regemb_utils.chapters import exercises
-from regemb_utils.chapters.baselines import ORTHOGONALIZED, comparison_table, sparse_point, verdicts
+from regemb_utils.chapters.baselines import (
+    ORTHOGONALIZED,
+    comparison_table,
+    displayed,
+    kernel_comparison,
+    sparse_point,
+    verdict_counts,
+    verdict_sentence,
+    verdicts,
+)
 from regemb_utils.classification.knn_runs import MethodResult, Run
 from regemb_utils.classification.linear import fit_linear, orthogonalized_features
 from regemb_utils.classification.methods import represent_pair
@@ -179,6 +188,39 @@ def test_comparison_pairs_each_model_with_the_orthogonalized_scm_knn():
     )
     verdict = verdicts(table.reset_index()).iloc[0]
     assert verdict["best other model"] == "WMD kNN" and verdict["verdict"].startswith("WMD kNN wins")
+
+
+def test_the_verdict_sentence_counts_the_kinds_of_verdict():
+    table = pd.DataFrame(
+        {
+            "verdict": [
+                "TF-IDF + linear SVM wins (decided)",
+                "E′ᵀx + linear SVM wins (decided)",
+                "the orthogonalized SCM kNN is the best choice (open)",
+            ]
+        }
+    )
+    assert verdict_sentence(verdict_counts(table)) == (
+        "Another model wins on 2 of the 3 data sets (each decided); the orthogonalized SCM kNN is the best choice "
+        "on 1 (open)."
+    )
+    assert verdict_sentence(verdict_counts(table.iloc[:2])) == "Another model wins on all 2 data sets, each decided."
+
+
+def test_the_kernel_comparison_tests_against_the_knn_only_and_the_page_names_data_sets_in_upper_case():
+    table = pd.DataFrame(
+        {
+            "dataset": ["amazon"] * 3 + ["twitter"] * 3,
+            "method": ["scm_svm", ORTHOGONALIZED, "tfidf_svm"] * 2,
+            "error": [6.46, 9.17, 6.75, 24.36, 31.01, 24.25],
+            "q": [1e-6, np.nan, 0.5, 1e-7, np.nan, 0.5],
+        }
+    )
+    kernel = kernel_comparison(table)
+    assert kernel["lower than both"].tolist() == [True, False]  # a point estimate below TF-IDF's, not a test
+    assert kernel["q"].tolist() == [1e-6, 1e-7]  # the SVM on E′ᵀx against the kNN
+    shown = displayed(kernel)
+    assert shown["data set"].tolist() == ["AMAZON", "TWITTER"] and kernel["dataset"].tolist() == ["amazon", "twitter"]
 
 
 def test_sparse_point_keeps_chapter_4s_choice_when_it_has_a_factor():

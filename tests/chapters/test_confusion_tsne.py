@@ -171,19 +171,22 @@ def test_map_neighbour_agreement_is_one_for_islands_and_low_for_a_random_mix():
         map_neighbour_agreement(mixed, labels[:10])
 
 
-def test_observations_name_the_papers_confusion_and_whether_regularization_reduces_it():
+def test_observations_state_the_papers_confusion_as_counts_and_point_to_chapter_6():
     text = observations_markdown(
         "reuters", BEFORE, AFTER, NAMES, errors=(0.1, 0.05), ks=(9, 19), agreement=(0.6, 0.8), map_documents=171
     )
     assert "Figure 4" in text and "grain" in text
-    assert "6 of the 10 grain test documents (60.0\u00a0% ) as crude".replace(" )", ")") in text
-    assert "most of them, as in the paper" in text and "regularization reduces this confusion" in text
+    assert "6 of the 10 grain test documents (60.0\u00a0%) as crude, more than half (the paper: most of them)" in text
+    assert "the count falls from 6 to 1" in text and "[Chapter 6](06_scorecard.ipynb) tests whether" in text
     assert "10.00\u00a0% (k = 9)" in text and "5.00\u00a0% (k = 19)" in text
     assert "regularized map agrees more" in text and "171 documents" in text
-    # the same confusion made worse
+    # the same confusion the other way round
     worse = observations_markdown("reuters", AFTER, BEFORE, NAMES, errors=(0.05, 0.1), ks=(1, 1))
-    assert "not most of them, unlike the paper" in worse and "regularization increases this confusion" in worse
-    assert "nan" not in text + worse
+    assert "fewer than half (the paper: most of them)" in worse and "the count rises from 1 to 6" in worse
+    # no verdict of chapter 5's own: chapter 6 judges the paper's claims
+    for verdict in ("reduces", "increases", "unlike the paper", "as in the paper", "nan"):
+        assert verdict not in text + worse
+    assert len(text.split("\n\n")) == 3  # the paper; what it names; our largest confusion and the maps
 
 
 def test_observations_for_twitter_say_the_paper_has_no_figure_and_handle_no_errors():
@@ -191,8 +194,10 @@ def test_observations_for_twitter_say_the_paper_has_no_figure_and_handle_no_erro
     perfect = np.diag([3, 5, 2])
     text = observations_markdown("twitter", perfect, perfect, names, errors=(0.0, 0.0), ks=(1, 1))
     assert "no TWITTER figure among the paper's Figures 2–7" in text and "Figure 2)" not in text
+    assert "§6.1 argues" in text and "[chapter 6](06_scorecard.ipynb) tests that claim" in text
+    assert "no observation of the paper's" not in text
     assert "confuses no two classes" in text
-    assert "leaves" not in text
+    assert "leaves" not in text and len(text.split("\n\n")) == 2
 
 
 def test_observations_for_ohsumed_and_20news():
@@ -201,13 +206,16 @@ def test_observations_for_ohsumed_and_20news():
     after = np.array([[3, 1, 1, 0], [0, 20, 0, 0], [0, 1, 9, 0], [0, 1, 0, 9]])
     text = observations_markdown("ohsumed", before, after, names, errors=(0.4, 0.1), ks=(9, 9))
     assert "Figure 2" in text and "C04, C06, C10 (the same as the paper’s)" in text
-    assert "brings that closer to the true share" in text
+    assert "hold 88.9\u00a0% of the test documents" in text
+    assert "assigns 97.8\u00a0% of the documents to them and the regularized SCM 93.3\u00a0%." in text
+    assert "closer" not in text and "over-predicts" not in text and "(06_scorecard.ipynb) judges" in text
     groups = ["comp.graphics", "comp.windows.x", "sci.med"]
     before = np.array([[5, 5, 0], [4, 6, 0], [1, 0, 9]])
     after = np.array([[8, 2, 0], [1, 9, 0], [1, 0, 9]])
     text = observations_markdown("20news", before, after, groups, errors=(0.33, 0.13), ks=(1, 1))
     assert "Figures 6 and 7" in text and "9 (90.0\u00a0%) predict another newsgroup" in text
-    assert "regularization reduces the within-hierarchy errors" in text
+    assert "of the regularized SCM's 4 errors, 3 (75.0\u00a0%)." in text and "reduces" not in text
+    assert "not hierarchies" in text
 
 
 def _texts(fig):
@@ -260,7 +268,7 @@ def test_map_viewer_shows_one_map_at_a_time_in_one_scene():
         map_viewer_3d([])
 
 
-def test_summary_counts_the_data_sets_where_regularization_helps():
+def test_summary_counts_the_data_sets_where_the_count_is_lower():
     from regemb_utils.chapters.confusion_tsne import summary_markdown, summary_row
 
     rows = [
@@ -272,14 +280,16 @@ def test_summary_counts_the_data_sets_where_regularization_helps():
     assert rows[0]["largest confusion"] == "grain → crude" and rows[0]["regularized"] == 1
     assert rows[2]["largest confusion"] is None and rows[2]["non-regularized"] is None
     text = summary_markdown(rows)
-    assert "on 1 of the 2 data sets where there is one (REUTERS)" in text
+    assert "largest confusion is lower on 1 of the 2 data sets where there is one (REUTERS)" in text
+    assert "reduces" not in text
     # BBCSPORT's 3 points more are within what two t-SNE layouts are not told apart by
     assert "higher by more than 5 points" in text and "on 1 of 4 (REUTERS)" in text
 
 
-def test_observations_say_when_regularization_leaves_a_confusion_unchanged():
+def test_observations_give_the_largest_confusion_as_counts_picked_not_tested():
     text = observations_markdown("amazon", BEFORE, BEFORE, NAMES, errors=(0.1, 0.1), ks=(1, 1))
-    assert "Figure 5" in text and "leaves that confusion unchanged" in text
+    assert "Figure 5" in text and "the regularized SCM predicts 6 of them (60.0\u00a0%) that way" in text
+    assert "These are counts, not a test" in text and "unchanged" not in text
 
 
 @pytest.mark.parametrize(
