@@ -990,7 +990,9 @@ def measured_speed(
     table = ratios[ratios["dataset"] != "pooled"].copy() if len(ratios) else pd.DataFrame()
     below = table[table["upper"] < paper.FASTER_THAN.value] if len(table) else table
     values["measured_below"] = (
-        "; ".join(f"{r.dataset.upper()} ({r.ratio:,.0f}×, {r.lower:,.0f} to {r.upper:,.0f})" for r in below.itertuples())
+        "; ".join(
+            f"{r.dataset.upper()} ({r.ratio:,.0f}×, {r.lower:,.0f} to {r.upper:,.0f})" for r in below.itertuples()
+        )
         or "none of them"
     )
     if len(table):
