@@ -132,6 +132,10 @@ def _named_format(name: str) -> Callable[[object], str] | None:
         return _number
     if name == "as given":  # values typed with the digits their source gives (the paper's): 23, 21.82, 819,496
         return _shown_with(lambda v: f"{v:,.0f}" if float(v).is_integer() else f"{v:g}")
+    if name == "p-value":  # three significant digits; a p-value that underflowed to 0 as the bound it lies below
+        return lambda v: "< 1e-300" if float(v) == 0 else f"{float(v):.3g}"
+    if name == "signed":  # a real as short as it prints, with a true minus sign (a grid's threshold: −1, −0.5)
+        return lambda v: f"{float(v):g}".replace("-", "\u2212")
     if name.startswith("number:"):  # number:2 -> like "number", but every real with two decimals (whole numbers and
         digits = int(name.split(":", 1)[1])  # everything from 1,000 without: a difference of k or C is a whole number)
         return _shown_with(lambda v: f"{v:,.0f}" if abs(v) >= 1000 or v.is_integer() else f"{v:,.{digits}f}")
@@ -254,7 +258,8 @@ def table(
     * ``formats`` maps a column to how its values are shown: ``"int"`` (thousands separators), ``"percent"`` (a
       fraction shown as a percentage with one decimal; ``"percent:2"`` for two), ``"number"`` (mixed values: yes/no,
       integers with separators, floats to 4 significant digits, whole above 1,000), ``"as given"`` (the digits a value
-      was typed with, such as the paper's: 23, 21.82, 819,496), a format spec (``".3f"``), a format
+      was typed with, such as the paper's: 23, 21.82, 819,496), ``"p-value"`` (three significant digits, an
+      underflow to 0 as "< 1e-300"), ``"signed"`` (as short as it prints, true minus signs), a format spec (``".3f"``), a format
       string (``"{:.2f} %"`` for values already in percent) or a function. Other columns: integers (and float columns
       whose values are all whole numbers) with thousands separators, other numbers with 2 or 3 decimals, booleans as
       yes/no.
@@ -306,6 +311,9 @@ def table(
     >>> empty = table(pd.DataFrame({"data set": ["a", "b", "c"], "notes": [""] * 3, "k": [1, 3, 5]}))
     >>> "<caption" in empty.html, ">notes<" in empty.html
     (False, False)
+    >>> tests = table(pd.DataFrame({"p": [0.0, 0.01234, 3e-12], "t": [-1.0, -0.5, 0.5]}), {"p": "p-value", "t": "signed"})
+    >>> [c for c in ("&lt; 1e-300", ">0.0123<", ">3e-12<", ">−1<", ">−0.5<", ">0.5<") if c not in tests.html]
+    []
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"table() needs a pandas DataFrame, not {type(frame).__name__}")
