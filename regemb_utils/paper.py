@@ -25,6 +25,7 @@ __all__ = [
     "PaperValue",
     "KINDS",
     "value",
+    "read_off",
     "all_values",
     "TEST_ERRORS",
     "RELATIVE_ERRORS",
@@ -137,6 +138,30 @@ def value(table: dict, key, default=np.nan):
     (23, nan)
     """
     return table[key].value if key in table else default
+
+
+def read_off(table: dict, key) -> bool:
+    """Whether the paper's value ``table[key]`` was read off a figure's blurry labels (approximate; False where the
+    paper has no such value).
+
+    Parameters
+    ----------
+    table : dict
+        A table of :class:`PaperValue` s (e.g. :data:`SPEEDS`).
+    key : object
+        Its key.
+
+    Returns
+    -------
+    bool
+        Whether the value is approximate.
+
+    Examples
+    --------
+    >>> read_off(SPEEDS, "bow"), read_off(TEST_ERRORS, ("bow", "bbcsport")), read_off(TEST_ERRORS, ("wmd_tfidf", "x"))
+    (True, False, False)
+    """
+    return key in table and table[key].kind == "paper figure (read off)"
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.io as pio
 
-__all__ = ["glue", "glue_all", "OfflinePlotly", "Format", "Table", "table"]
+__all__ = ["glue", "glue_all", "OfflinePlotly", "Format", "Table", "table", "paper_as_given"]
 
 
 def glue(name: str, value, display: bool = False):
@@ -406,3 +406,48 @@ def collapsible(content, summary: str) -> Table:
         return Table(_details(content.html, summary), content.csv)
     text = content._repr_html_() if hasattr(content, "_repr_html_") else str(content)
     return Table(_details(text, summary), None)
+
+
+def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with the paper's values as the paper gives them: a value read off a figure (column "paper read off a
+    figure") as approximate, "≈" and the three significant digits that can be read; one with the decimals its source
+    prints (column "paper decimals": 0.0810, not 0.081); the others with their own digits. Both columns are dropped.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`scorecard`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows, their "paper" column text.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"paper": [3_434_600.0, 21.82, 80.66, 0.081, np.nan],
+    ...                      "paper read off a figure": [True, False, True, False, False],
+    ...                      "paper decimals": [None, None, None, 4, None]})
+    >>> paper_as_given(rows)["paper"].tolist()
+    ['≈ 3,430,000', '21.82', '≈ 80.7', '0.0810', None]
+    """
+    if "paper read off a figure" not in rows:
+        return rows
+    decimals = rows["paper decimals"] if "paper decimals" in rows else [None] * len(rows)
+
+    def shown(value, read_off, places) -> str | None:
+        if value is None or isinstance(value, (float, np.floating)) and not np.isfinite(value):
+            return None
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+            return "yes" if value is True else "no" if value is False else str(value)
+        if read_off:
+            rounded = float(f"{value:.3g}")
+            places = max(2 - int(np.floor(np.log10(abs(rounded)))), 0) if rounded else 0
+            return f"≈ {rounded:,.{places}f}"
+        if places is not None and np.isfinite(places):
+            return f"{value:,.{int(places)}f}"
+        return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
+
+    return rows.assign(
+        paper=[shown(*values) for values in zip(rows["paper"], rows["paper read off a figure"], decimals)]
+    ).drop(columns=["paper read off a figure", "paper decimals"], errors="ignore")

@@ -151,10 +151,13 @@ def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: flo
                 "lower": 100 * lower,
                 "upper": 100 * upper,
                 "paper": paper.value(paper.TEST_ERRORS, (method, dataset)),
+                "paper read off a figure": paper.read_off(paper.TEST_ERRORS, (method, dataset)),
             }
         )
     table = pd.DataFrame(rows)
-    return table if table.empty or set(table["dataset"]) & set(DATASETS) else table.drop(columns="paper")
+    if table.empty or set(table["dataset"]) & set(DATASETS):
+        return table
+    return table.drop(columns=["paper", "paper read off a figure"])
 
 
 def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:
@@ -202,6 +205,7 @@ def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:
             "label": [METHODS[m].label for m in methods],
             "relative error": ours.values,
             "paper": [paper.value(paper.RELATIVE_ERRORS, m) for m in methods],
+            "paper read off a figure": [paper.read_off(paper.RELATIVE_ERRORS, m) for m in methods],
             "data sets": len(wide),
         }
     )
@@ -264,6 +268,7 @@ def speed_table(results: Mapping[tuple[str, str], MethodResult]) -> pd.DataFrame
                 EXACT_RATE: exact / seconds if seconds > 0 else np.nan,
                 "share of pairs solved exactly": exact / pairs if pairs else np.nan,
                 "paper": paper.value(paper.SPEEDS, method),
+                "paper read off a figure": paper.read_off(paper.SPEEDS, method),
                 "exact rate by data set": by_dataset,
             }
         )
@@ -1015,8 +1020,8 @@ def speed_ranking(timings: pd.DataFrame, speeds: pd.DataFrame) -> tuple[pd.DataF
     Returns
     -------
     (pandas.DataFrame, dict)
-        One row per method, fastest first: ``label``, ``pooled`` (pairs per second), ``rank``, ``paper`` and
-        ``paper's rank``; and name → number or text for the prose (ratios of rates; NaN where a method is missing).
+        One row per method, fastest first: ``label``, ``pooled`` (pairs per second), ``rank``, ``paper`` (with
+        ``paper read off a figure``) and ``paper's rank``; and name → number or text for the prose (ratios of rates; NaN where a method is missing).
 
     Examples
     --------
@@ -1029,7 +1034,10 @@ def speed_ranking(timings: pd.DataFrame, speeds: pd.DataFrame) -> tuple[pd.DataF
     """
     rates = speed_rates(timings)
     by = rates.set_index("method")["pooled"]
-    ranking = rates[["method", "label", "pooled"]].assign(paper=[paper.value(paper.SPEEDS, m) for m in rates["method"]])
+    ranking = rates[["method", "label", "pooled"]].assign(
+        paper=[paper.value(paper.SPEEDS, m) for m in rates["method"]],
+        **{"paper read off a figure": [paper.read_off(paper.SPEEDS, m) for m in rates["method"]]},
+    )
     ranking = ranking.sort_values("pooled", ascending=False, ignore_index=True)
     ranking.insert(3, "rank", range(1, len(ranking) + 1))
     ranking["paper's rank"] = ranking["paper"].rank(ascending=False, method="min").astype("Int64")

@@ -23,7 +23,7 @@ from ..classification.wmd_samples import SCM, paper_errors
 from ..text.datasets import DATASETS
 from .. import paper as _paper
 from ..book.prose import PARAMETER_SYMBOLS
-from ..book.tables import table
+from ..book.tables import paper_as_given, table
 from ..classification.speed import speed_rates, speed_ratios
 from .scm_vs_wmd import decided_counts, error_table, optimal_parameters, paired_wmd_table, relative_error_table
 
@@ -34,7 +34,6 @@ __all__ = [
     "headline",
     "footnoted",
     "shown_numbers",
-    "paper_as_given",
     "section_table",
     "value_span",
     "wmd_coverage",
@@ -614,7 +613,7 @@ def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
 
 def section_table(card: pd.DataFrame, section: str, **options):
     """One section of the scorecard as a book table: columns without a value dropped, notes as letters, the paper's
-    values as the paper gives them (:func:`paper_as_given`), ours with the section's decimals (:func:`shown_numbers`).
+    values as the paper gives them (:func:`regemb_utils.book.tables.paper_as_given`), ours with the section's decimals (:func:`shown_numbers`).
 
     Parameters
     ----------
@@ -647,51 +646,6 @@ def section_table(card: pd.DataFrame, section: str, **options):
     rows = rows.rename(columns={"agrees": "agrees (both samples)", "exact match": "exact"})
     caption = "; ".join(f"({mark}) {text}" for mark, text in notes.items()) if notes else None
     return table(rows, caption=caption, **options)
-
-
-def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with the paper's values as the paper gives them: a value read off a figure (column "paper read off a
-    figure") as approximate, "≈" and the three significant digits that can be read; one with the decimals its source
-    prints (column "paper decimals": 0.0810, not 0.081); the others with their own digits. Both columns are dropped.
-
-    Parameters
-    ----------
-    rows : pandas.DataFrame
-        Rows of :func:`scorecard`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows, their "paper" column text.
-
-    Examples
-    --------
-    >>> rows = pd.DataFrame({"paper": [3_434_600.0, 21.82, 80.66, 0.081, np.nan],
-    ...                      "paper read off a figure": [True, False, True, False, False],
-    ...                      "paper decimals": [None, None, None, 4, None]})
-    >>> paper_as_given(rows)["paper"].tolist()
-    ['≈ 3,430,000', '21.82', '≈ 80.7', '0.0810', None]
-    """
-    if "paper read off a figure" not in rows:
-        return rows
-    decimals = rows["paper decimals"] if "paper decimals" in rows else [None] * len(rows)
-
-    def shown(value, read_off, places) -> str | None:
-        if value is None or isinstance(value, (float, np.floating)) and not np.isfinite(value):
-            return None
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-            return "yes" if value is True else "no" if value is False else str(value)
-        if read_off:
-            rounded = float(f"{value:.3g}")
-            places = max(2 - int(np.floor(np.log10(abs(rounded)))), 0) if rounded else 0
-            return f"≈ {rounded:,.{places}f}"
-        if places is not None and np.isfinite(places):
-            return f"{value:,.{int(places)}f}"
-        return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
-
-    return rows.assign(
-        paper=[shown(*values) for values in zip(rows["paper"], rows["paper read off a figure"], decimals)]
-    ).drop(columns=["paper read off a figure", "paper decimals"], errors="ignore")
 
 
 def value_span(values) -> str:
