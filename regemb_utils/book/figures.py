@@ -100,9 +100,24 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
     ticks = [m * 10**e for e in range(-1, 5) for m in (1, 2, 5) if low / 1.5 <= m * 10**e <= high * 1.5]
     figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:,g}" for t in ticks], minor_showgrid=False)
     figure.update_traces(hovertemplate="C=%{x}<br>off-diagonal non-zeros per column=%{y:.2f}")
+    # one y title for both rows (a title per row is longer than a row and overlaps the other), and room above the
+    # column titles for plotly's toolbar
+    figure.update_yaxes(title_text="")
+    figure.add_annotation(
+        text="off-diagonal non-zeros per column",
+        textangle=-90,
+        x=0,
+        xref="paper",
+        xanchor="right",
+        xshift=-48,
+        y=0.5,
+        yref="paper",
+        showarrow=False,
+        font_size=13,
+    )
     figure.update_layout(
         font_size=13,
-        margin=dict(l=10, r=40, t=40, b=10),
+        margin=dict(l=80, r=40, t=70, b=10),
         legend=dict(orientation="h", x=0, xanchor="left", y=-0.14, yanchor="top", title_text="o:"),
     )
     return figure
@@ -165,19 +180,23 @@ def figure_1_matrices(words: Sequence[str], S_dense: np.ndarray, S_prime: np.nda
     Examples
     --------
     >>> S = np.array([[1.0, 0.5], [0.5, 1.0]])
-    >>> float(figure_1_matrices(["a", "b"], S, np.eye(2)).axes[0].images[0].get_array()[1, 0])
-    0.5
+    >>> shown = figure_1_matrices(["a", "b"], S, np.eye(2)).axes[0].images[0].get_array()
+    >>> float(shown[1, 0]), bool(np.ma.is_masked(shown[0, 1]) or np.isnan(shown[0, 1]))  # S below; S' unstored: blank
+    (0.5, True)
     """
-    both = np.where(np.tril(np.ones_like(S_dense, dtype=bool), -1), S_dense, S_prime)
+    # above the diagonal the pairs that S' does not store are blank (white), not the colour of a cosine near 0
+    both = np.where(np.tril(np.ones_like(S_dense, dtype=bool), -1), S_dense, np.where(S_prime != 0, S_prime, np.nan))
     side = FIGURE_WIDTH_IN - 1.0  # inches for the matrix; the rest for the row labels
     every = max(1, int(np.ceil(len(words) * (MIN_FONT_PT + 0.5) / 72 / side)))  # label as many words as fit at 9 pt
     images, ax = plt.subplots(figsize=(FIGURE_WIDTH_IN, side + 1.7), dpi=FIGURE_DPI, layout="constrained")
-    image = ax.imshow(both, cmap="viridis", vmin=-0.2, vmax=1)
+    colours = plt.get_cmap("viridis").copy()
+    colours.set_bad("white")
+    image = ax.imshow(both, cmap=colours, vmin=-0.2, vmax=1)
     ax.plot([-0.5, len(words) - 0.5], [-0.5, len(words) - 0.5], color="white", linewidth=1)
     shown = range(0, len(words), every)
     ax.set_xticks(shown, [words[i] for i in shown], rotation=90, fontsize=MIN_FONT_PT)
     ax.set_yticks(shown, [words[i] for i in shown], fontsize=MIN_FONT_PT)
-    ax.set_title("below the diagonal: S (all cosines); above it: S′ (orthogonalized)", fontsize=MIN_FONT_PT + 1)
+    ax.set_title("below the diagonal: S (all cosines); above it: S′ (white: not stored)", fontsize=MIN_FONT_PT + 1)
     bar = images.colorbar(
         image,
         ax=ax,
@@ -185,7 +204,7 @@ def figure_1_matrices(words: Sequence[str], S_dense: np.ndarray, S_prime: np.nda
         shrink=0.6,
         aspect=40,
         pad=0.02,
-        extend="min" if both.min() < -0.2 else "neither",
+        extend="min" if np.nanmin(both) < -0.2 else "neither",
     )  # cosines below -0.2 share its colour
     bar.set_label("similarity", fontsize=MIN_FONT_PT)
     bar.ax.tick_params(labelsize=MIN_FONT_PT)

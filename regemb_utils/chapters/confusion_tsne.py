@@ -53,6 +53,7 @@ __all__ = [
     "scm_dissimilarities",
     "tsne_map",
     "usenet_hierarchy",
+    "class_styles",
     "absent_figure",
     "map_viewer_3d",
     "MIN_FONT_PT",
@@ -347,14 +348,55 @@ def tsne_map(
     return tsne.fit_transform(dissimilarities)
 
 
-def _palette(n: int) -> list[str]:
+_MARKERS = ("o", "s", "^", "D", "v", "P")  # the markers within one colour (matplotlib's names)
+_SYMBOLS_3D = {"o": "circle", "s": "square", "^": "diamond-open", "D": "diamond", "v": "square-open", "P": "cross"}
+
+
+def class_styles(class_names: Sequence[str]) -> list[tuple[str, str]]:
+    """A (colour, marker) per class that a reader can tell apart: up to ten classes, ten colours (tab10) and one
+    marker; more classes that share a hierarchy (:func:`usenet_hierarchy`, as 20NEWS's ``comp.graphics``), one colour
+    per hierarchy and a marker per class within it; otherwise ten colours, each with up to six markers.
+
+    Parameters
+    ----------
+    class_names : sequence of str
+        The classes, in label order.
+
+    Returns
+    -------
+    list of (str, str)
+        A hex colour and a matplotlib marker per class.
+
+    Examples
+    --------
+    >>> class_styles(["crude", "grain"])
+    [('#1f77b4', 'o'), ('#ff7f0e', 'o')]
+    >>> names = ["alt.atheism", "comp.graphics", "comp.windows.x", "misc.forsale"] + [
+    ...     f"{g}.{i}" for g in ("rec", "sci") for i in range(4)]
+    >>> styles = class_styles(names)
+    >>> styles[1][0] == styles[2][0] != styles[0][0], styles[1][1] != styles[2][1], len(set(styles)) == len(names)
+    (True, True, True)
+    """
     import seaborn as sns
 
-    return sns.color_palette("tab20" if n > 10 else "tab10", n).as_hex()
+    colours = sns.color_palette("tab10", 10).as_hex()
+    n = len(class_names)
+    if n <= 10:
+        return [(colours[i], _MARKERS[0]) for i in range(n)]
+    groups = [usenet_hierarchy(name) for name in class_names]
+    order = list(dict.fromkeys(groups))
+    if len(order) <= 10 and max(groups.count(g) for g in order) <= len(_MARKERS):
+        seen: dict[str, int] = {}
+        styles = []
+        for g in groups:
+            styles.append((colours[order.index(g)], _MARKERS[seen.get(g, 0)]))
+            seen[g] = seen.get(g, 0) + 1
+        return styles
+    return [(colours[i % 10], _MARKERS[(i // 10) % len(_MARKERS)]) for i in range(n)]
 
 
 def map_figure_2d(coordinates: np.ndarray, labels, class_names: Sequence[str], ax, title: str = ""):
-    """A static scatter of 2-D coordinates coloured by the true class.
+    """A static scatter of 2-D coordinates, the true class by colour and marker (:func:`class_styles`).
 
     Parameters
     ----------
@@ -385,12 +427,13 @@ def map_figure_2d(coordinates: np.ndarray, labels, class_names: Sequence[str], a
     [1, 2]
     >>> plt.close(figure)
     """
-    colours = _palette(len(class_names))
+    styles = class_styles(class_names)
     labels = np.asarray(labels)
-    size = float(np.clip(4000 / max(len(labels), 1), 4, 30))  # small dots for many documents
+    size = float(np.clip(4000 / max(len(labels), 1), 10, 30))  # small markers for many documents, still legible
     for label, name in enumerate(class_names):
         points = coordinates[labels == label]
-        ax.scatter(points[:, 0], points[:, 1], s=size, color=colours[label], label=name, alpha=0.8, linewidths=0)
+        colour, marker = styles[label]
+        ax.scatter(points[:, 0], points[:, 1], s=size, color=colour, marker=marker, label=name, alpha=0.8, linewidths=0)
     ax.set(title=title, xticks=[], yticks=[])
     return ax
 
@@ -433,7 +476,7 @@ def map_figure_3d(
     """
     import plotly.graph_objects as go
 
-    colours = _palette(len(class_names))
+    styles = class_styles(class_names)
     labels = np.asarray(labels)
     figure = go.Figure()
     for label, name in enumerate(class_names):
@@ -448,7 +491,7 @@ def map_figure_3d(
                 z=coordinates[mask, 2],
                 mode="markers",
                 name=name,
-                marker={"size": 2.5, "color": colours[label]},
+                marker={"size": 2.5, "color": styles[label][0], "symbol": _SYMBOLS_3D[styles[label][1]]},
                 text=starts,
                 hovertemplate=f"<b>{name}</b><br>%{{text}}<extra></extra>",
             )
@@ -1080,9 +1123,9 @@ def maps_figure_2d(
     for ax, points, title in zip(axes, coordinates, titles):
         map_figure_2d(points, labels, class_names, ax, title=title)
         ax.title.set_fontsize(10)
-    colours = _palette(n)
     handles = [
-        Line2D([], [], marker="o", linestyle="", color=colours[i], label=name) for i, name in enumerate(class_names)
+        Line2D([], [], marker=marker, linestyle="", color=colour, label=name)
+        for (colour, marker), name in zip(class_styles(class_names), class_names)
     ]
     fig.legend(
         handles=handles,
