@@ -22,6 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from sklearn.manifold import TSNE
 
+from ..paper import PAPER_DOCUMENTS
 from .style import FIGURE_DPI, FIGURE_WIDTH_IN, MIN_FONT_PT, absent_figure
 from .plotting import place_labels
 
@@ -368,7 +369,8 @@ def speed_figure(speeds: pd.DataFrame):
 
 def paper_vs_ours_figure(rows: pd.DataFrame):
     """Each method's test error on each data set, the paper's (horizontal) against ours with its interval
-    (vertical): colour tells the method, the marker the data set, with a legend for each (chapter 6).
+    (vertical): colour tells the method, the marker the data set (hollow where its documents are not the paper's,
+    :data:`regemb_utils.paper.PAPER_DOCUMENTS`), with a legend for each (chapter 6).
 
     Parameters
     ----------
@@ -397,6 +399,7 @@ def paper_vs_ours_figure(rows: pd.DataFrame):
             yerr=[[r.ours - r.lower], [r.upper - r.ours]],
             fmt=markers[r.dataset],
             color=colours[r.method],
+            markerfacecolor=colours[r.method] if r.dataset in PAPER_DOCUMENTS else "white",
             markersize=6,
             capsize=2,
             alpha=0.85,
@@ -409,11 +412,28 @@ def paper_vs_ours_figure(rows: pd.DataFrame):
     ax.set_ylabel("our test error (%), 95 % interval", fontsize=MIN_FONT_PT + 1)
     ax.tick_params(labelsize=MIN_FONT_PT)
     methods = [Line2D([], [], marker="o", linestyle="", color=c, label=m) for m, c in colours.items()]
-    datasets = [Line2D([], [], marker=m, linestyle="", color="0.3", label=d.upper()) for d, m in markers.items()]
+    datasets = [
+        Line2D(
+            [],
+            [],
+            marker=m,
+            linestyle="",
+            color="0.3",
+            markerfacecolor="0.3" if d in PAPER_DOCUMENTS else "white",
+            label=d.upper(),
+        )
+        for d, m in markers.items()
+    ]
     ax.add_artist(
         ax.legend(handles=methods, title="method", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT, loc="upper left")
     )
-    ax.legend(handles=datasets, title="data set", fontsize=MIN_FONT_PT, title_fontsize=MIN_FONT_PT, loc="lower right")
+    ax.legend(
+        handles=datasets,
+        title="data set (hollow: not the\npaper's documents)",
+        fontsize=MIN_FONT_PT,
+        title_fontsize=MIN_FONT_PT,
+        loc="lower right",
+    )
     plt.close(fig)
     return fig
 
