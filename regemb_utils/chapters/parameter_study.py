@@ -87,7 +87,8 @@ def parameter_study_figure(
     grid: pd.DataFrame, selected: pd.DataFrame, labels: Mapping[str, str] | None = None, height: int = 470
 ):
     """Plotly figure: a dropdown of (data set, method); one panel per exponent o with the validation error (%)
-    against C (log axis), a line per threshold t, and the selected point as a star in its panel.
+    against C (log axis), a line per threshold t, and the selected point as a star in its panel. The first view
+    shown is the first that is not a complete tie.
 
     Parameters
     ----------
@@ -114,6 +115,10 @@ def parameter_study_figure(
     >>> figure = parameter_study_figure(grid, selected, {"soft_vsm_ortho": "Soft VSM (ortho.)"})
     >>> [trace.name for trace in figure.data], [button.label for button in figure.layout.updatemenus[0].buttons]
     (['t = -1', 't = 0', 'selected'], ['BBCSPORT, Soft VSM (ortho.)'])
+    >>> tie = SimpleNamespace(validation=validation.assign(error=0.2), params=result.params)  # every cell alike
+    >>> grid, selected = validation_grid({("bbcsport", "soft_vsm_ortho"): tie, ("twitter", "soft_vsm_ortho"): result})
+    >>> parameter_study_figure(grid, selected).layout.updatemenus[0].active  # TWITTER's view first, not the tie
+    1
     """
     import plotly.graph_objects as go
     from plotly.colors import qualitative
@@ -132,6 +137,9 @@ def parameter_study_figure(
         subplot_titles=[f"o = {o:g}" for o in exponents],
     )
     views = list(dict.fromkeys(zip(grid["dataset"], grid["method"])))
+    # shown first: the first view whose grid is not a complete tie (where every line lies on the others)
+    ties = [grid[(grid["dataset"] == d) & (grid["method"] == m)]["error"].nunique() <= 1 for d, m in views]
+    first = ties.index(False) if False in ties else 0
     owner = []  # the view of every trace
     for v, (dataset, method) in enumerate(views):
         part = grid[(grid["dataset"] == dataset) & (grid["method"] == method)]
@@ -148,7 +156,7 @@ def parameter_study_figure(
                         name=f"t = {t:g}",
                         legendgroup=f"t{t:g}",
                         showlegend=column == 1,
-                        visible=v == 0,
+                        visible=v == first,
                         line=dict(color=colours[t], dash=dashes[t]),
                         marker=dict(size=6),
                         hovertemplate=f"C = %{{x}}<br>t = {t:g}, o = {o:g}<br>validation error %{{y:.2f}} %<extra></extra>",
@@ -167,7 +175,7 @@ def parameter_study_figure(
                     name="selected",
                     legendgroup="selected",
                     showlegend=True,
-                    visible=v == 0,
+                    visible=v == first,
                     marker=dict(symbol="star", size=16, color="black", line=dict(color="white", width=1)),
                     hovertemplate=(
                         f"selected: C = {row['nonzero_limit']}, t = {row['threshold']:g}, "
@@ -194,7 +202,16 @@ def parameter_study_figure(
         margin=dict(l=10, r=10, t=80, b=10),
         font_size=13,
         updatemenus=[
-            dict(buttons=buttons, direction="down", x=0, xanchor="left", y=1.22, yanchor="top", showactive=True)
+            dict(
+                buttons=buttons,
+                active=first,
+                direction="down",
+                x=0,
+                xanchor="left",
+                y=1.22,
+                yanchor="top",
+                showactive=True,
+            )
         ],
         legend=dict(orientation="h", x=0, xanchor="left", y=-0.22, yanchor="top"),
     )
