@@ -1139,7 +1139,7 @@ def maps_figure_2d(
     return fig
 
 
-def map_viewer_3d(views: Sequence[dict], snippet: int = 100, height: int = 600):
+def map_viewer_3d(views: Sequence[dict], snippet: int = 60, height: int = 600):
     """One interactive 3-D t-SNE viewer for many maps: a single plotly scene (one WebGL context) whose dropdown shows
     one map at a time. Each view is a dict with ``title``, ``coordinates`` [n, 3], ``labels``, ``class_names`` and
     ``texts``; the first view is shown when the page opens, the others' traces are hidden until chosen.
@@ -1149,7 +1149,8 @@ def map_viewer_3d(views: Sequence[dict], snippet: int = 100, height: int = 600):
     views : sequence of dict
         The maps (see above).
     snippet : int
-        Characters of each text shown on hover.
+        Characters of each text shown on hover (the texts are most of the page's data: 60 characters keep chapter
+        5's page within the book's size budget).
     height : int
         The figure's height in pixels.
 
