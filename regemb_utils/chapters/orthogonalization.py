@@ -22,6 +22,7 @@ from ..infra.progress import progress_bar
 
 __all__ = [
     "sparsity_table",
+    "column_bound",
     "positive_definite_table",
     "theorem_table",
     "THEOREM_HEADERS",
@@ -61,7 +62,8 @@ def sparsity_table(grid: MatrixGrid, points: list[dict], embedded: np.ndarray) -
     Returns
     -------
     pandas.DataFrame
-        One row per point: its parameters, ``nonzeros_per_column`` and ``seconds``.
+        One row per point: its parameters, ``nonzeros_per_column`` (the mean), ``largest_per_column`` (the fullest
+        column's) and ``seconds``.
 
     Examples
     --------
@@ -71,6 +73,8 @@ def sparsity_table(grid: MatrixGrid, points: list[dict], embedded: np.ndarray) -
     ...                        np.ones(3, dtype=bool))
     >>> table["nonzeros_per_column"].round(3).tolist()  # C bounds the neighbours of each word
     [0.667, 1.333]
+    >>> table["largest_per_column"].tolist()
+    [1, 2]
     """
     rows = []
     for point in progress_bar(points, desc="S' grid", unit="matrix"):
@@ -78,8 +82,48 @@ def sparsity_table(grid: MatrixGrid, points: list[dict], embedded: np.ndarray) -
         S = grid.build(**point)
         seconds = time.perf_counter() - start
         off_diagonal = np.diff(S.indptr)[embedded] - 1
-        rows.append(dict(point, nonzeros_per_column=float(off_diagonal.mean()), seconds=seconds))
+        rows.append(
+            dict(
+                point,
+                nonzeros_per_column=float(off_diagonal.mean()),
+                largest_per_column=int(off_diagonal.max(initial=0)),
+                seconds=seconds,
+            )
+        )
     return pd.DataFrame(rows)
+
+
+def column_bound(sparsity: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """Per model, what bounds the SCM's work per word under S': over the grid points of :func:`sparsity_table` (with
+    a ``model`` column), their number, the fullest column's off-diagonal non-zeros and its C, and the most by which a
+    column exceeds C (at most 0 when no word is coupled with more than C others).
+
+    Parameters
+    ----------
+    sparsity : pandas.DataFrame
+        :func:`sparsity_table` rows of every model, with a ``model`` column.
+
+    Returns
+    -------
+    dict
+        Model → ``points``, ``largest``, ``at_limit`` and ``excess``.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"model": "32-bit", "nonzero_limit": [100, 800], "largest_per_column": [100, 640]})
+    >>> column_bound(rows)
+    {'32-bit': {'points': 2, 'largest': 640, 'at_limit': 800, 'excess': 0}}
+    """
+    bound = {}
+    for model, rows in sparsity.groupby("model", sort=False):
+        fullest = rows.loc[rows["largest_per_column"].idxmax()]
+        bound[str(model)] = {
+            "points": len(rows),
+            "largest": int(fullest["largest_per_column"]),
+            "at_limit": int(fullest["nonzero_limit"]),
+            "excess": int((rows["largest_per_column"] - rows["nonzero_limit"]).max()),
+        }
+    return bound
 
 
 def positive_definite_table(grid: MatrixGrid, points: list[dict]) -> pd.DataFrame:

@@ -553,3 +553,14 @@ def test_a_slowdown_is_judged_on_the_papers_factor_not_only_its_direction():
     # TWITTER's sparse route is slower too, but by another factor than the paper's 2.73: that is not the claim
     assert judged.verdict == "holds on 1 of 2 data sets (BBCSPORT), does not hold on 1 (TWITTER)"
     assert "TWITTER 15× [15×, 15×]" in judged.ours
+
+
+def test_linear_complexity_rests_on_the_columns_of_s_prime():
+    bound = {
+        "32-bit": {"points": 128, "largest": 800, "at_limit": 800, "excess": 0},
+        "1-bit": {"points": 128, "largest": 803, "at_limit": 800, "excess": 3},
+    }
+    judged = by_claim(judge(Evidence(nested(BASE, "bbcsport"), column_bound=bound)))["linear-complexity"]
+    assert judged.verdict == "holds on 1 of 2 models (the 32-bit model), does not hold on 1 (the 1-bit model)"
+    assert "the fullest column of S′ holds 803 off-diagonal non-zeros (at C = 800)" in judged.ours
+    assert by_claim(judge(Evidence(nested(BASE, "bbcsport"))))["linear-complexity"].verdict.startswith("open")
