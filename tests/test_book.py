@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 import regemb_utils
+from regemb_utils.book.style import RESOLUTION
 from book_sources import copy_book_sources
 from conftest import once
 
@@ -506,10 +507,11 @@ def test_explorer_shows_bad_input_as_a_message(explorer_url, book_cache):
 
 _FIT_PROBE = r"""
 (() => {
+  const RESOLUTION = __RESOLUTION__;
   document.querySelectorAll('details').forEach(d => { d.open = true; });  // every fold open, as a reader may
   const width = document.documentElement.clientWidth;
   const found = {sideways: document.documentElement.scrollWidth > width + 1 ? [document.documentElement.scrollWidth] : [],
-                 scaled: [], small: [], broken: []};
+                 scaled: [], coarse: [], small: [], broken: []};
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   // a word, number or identifier of a table cell laid out on more than one line
   for (const cell of article.querySelectorAll('table td, table th')) {
@@ -526,9 +528,13 @@ _FIT_PROBE = r"""
   }
   for (const img of article.querySelectorAll('figure img')) {
     // a matplotlib figure is drawn with no text under 9 pt at its natural size (tests/book/test_plotting.py and
-    // tests/chapters/test_confusion_tsne.py assert it), so it must not be shown smaller
-    if (img.naturalWidth && img.clientWidth < img.naturalWidth - 1)
-      found.scaled.push(`${img.getAttribute('src')}: ${img.clientWidth} of ${img.naturalWidth} px`);
+    // tests/chapters/test_confusion_tsne.py assert it), so it must not be shown smaller; its PNG holds RESOLUTION
+    // pixels per CSS pixel (regemb_utils.book.style.HighResolution)
+    const drawn = img.naturalWidth / RESOLUTION;
+    if (img.naturalWidth && img.clientWidth < drawn - 1)
+      found.scaled.push(`${img.getAttribute('src')}: ${img.clientWidth} of ${drawn} px`);
+    if (img.naturalWidth && img.naturalWidth < RESOLUTION * img.clientWidth - RESOLUTION)
+      found.coarse.push(`${img.getAttribute('src')}: ${img.naturalWidth} px shown at ${img.clientWidth} px`);
   }
   for (const text of article.querySelectorAll('.plotly-graph-div svg text')) {  // plotly: measured in the page
     const size = parseFloat(getComputedStyle(text).fontSize);
@@ -536,7 +542,7 @@ _FIT_PROBE = r"""
   }
   return found;
 })()
-"""
+""".replace("__RESOLUTION__", str(RESOLUTION))
 
 
 @pytest.mark.parametrize("width", [400, 1280])
@@ -570,6 +576,10 @@ def test_pages_fit_the_screen_and_figures_keep_their_size(built_html, width):
             )
             if width == 1280:  # at 400 px a figure is scaled to the screen; the reader zooms
                 report += [f"{page}: figure shown smaller than drawn: {item}" for item in found["scaled"]]
+                report += [
+                    f"{page}: figure drawn under {RESOLUTION}× the pixels it is shown at: {item}"
+                    for item in found["coarse"]
+                ]
                 report += [f"{page}: plotly text under 9 pt: {item}" for item in found["small"][:5]]
     assert not report, "\n".join(report)
 

@@ -14,12 +14,15 @@ import numpy as np
 import pandas as pd
 import plotly.io as pio
 
+from .style import HighResolution
+
 __all__ = ["glue", "glue_all", "OfflinePlotly", "Format", "Table", "table", "paper_as_given"]
 
 
 def glue(name: str, value, display: bool = False):
     """``myst_nb.glue`` for numbers in the prose; numpy scalars become Python numbers, so that a format spec such as
-    ``{glue:text}`name:.1f``` works (numpy 2 writes them as ``np.float64(...)``).
+    ``{glue:text}`name:.1f``` works (numpy 2 writes them as ``np.float64(...)``), and a matplotlib figure is glued
+    at the book's resolution (:class:`regemb_utils.book.style.HighResolution`).
 
     Parameters
     ----------
@@ -40,6 +43,8 @@ def glue(name: str, value, display: bool = False):
     """
     if isinstance(value, np.generic):
         value = value.item()
+    if type(value).__module__ == "matplotlib.figure":  # without importing matplotlib
+        value = HighResolution(value)
     return myst_nb.glue(name, value, display=display)
 
 
