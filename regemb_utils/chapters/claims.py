@@ -1575,8 +1575,9 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
     Returns
     -------
     pandas.DataFrame
-        Columns key, claim, paper, ours, verdict, on the paper's documents, rule, where, seeded, depends on the seed,
-        holds everywhere, timed.
+        Columns key, claim, paper, ours, verdict, on the paper's documents, the last two in brief (naming the data
+        sets whose result moves with the seed without what each seed gives), rule, where, seeded, depends on the
+        seed, holds everywhere, timed.
 
     Examples
     --------
@@ -1592,13 +1593,13 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
     """
     there = {j.claim.key: j for j in on_paper or ()}
 
-    def on_papers_documents(j: Judgement) -> str:
+    def on_papers_documents(j: Judgement, brief: bool = False) -> str:
         paper = there.get(j.claim.key)
         if paper is None or paper.verdict == j.verdict:
             return "same"
         if not paper.findings and j.findings:  # a claim about OHSUMED or REUTERS alone
             return "not judged: its data sets are not the paper's documents"
-        return paper.verdict
+        return paper.brief_verdict if brief else paper.verdict
 
     return pd.DataFrame(
         [
@@ -1609,6 +1610,8 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
                 "ours": j.ours,
                 "verdict": j.verdict,
                 "on the paper's documents": on_papers_documents(j),
+                "brief verdict": j.brief_verdict,
+                "brief on the paper's documents": on_papers_documents(j, brief=True),
                 "rule": j.claim.rule,
                 "where": j.claim.where,
                 "seeded": any(f.seed is not None for f in j.findings),
@@ -1625,6 +1628,8 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
             "ours",
             "verdict",
             "on the paper's documents",
+            "brief verdict",
+            "brief on the paper's documents",
             "rule",
             "where",
             "seeded",
@@ -1637,8 +1642,9 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
 
 def verdict_tables(claims: pd.DataFrame) -> tuple[Table, Table]:
     """The verdict tables of chapter 6 and of the landing page, both from one :func:`judgement_table`: chapter 6's
-    with the paper's number and ours, the landing page's with the claim and the verdicts only; each claim links to the
-    page that shows its evidence (the landing page's links start in the chapters' folder).
+    with the paper's number and ours, the landing page's with the claim and the verdicts in brief (a data set whose
+    result moves with the seed named, what each seed gives left to chapter 6); each claim links to the page that
+    shows its evidence (the landing page's links start in the chapters' folder).
 
     Parameters
     ----------
@@ -1660,7 +1666,8 @@ def verdict_tables(claims: pd.DataFrame) -> tuple[Table, Table]:
     chapter = table(
         claims[["claim", "paper", "ours", "verdict", "on the paper's documents"]], links={"claim": claims["where"]}
     )
-    landing = table(
-        claims[["claim", "verdict", "on the paper's documents"]], links={"claim": "notebooks/" + claims["where"]}
+    brief = claims[["claim", "brief verdict", "brief on the paper's documents"]].rename(
+        columns={"brief verdict": "verdict", "brief on the paper's documents": "on the paper's documents"}
     )
+    landing = table(brief, links={"claim": "notebooks/" + claims["where"]})
     return chapter, landing

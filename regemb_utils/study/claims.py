@@ -127,6 +127,11 @@ class Judgement:
         return verdict(self.findings, self.claim.unit)
 
     @property
+    def brief_verdict(self) -> str:
+        """:attr:`verdict` naming the units that move with the seed without what each seed gives."""
+        return verdict(self.findings, self.claim.unit, brief=True)
+
+    @property
     def ours(self) -> str:
         seeds = sorted({f.seed for f in self.findings if f.seed is not None})
         parts = []
@@ -240,10 +245,10 @@ def _seeds_of(findings: Sequence[Finding], unit) -> str:
     return ", ".join(f"{r} with seed{'s' if len(s) > 1 else ''} {joined(s)}" for r, s in by_result.items())
 
 
-def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
+def verdict(findings: Sequence[Finding], unit: str = "data set", brief: bool = False) -> str:
     """The verdict that ``findings`` support, worded as their counts; where the training seeds disagree, the units
     (data sets, models) whose result is the same with every seed are counted once and the others named, each with
-    what it gives with which seed.
+    what it gives with which seed (``brief``: named only, for a page that links to the seeds' details).
 
     Parameters
     ----------
@@ -251,6 +256,8 @@ def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
         A claim's findings.
     unit : str
         What a finding is about (:class:`Claim`'s ``unit``).
+    brief : bool
+        Name the units whose result moves with the seed without what each seed gives.
 
     Returns
     -------
@@ -273,6 +280,9 @@ def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
     >>> verdict([Finding(OPEN if x == "AMAZON" or (x == "TWITTER" and s == 2) else HOLDS, "", x, s)
     ...          for s in (1, 2, 3) for x in d])
     'holds on 4 of 6 data sets, open on 1 (AMAZON), with each of the 3 seeds; depends on the seed on 1 (TWITTER: holds with seeds 1 and 3, open with seed 2)'
+    >>> verdict([Finding(OPEN if x == "AMAZON" or (x == "TWITTER" and s == 2) else HOLDS, "", x, s)
+    ...          for s in (1, 2, 3) for x in d], brief=True)
+    'holds on 4 of 6 data sets, open on 1 (AMAZON), with each of the 3 seeds; depends on the seed on 1 (TWITTER)'
     >>> verdict([])
     'open (no evidence in this run)'
     """
@@ -289,9 +299,10 @@ def verdict(findings: Sequence[Finding], unit: str = "data set") -> str:
         moving = [u for u, r in results.items() if len(r) > 1]
         if not stable:
             return f"depends on the seed on all {len(units)} {_plural(unit, len(units))}"
+        named = ", ".join(moving) if brief else "; ".join(f"{u}: {_seeds_of(findings, u)}" for u in moving)
         return (
             f"{_counts(stable, unit, len(units))}, with each of the {len(seeds)} seeds; depends on the seed on "
-            f"{len(moving)} ({'; '.join(f'{u}: {_seeds_of(findings, u)}' for u in moving)})"
+            f"{len(moving)} ({named})"
         )
     by_text: dict[str, list[int]] = {}
     for seed, text in texts.items():

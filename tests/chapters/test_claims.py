@@ -117,6 +117,14 @@ def test_a_seeded_claim_is_split_by_seed_and_an_unseeded_one_is_not():
     assert "seed" not in judged["quantization-wmd"].verdict  # the two WMDs: one seed
     assert not any(f.seed for f in judged["quantization-wmd"].findings)
     assert "seed 2:" in judged["regularization-each"].ours
+    # the landing page names the data set that moves with the seed; chapter 6 says what each seed gives
+    brief = "holds on 1 of 2 data sets (BBCSPORT), with each of the 3 seeds; depends on the seed on 1 (TWITTER)"
+    assert judged["regularization-each"].brief_verdict == brief
+    from regemb_utils.chapters.claims import verdict_tables
+
+    chapter, landing = verdict_tables(judgement_table(judge(Evidence(results, seed_results))))
+    assert brief + "<" in landing.html and "TWITTER: holds with seeds 1 and 3" not in landing.html
+    assert "TWITTER: holds with seeds 1 and 3, open with seed 2" in chapter.html
 
 
 @pytest.mark.parametrize(
