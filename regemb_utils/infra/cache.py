@@ -47,6 +47,7 @@ __all__ = [
     "CacheError",
     "directory_from_environment",
     "artifact_key",
+    "rekey",
     "unpickle",
     "load_pickle",
     "file_sha256",
@@ -211,10 +212,47 @@ def artifact_key(name: str, params: dict[str, Any]) -> str:
     "unknown artifact kind 'tables'
     """
     function, version = computation(name)
-    blob = json.dumps(
-        {"name": name, "params": params, "version": version, "code": code_hash(function)}, sort_keys=True, default=repr
-    )
+    return _key(name, params, version, code_hash(function))
+
+
+def _key(name: str, params: Any, version: int, code: str) -> str:
+    blob = json.dumps({"name": name, "params": params, "version": version, "code": code}, sort_keys=True, default=repr)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def rekey(root: str | os.PathLike, codes: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Rename the artifacts under ``root`` whose keys were made with the code hashes ``codes`` to the keys of the code
+    now: the one-off step after a change that moves a kind's code hash but not its results (a restructure that the
+    tests check), so that nothing is recomputed. The parameters come from each artifact's manifest (they enter the
+    key as JSON, so they read back as they were hashed); an artifact whose key was not made with ``codes`` (another
+    code's, or damaged) is left as it is.
+
+    Parameters
+    ----------
+    root : path
+        The artifact cache's directory.
+    codes : mapping of str to str
+        Artifact kind -> the code hash (:func:`regemb_utils.infra.keys.code_hash`) its stored keys were made with.
+
+    Returns
+    -------
+    list of (str, str)
+        The (old, new) directory names of the artifacts renamed.
+    """
+    renamed = []
+    for directory in sorted(Path(root).iterdir()):
+        kind, _, key = directory.name.rpartition("-")
+        if kind not in codes or not directory.is_dir() or damage(directory) is not None:
+            continue
+        params = json.loads((directory / _MANIFEST).read_text())["params"]
+        function, version = computation(kind)
+        if _key(kind, params, version, codes[kind]) != key:
+            continue
+        new = directory.with_name(f"{kind}-{_key(kind, params, version, code_hash(function))}")
+        if new != directory and not new.exists():
+            os.rename(directory, new)
+            renamed.append((directory.name, new.name))
+    return renamed
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -38,6 +38,35 @@ def test_key_depends_on_parameters_and_the_kind_version(monkeypatch):
         artifact_key("thing", {})
 
 
+def test_rekey_carries_artifacts_across_a_code_change_that_keeps_results(tmp_path, monkeypatch):
+    cache = ArtifactCache(tmp_path)
+    params = {"n": 1, "grid": [(0.5, True), ("a", None)], "x": np.float64(0.1)}  # tuples and a repr'd number
+    cache.get("test-value", params, lambda: "stored")
+    cache.get("test-value", {"n": 2}, lambda: "kept")
+    cache.get("test-other", {"n": 1}, lambda: "other kind")
+    before = {"test-value": keys.code_hash(_value), "test-other": keys.code_hash(_other)}
+    damaged = cache.path("test-value", {"n": 3})
+    cache.get("test-value", {"n": 3}, lambda: "damaged")
+    (damaged / "manifest.json").write_text("{}")
+
+    def restructured(x):  # new code, the same results
+        y = x
+        return y
+
+    monkeypatch.setitem(keys._COMPUTING, "test-value", (restructured, 1))
+    assert keys.code_hash(restructured) != before["test-value"]
+    stale = set(tmp_path.iterdir())
+    assert not cache.has("test-value", params)  # the new code's key finds nothing ...
+    renamed = cache_module.rekey(tmp_path, {"test-value": before["test-value"], "test-other": "0" * 16})
+    assert len(renamed) == 2 and all(old.startswith("test-value-") for old, _ in renamed)
+    computed = []
+    assert cache.get("test-value", params, lambda: computed.append(1)) == "stored"  # ... until rekeyed
+    assert cache.get("test-value", {"n": 2}, lambda: computed.append(1)) == "kept" and not computed
+    assert cache.get("test-other", {"n": 1}, lambda: computed.append(1)) == "other kind"  # not its code: untouched
+    assert damaged in stale and damaged.exists()  # a damaged artifact is left for the cache to report
+    assert cache_module.rekey(tmp_path, {"test-value": before["test-value"]}) == []  # once only
+
+
 def test_fingerprint_is_by_content():
     x = np.arange(12, dtype=np.float64).reshape(3, 4)
     assert fingerprint(x) == fingerprint(x.copy()) == fingerprint(np.asfortranarray(x))
