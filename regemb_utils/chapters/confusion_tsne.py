@@ -240,7 +240,7 @@ def test_similarities(method: str, result, documents, *, embeddings=None, matric
     --------
     >>> from gensim.corpora import Dictionary
     >>> from regemb_utils.classification.knn_runs import MethodResult
-    >>> from regemb_utils.measures.similarity import similarity_matrix
+    >>> from regemb_utils.measures.similarity import cosine_similarity
     >>> from regemb_utils.text.datasets import dataset_from_texts
     >>> from regemb_utils.text.documents import prepare_documents
     >>> data = dataset_from_texts("toy", ["a b", "b c", "c d", "d a", "a a", "b b", "c c", "d d"], [0, 1] * 4,
@@ -249,7 +249,7 @@ def test_similarities(method: str, result, documents, *, embeddings=None, matric
     >>> result = MethodResult("toy", "soft_vsm", {"k": 1}, pd.DataFrame(), np.zeros(3), {1: np.zeros(3)})
     >>> S = test_similarities("soft_vsm", result, documents, embeddings=np.eye(4))  # orthogonal words: the cosine
     >>> Q, _ = represent_pair("soft_vsm", documents, "test", "train", 0.0)
-    >>> S.shape, bool(np.allclose(S, similarity_matrix("cosine", Q, Q)))
+    >>> S.shape, bool(np.allclose(S, cosine_similarity(Q, Q)))
     ((3, 3), True)
     """
     measure = Measure.of(method)

@@ -1,5 +1,6 @@
-"""Classification: kNN from similarities, the methods and their settings, model selection on the validation
-split, chapter 4's kNN runs, chapter 7's linear models and statistics of test errors.
+"""Classification: kNN from similarities, the methods, their measure objects (the one kNN engine) and the settings of
+a run, model selection on the validation split, the WMD's batched search, chapter 4's kNN runs, chapter 7's linear
+models and statistics of test errors.
 
 Every name listed in a module's ``__all__`` is importable from the package too."""
 
@@ -12,8 +13,11 @@ from .linear import *  # noqa: F403
 from .methods import *  # noqa: F403
 from .reference import *  # noqa: F403
 from .selection import *  # noqa: F403
+from .settings import *  # noqa: F403
 from .speed import *  # noqa: F403
 from .statistics import *  # noqa: F403
+from .timing import *  # noqa: F403
+from .wmd_batches import *  # noqa: F403
 from .wmd_samples import *  # noqa: F403
 from .wmd_store import *  # noqa: F403
 from . import (
@@ -26,8 +30,11 @@ from . import (
     methods,
     reference,
     selection,
+    settings,
     speed,
     statistics,
+    timing,
+    wmd_batches,
     wmd_samples,
     wmd_store,
 )
@@ -44,8 +51,11 @@ __all__ = [
         methods,
         reference,
         selection,
+        settings,
         speed,
         statistics,
+        timing,
+        wmd_batches,
         wmd_samples,
         wmd_store,
     )

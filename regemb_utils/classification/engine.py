@@ -3,10 +3,10 @@ explorer and the benchmarks.
 
 A :class:`Measure` knows, for one method of :data:`regemb_utils.classification.methods.METHODS`, what it needs
 (:meth:`Measure.inputs`: embedding rows, or a source of S′), how it weights documents (:meth:`Measure.represent`),
-its similarities (:meth:`Measure.similarities`), its k nearest reference documents (:meth:`Measure.neighbours`, which
-runs chapter 4's :func:`regemb_utils.classification.knn_runs.nearest`, the code its cached results come from) and
-their distances (:meth:`Measure.distances`). Code outside this module asks the object; it does not branch on the
-measure's name (``tests/classification/test_engine.py`` scans for such branches).
+its similarities (:meth:`Measure.compare`, :meth:`Measure.similarities`), its k nearest reference documents, timed
+on one core (:meth:`Measure.neighbours`: chapter 4's runs, the estimators, the explorer and the benchmarks all search
+with it) and their distances (:meth:`Measure.distances`). Code outside this module asks the object; it does not
+branch on the measure's name (``tests/classification/test_engine.py`` scans for such branches).
 
 The S′ of the sparse SCM comes from :func:`shared_matrices`: one neighbour search per set of embeddings, grown by
 the words each new dictionary needs and deepened when a larger C asks for it, and one per-dictionary preparation
@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections import Counter, OrderedDict
 from collections.abc import Mapping
@@ -38,13 +39,23 @@ from gensim.models import KeyedVectors
 from scipy import sparse
 
 from ..measures.representations import represent
-from ..measures.similarity import ScmContributions, embedding_matrix, scm_contributions, similarity_matrix
+from ..measures.similarity import (
+    ScmContributions,
+    cosine_similarity,
+    dense_scm,
+    embedding_matrix,
+    l1_distance,
+    scm_contributions,
+    sparse_scm,
+)
 from ..measures.wmd import WmdFlows, wmd_distances, wmd_flows
 from ..termsim.matrix import Neighbours, nearest_neighbours
 from ..termsim.orthogonalization import SPARSE_KEYS, MatrixGrid
 from ..termsim.sources import InMemoryMatrices, restricted
-from .knn_runs import nearest
+from .knn import top_k
 from .methods import METHODS
+from .timing import Run, one_core, warm_up
+from .wmd_batches import wmd_neighbours
 
 __all__ = [
     "MissingEmbeddingsWarning",
@@ -408,29 +419,62 @@ class Measure:
         """S′ at the grid ``point`` (sparse SCM), restricted to the dictionary ids ``terms``; None for the others."""
         return None
 
+    def compare(self, Q, R, embeddings=None, term_similarity=None, n_threads: int | None = None):
+        """(``[n_Q, n_R]`` similarities, larger: more similar; the sparse SCM's
+        :class:`regemb_utils.measures.similarity.ScmInfo`, None for the others): the cosine of the weighted vectors
+        (:func:`regemb_utils.measures.similarity.cosine_similarity`); ``n_threads``: the numba kernels' threads."""
+        return cosine_similarity(Q, R), None
+
     def similarities(self, Q, R, inputs: Inputs, term_similarity=None) -> np.ndarray:
-        """``[n_Q, n_R]`` similarities (:func:`regemb_utils.measures.similarity.similarity_matrix`)."""
-        return similarity_matrix(
-            METHODS[self.method].measure, Q, R, embeddings=inputs.embeddings, term_similarity=term_similarity
-        )
+        """``[n_Q, n_R]`` similarities (:meth:`compare`)."""
+        return self.compare(Q, R, inputs.embeddings, term_similarity)[0]
 
     def neighbours(
-        self, Q, R, k: int, inputs: Inputs, term_similarity=None, *, solver: str = "pot", n_jobs: int | None = 1
+        self,
+        Q,
+        R,
+        k: int,
+        inputs: Inputs,
+        term_similarity=None,
+        *,
+        split: str = "query",
+        solver: str = "pot",
+        n_jobs: int | None = 1,
+        progress: bool = False,
+        description: str | None = None,
+        cache=None,
+        batch_key: Mapping[str, Any] | None = None,
+        store=None,
     ):
         """(indices ``[n_Q, k]`` of the k nearest rows of ``R``, nearest first, ties to the lower row; the timed
-        :class:`regemb_utils.classification.knn_runs.Run`): chapter 4's
-        :func:`regemb_utils.classification.knn_runs.nearest`."""
-        return nearest(
-            self.method,
-            sparse.csr_matrix(Q),
-            sparse.csr_matrix(R),
-            k,
-            "query",
-            embeddings=inputs.embeddings,
-            term_similarity=term_similarity,
-            solver=solver,
-            n_jobs=n_jobs,
-        )
+        :class:`regemb_utils.classification.timing.Run` of the queries' ``split``): every similarity computed on one
+        core and timed in CPU seconds (without the weighting and without building S′), then the top k. A transport
+        measure searches instead (:meth:`_Wmd.neighbours`, with ``solver``, ``n_jobs``, ``progress``,
+        ``description``, and the batch ``cache``, ``batch_key`` and ``store`` of
+        :func:`regemb_utils.classification.wmd_batches.wmd_neighbours`).
+
+        Examples
+        --------
+        >>> Q, R = sparse.csr_matrix([[1.0, 0.0]]), sparse.csr_matrix([[0.0, 1.0], [2.0, 0.0]])
+        >>> indices, run = Measure.of("bow").neighbours(Q, R, 1, Inputs(), split="test")
+        >>> indices.tolist(), run.split, run.pairs
+        ([[1]], 'test', 2)
+        """
+        Q, R = self._prepared(Q, R, k)
+        with one_core():
+            start = time.process_time()  # CPU seconds, as for the WMD batches
+            similarities, info = self.compare(Q, R, inputs.embeddings, term_similarity, n_threads=1)
+            seconds = time.process_time() - start
+        nonpositive, negative = (info.n_nonpositive, info.x_negative + info.y_negative) if info else (0, 0)
+        return top_k(similarities, k), Run(split, Q.shape[0] * R.shape[0], seconds, nonpositive, negative)
+
+    @staticmethod
+    def _prepared(Q, R, k: int):
+        warm_up()
+        Q, R = sparse.csr_matrix(Q), sparse.csr_matrix(R)
+        if not 1 <= k <= R.shape[0]:
+            raise ValueError(f"k = {k} needs at least {k} reference documents, there are {R.shape[0]}")
+        return Q, R
 
     def distances(self, Q, R, indices, inputs: Inputs, term_similarity=None, *, solver: str = "pot") -> np.ndarray:
         """The distances ``[n_Q, k]`` of the pairs (row of ``Q``, ``indices``): 1 − similarity (cosine, SCMs),
@@ -462,6 +506,9 @@ class Measure:
 
 
 class _L1(Measure):
+    def compare(self, Q, R, embeddings=None, term_similarity=None, n_threads=None):
+        return -l1_distance(Q, R, n_threads=n_threads), None
+
     @staticmethod
     def _distance(similarities):
         return -similarities
@@ -474,6 +521,11 @@ class _Embedded(Measure):
     def embeddings(self, vectors, dictionary, terms=None):
         self._require(vectors, dictionary)
         return embedding_matrix(vectors, dictionary, terms=terms)
+
+    def compare(self, Q, R, embeddings=None, term_similarity=None, n_threads=None):
+        if embeddings is None:
+            raise ValueError(f"method {self.method!r} needs embeddings")
+        return dense_scm(Q, R, embeddings), None
 
 
 class _SparseScm(Measure):
@@ -490,13 +542,51 @@ class _SparseScm(Measure):
         S = inputs.matrices.build(point)
         return S if terms is None else restricted(S, terms)
 
+    def compare(self, Q, R, embeddings=None, term_similarity=None, n_threads=None):
+        if term_similarity is None:
+            raise ValueError(f"method {self.method!r} needs its term similarity matrix (term_similarity=)")
+        return sparse_scm(Q, R, term_similarity, n_threads=n_threads, return_info=True)
+
 
 class _Wmd(_Embedded):
     soft = False
     transport = True
 
-    def similarities(self, Q, R, inputs, term_similarity=None):
+    def compare(self, Q, R, embeddings=None, term_similarity=None, n_threads=None):
         raise ValueError(f"method {self.method!r} has distances, not similarities: use distances() or neighbours()")
+
+    def neighbours(
+        self,
+        Q,
+        R,
+        k,
+        inputs,
+        term_similarity=None,
+        *,
+        split="query",
+        solver="pot",
+        n_jobs=1,
+        progress=False,
+        description=None,
+        cache=None,
+        batch_key=None,
+        store=None,
+    ):
+        Q, R = self._prepared(Q, R, k)
+        indices, seconds, solved = wmd_neighbours(
+            Q,
+            R,
+            inputs.embeddings,
+            k,
+            solver=solver,
+            n_jobs=n_jobs,
+            progress=progress,
+            description=description or f"{self.method} {split}",
+            cache=cache,
+            key=batch_key,
+            store=store,
+        )
+        return indices, Run(split, Q.shape[0] * R.shape[0], seconds, solved=solved, queries=Q.shape[0])
 
     def distances(self, Q, R, indices, inputs, term_similarity=None, *, solver="pot"):
         Q, R = sparse.csr_matrix(Q), sparse.csr_matrix(R)

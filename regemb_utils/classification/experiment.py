@@ -10,7 +10,7 @@ timings, paired predictions for the significance tests.
 
     from regemb_utils.text.datasets import dataset_from_texts
     from regemb_utils.classification.experiment import run_methods
-    from regemb_utils.classification.methods import Settings
+    from regemb_utils.classification.settings import Settings
 
     dataset = dataset_from_texts("mine", texts, labels, test_size=0.3)       # the paper's split rule
     results = run_methods(dataset, ["bow", "soft_vsm", "wmd"], Settings(ks=(1, 3, 5)), vectors=kv)
@@ -36,7 +36,8 @@ from ..text.documents import Documents, prepare_documents
 from ..text.tokenization import tokenize
 from .engine import Measure, MissingEmbeddings, as_keyed_vectors
 from .knn_runs import MethodResult, _compute, _store, _Task
-from .methods import METHODS, Settings
+from .methods import METHODS
+from .settings import Settings
 from .wmd_samples import query_limit
 
 __all__ = ["run_methods", "classify"]

@@ -10,7 +10,7 @@ set, on the test split against the reference set:
 
 * every method other than a WMD: one call over **every test query**, timed as the paper's code timed it
   (:func:`regemb_utils.classification.methods.represent_pair`, the weighting of both sides, then
-  :func:`regemb_utils.measures.similarity.similarity_matrix`, the normalization and every pair), repeated
+  :meth:`regemb_utils.classification.engine.Measure.compare`, the normalization and every pair), repeated
   ``repeats`` times; the time to build S' is not counted (the paper's code subtracted it);
 * a WMD: **brute force** (:func:`regemb_utils.measures.wmd.nearest_by_brute_force`, every pair solved exactly) on
   the first ``queries`` test queries of the seeded, class-stratified order
@@ -41,12 +41,11 @@ from scipy import stats
 
 from ..infra.cache import ArtifactCache
 from ..infra.keys import computes, fingerprint
-from ..measures.similarity import similarity_matrix
 from ..measures.wmd import nearest_by_brute_force, wmd_knn
 from ..text.documents import Documents, stratified_order
 from .engine import Measure
-from .knn_runs import _one_core, _warm_up
 from .methods import METHODS, represent_pair
+from .timing import one_core, warm_up
 
 __all__ = ["COLUMNS", "REPEATS", "measure_speed", "speed_ratios", "speed_rates"]
 
@@ -56,7 +55,7 @@ REPEATS = 3  # timed calls over every test query per data set and method (other 
 
 def _timed(function, *args, **kwargs):
     """(the result of ``function``, its CPU seconds on one core)."""
-    with _one_core():
+    with one_core():
         start = time.process_time()
         result = function(*args, **kwargs)
         return result, time.process_time() - start
@@ -75,21 +74,14 @@ def _measure(
     solver: str,
     repeats: int,
 ) -> pd.DataFrame:
-    _warm_up()
+    warm_up()
     n_test = documents.labels["test"].shape[0]
     rows = []
-    if not Measure.of(method).transport:
+    measure = Measure.of(method)
+    if not measure.transport:
         for _ in range(repeats):
             (Q, R), weighting = _timed(represent_pair, method, documents, "test", reference, slope)
-            _, comparing = _timed(
-                similarity_matrix,
-                METHODS[method].measure,
-                Q,
-                R,
-                embeddings=embeddings,
-                term_similarity=term_similarity,
-                n_threads=1,
-            )
+            _, comparing = _timed(measure.compare, Q, R, embeddings, term_similarity, n_threads=1)
             rows.append(
                 {"query": pd.NA, "pairs": Q.shape[0] * R.shape[0], "seconds": weighting + comparing, "neighbours": None}
             )

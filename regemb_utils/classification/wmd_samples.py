@@ -34,8 +34,9 @@ import pandas as pd
 from .. import paper
 from ..infra.cache import ArtifactCache, load_pickle
 from .engine import Measure
-from .knn_runs import WMD_BATCH
-from .methods import METHODS, Settings
+from .wmd_batches import WMD_BATCH
+from .methods import METHODS
+from .settings import Settings
 from .statistics import discordant_probabilities, mcnemar_power, mcnemar_sample_size
 
 __all__ = [
@@ -224,7 +225,7 @@ def query_limit(
 
     Examples
     --------
-    >>> from regemb_utils.classification.methods import Settings
+    >>> from regemb_utils.classification.settings import Settings
     >>> settings = Settings(wmd_queries=(("toy", 5),))
     >>> query_limit(settings, "wmd", "toy", size=100), query_limit(settings, "wmd", "toy", size=4)
     (5, None)
@@ -411,7 +412,7 @@ def predict_wmd_time(
         cost = per.get((dataset, method, split), per.get((dataset, method, None), math.nan))
         start = (done or {}).get((dataset, method, split), 0)
         todo = max(0, n - start)
-        # batches aligned to multiples of the batch size in the fixed order, as knn_runs computes them
+        # batches aligned to multiples of the batch size in the fixed order, as wmd_batches computes them
         edges = sorted({start, n, *range((start // batch_size + 1) * batch_size, n, batch_size)}) if todo else []
         batches = [cost * (b - a) for a, b in zip(edges, edges[1:])]
         rows.append(

@@ -238,6 +238,18 @@ def rekey(root: str | os.PathLike, codes: Mapping[str, str]) -> list[tuple[str, 
     -------
     list of (str, str)
         The (old, new) directory names of the artifacts renamed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from regemb_utils.infra.keys import computes
+    >>> @computes("doctest-rekey")
+    ... def total(values):
+    ...     return sum(values)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     stored = ArtifactCache(folder).get("doctest-rekey", {"values": [1, 2]}, lambda: 3)
+    ...     print(rekey(folder, {"doctest-rekey": code_hash(total)}))  # stored with the code now: nothing to do
+    []
     """
     renamed = []
     for directory in sorted(Path(root).iterdir()):

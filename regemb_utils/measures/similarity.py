@@ -51,11 +51,7 @@ __all__ = [
     "sparse_scm",
     "reference_sparse_scm",
     "l1_distance",
-    "similarity_matrix",
-    "MEASURES",
 ]
-
-MEASURES = ("cosine", "dense_scm", "sparse_scm", "l1")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1129,62 +1125,3 @@ def l1_distance(X, Y, *, n_threads: int | None = None) -> np.ndarray:
         _common_minima(X.indptr, X.indices, X.data, Yt.indptr, Yt.indices, Yt.data, minima)
     x_sums, y_sums = np.asarray(X.sum(axis=1)).ravel(), np.asarray(Y.sum(axis=1)).ravel()
     return np.maximum(x_sums[:, None] + y_sums[None, :] - 2 * minima, 0.0)
-
-
-def similarity_matrix(
-    measure: str,
-    X,
-    Y,
-    *,
-    embeddings=None,
-    term_similarity=None,
-    n_threads: int | None = None,
-    return_info: bool = False,
-):
-    """The similarities of all (query, collection) pairs under ``measure``; larger means more similar.
-
-    Parameters
-    ----------
-    measure : str
-        ``"cosine"``, ``"dense_scm"`` (needs ``embeddings``), ``"sparse_scm"`` (needs ``term_similarity``) or
-        ``"l1"`` (the negated L1 distance, :func:`l1_distance`).
-    X, Y : scipy.sparse matrix
-        Queries and collection over the same columns (:mod:`regemb_utils.measures.representations`).
-    embeddings : numpy.ndarray, optional
-        One row per column of ``X`` (:func:`embedding_matrix`), for the dense SCM.
-    term_similarity : scipy.sparse matrix, optional
-        S' over the columns of ``X``, for the sparse SCM.
-    n_threads : int, optional
-        Threads of the numba kernels (sparse SCM, L1); None: numba's default.
-    return_info : bool
-        Also return the sparse SCM's :class:`ScmInfo` (None for the other measures).
-
-    Returns
-    -------
-    numpy.ndarray or (numpy.ndarray, ScmInfo or None)
-        ``[n_X, n_Y]`` similarities.
-
-    Examples
-    --------
-    >>> from scipy import sparse
-    >>> X = sparse.csr_matrix([[1.0, 0.0], [0.0, 2.0]])
-    >>> similarity_matrix("l1", X, X)
-    array([[-0., -3.],
-           [-3., -0.]])
-    """
-    if measure not in MEASURES:
-        raise ValueError(f"unknown measure {measure!r}; expected one of {', '.join(MEASURES)}")
-    if measure == "dense_scm" and embeddings is None:
-        raise ValueError("the dense SCM needs embeddings=")
-    if measure == "sparse_scm" and term_similarity is None:
-        raise ValueError("the sparse SCM needs term_similarity=")
-    info = None
-    if measure == "cosine":
-        similarities = cosine_similarity(X, Y)
-    elif measure == "l1":
-        similarities = -l1_distance(X, Y, n_threads=n_threads)
-    elif measure == "dense_scm":
-        similarities = dense_scm(X, Y, embeddings)
-    else:
-        similarities, info = sparse_scm(X, Y, term_similarity, n_threads=n_threads, return_info=True)
-    return (similarities, info) if return_info else similarities

@@ -45,7 +45,8 @@ from .. import __version__
 from ..classification.engine import Measure
 from ..classification.experiment import classify
 from ..infra.processes import connect_scheduler, parallel_context
-from ..classification.methods import METHODS, Settings
+from ..classification.methods import METHODS
+from ..classification.settings import Settings
 from ..embeddings.trained import BITLEVELS, embedding_settings, trained_embeddings
 from ..termsim.orthogonalization import neighbour_cache, neighbour_depth, neighbour_key
 from ..termsim.sources import CachedMatrices

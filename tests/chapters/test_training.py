@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from regemb_utils.classification.experiment import classify
-from regemb_utils.classification.methods import Settings
+from regemb_utils.classification.settings import Settings
 from regemb_utils.embeddings.trained import embedding_settings, trained_embeddings
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.infra.cache import ArtifactCache

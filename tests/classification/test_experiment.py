@@ -14,7 +14,8 @@ from classification_fixtures import separable_dataset
 from regemb_utils.infra.keys import same_result_as
 from regemb_utils.classification.estimators import MissingEmbeddingsWarning, SoftCosineClassifier
 from regemb_utils.classification.experiment import classify, run_methods
-from regemb_utils.classification.methods import METHODS, Settings
+from regemb_utils.classification.methods import METHODS
+from regemb_utils.classification.settings import Settings
 from regemb_utils.embeddings.word2bits import train_word2bits
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.infra.cache import ArtifactCache

@@ -11,14 +11,16 @@ import pandas as pd
 import pytest
 from classification_fixtures import separable_dataset
 
-from regemb_utils.classification import knn_runs
+from regemb_utils.classification import engine, wmd_batches
 from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.text.documents import prepare_documents, stratified_order
 from regemb_utils.classification import experiment
 from regemb_utils.classification.experiment import classify
-from regemb_utils.classification.knn_runs import MethodResult, nearest
+from regemb_utils.classification.engine import Inputs, Measure
+from regemb_utils.classification.knn_runs import MethodResult
 from regemb_utils.infra.processes import parallel_context
-from regemb_utils.classification.methods import METHODS, Settings, represent_pair
+from regemb_utils.classification.methods import METHODS, represent_pair
+from regemb_utils.classification.settings import Settings
 from regemb_utils.classification.wmd_samples import query_limit
 from regemb_utils.chapters.scm_vs_wmd import significance_table, speed_table
 from regemb_utils.measures.similarity import embedding_matrix
@@ -150,7 +152,7 @@ def test_missing_inputs_and_unknown_methods_are_refused(toy):
         classify("soft_vsm_ortho", toy["documents"], toy["settings"], cache=toy["cache"])
     with pytest.raises(ValueError, match="k = 30 needs at least 30 reference documents"):
         Q, R = represent_pair("bow", toy["documents"]["toy"], "test", "train")
-        nearest("bow", Q, R, 30, "test")
+        Measure.of("bow").neighbours(Q, R, 30, Inputs(), split="test")
 
 
 def test_parallel_context_refuses_an_unknown_scheduler():
@@ -230,15 +232,16 @@ def test_time_off_the_core_is_not_timed(toy, monkeypatch, method):
     uses no CPU) does not make a measure look slower."""
     import time
 
-    name = "wmd_knn" if method == "wmd" else "similarity_matrix"
-    original = getattr(knn_runs, name)
+    module, name = (wmd_batches, "wmd_knn") if method == "wmd" else (engine, "dense_scm")
+    original = getattr(module, name)
 
     def waiting(*args, **kwargs):
         time.sleep(0.5)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(knn_runs, name, waiting)
+    monkeypatch.setattr(module, name, waiting)
     Q, R = represent_pair(method, toy["documents"]["toy"], "test", "train")
     wall = time.perf_counter()
-    _, run = nearest(method, Q[:2], R, 1, "test", embeddings=toy["embeddings"]["toy"])
+    inputs = Inputs(embeddings=toy["embeddings"]["toy"])
+    _, run = Measure.of(method).neighbours(Q[:2], R, 1, inputs, split="test")
     assert time.perf_counter() - wall >= 0.5 and 0 < run.seconds < 0.25

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from regemb_utils.classification.methods import METHODS, Settings
+from regemb_utils.classification.methods import METHODS
+from regemb_utils.classification.settings import Settings
 from regemb_utils.study.params import _METHOD_NAMES
 
 SPARSE_GRID = (

@@ -12,7 +12,7 @@ from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
 from regemb_utils.infra import cache as cache_module
-from regemb_utils.classification import knn_runs
+from regemb_utils.classification import wmd_batches
 from regemb_utils.infra import processes
 from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.infra.keys import same_result_as
@@ -20,7 +20,7 @@ from regemb_utils.text.documents import prepare_documents, stratified_order
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.classification.experiment import classify
 from regemb_utils.classification.knn_runs import MethodResult
-from regemb_utils.classification.methods import Settings
+from regemb_utils.classification.settings import Settings
 from regemb_utils.chapters.scm_vs_wmd import decided_counts, decided_datasets, paired_wmd_table
 from regemb_utils.chapters.scorecard import scorecard
 from regemb_utils.classification.statistics import (
@@ -80,7 +80,7 @@ class Killed(RuntimeError):
     pass
 
 
-_ORIGINAL_BATCH = knn_runs._wmd_batch
+_ORIGINAL_BATCH = wmd_batches._wmd_batch
 
 
 def _counting(monkeypatch, fail_after=None):
@@ -93,7 +93,7 @@ def _counting(monkeypatch, fail_after=None):
         calls.append(Q.shape[0])
         return original(Q, R, embeddings, k, solver)
 
-    monkeypatch.setattr(knn_runs, "_wmd_batch", same_result_as(original)(batch))  # a spy: the keys stay the same
+    monkeypatch.setattr(wmd_batches, "_wmd_batch", same_result_as(original)(batch))  # a spy: the keys stay the same
     return calls
 
 

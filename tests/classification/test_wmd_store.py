@@ -13,7 +13,7 @@ from test_wmd_samples import Killed, _counting, _same
 from regemb_utils.infra.cache import ArtifactCache
 from regemb_utils.text.documents import prepare_documents, stratified_order
 from regemb_utils.classification.experiment import classify
-from regemb_utils.classification.methods import Settings
+from regemb_utils.classification.settings import Settings
 from regemb_utils.measures.similarity import embedding_matrix
 from regemb_utils.measures.wmd import wmd_distances
 from regemb_utils.classification.wmd_store import (
@@ -171,12 +171,12 @@ def test_the_paper_profile_uses_the_checkouts_results_folder_and_smoke_none():
 def test_a_long_run_writes_its_finished_queries_to_the_store_as_it_goes(problem, tmp_path, monkeypatch):
     """A run stopped mid-split keeps its finished prefix in the stored results, not only in the batch cache: a new
     machine (empty cache) checks that prefix and computes only the rest."""
-    from regemb_utils.classification import knn_runs
+    from regemb_utils.classification import wmd_batches
 
     documents, embeddings = problem
     uninterrupted = _run(documents, embeddings, _settings(tmp_path / "store-a"), tmp_path / "a")
     store = tmp_path / "store-b"
-    monkeypatch.setattr(knn_runs, "STORE_EVERY", 0.0)  # write after every batch
+    monkeypatch.setattr(wmd_batches, "STORE_EVERY", 0.0)  # write after every batch
     _counting(monkeypatch, fail_after=4)  # validation: 8, 8, 1; test: 8, then killed
     with pytest.raises(Killed):
         _run(documents, embeddings, _settings(store), tmp_path / "b")

@@ -10,7 +10,6 @@ from regemb_utils.measures.similarity import (
     dense_scm,
     embedding_matrix,
     l1_distance,
-    similarity_matrix,
     sparse_scm,
     unit_rows,
 )
@@ -148,24 +147,10 @@ def test_l1_distance_equals_scikit_learn_on_random_documents():
     np.testing.assert_allclose(l1_distance(signed, Y), manhattan_distances(signed, Y), atol=1e-12)
 
 
-def test_l1_distance_and_dispatch():
+def test_l1_distance_of_a_pair_and_of_an_empty_document():
     X = sparse.csr_matrix(np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 0.0]]))
     Y = sparse.csr_matrix(np.array([[0.0, 0.5, 0.5]]))
     assert np.allclose(l1_distance(X, Y), [[1.0], [1.0]])
-    assert np.allclose(similarity_matrix("l1", X, Y), [[-1.0], [-1.0]])
-    with pytest.raises(ValueError, match="unknown measure"):
-        similarity_matrix("jaccard", X, Y)
-    E = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
-    np.testing.assert_allclose(similarity_matrix("dense_scm", X, Y, embeddings=E), dense_scm(X, Y, E))
-    S = sparse.csc_matrix(E @ E.T)
-    sims, info = similarity_matrix("sparse_scm", X, Y, term_similarity=S, return_info=True)
-    np.testing.assert_allclose(sims, sparse_scm(X, Y, S), atol=1e-12)
-    assert info.n_nonpositive == 1  # the empty query
-    assert similarity_matrix("cosine", X, Y, return_info=True)[1] is None
-    with pytest.raises(ValueError, match="needs embeddings"):
-        similarity_matrix("dense_scm", X, Y)
-    with pytest.raises(ValueError, match="needs term_similarity"):
-        similarity_matrix("sparse_scm", X, Y)
     with pytest.raises(ValueError, match="columns"):
         cosine_similarity(X, sparse.csr_matrix((1, 4)))
 
