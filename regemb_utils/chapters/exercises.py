@@ -432,7 +432,8 @@ def largest_disagreement(
     >>> documents = prepare_documents(data, dictionary)
     >>> kv = KeyedVectors(2)
     >>> kv.add_vectors(["a", "b", "c", "d"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0], [-0.6, 0.8]]))
-    >>> S = MatrixGrid(nearest_neighbours(kv, depth=2, progress=False), dictionary).build(True, True, False, 2, -1.0, 1.0)
+    >>> grid = MatrixGrid(nearest_neighbours(kv, depth=2, progress=False), dictionary)
+    >>> S = grid.build(symmetric=True, dominant=True, idf=False, nonzero_limit=2, threshold=-1.0, exponent=1.0)
     >>> E = kv.vectors[[kv.key_to_index[dictionary[int(i)]] for i in documents.terms]]
     >>> found = largest_disagreement(documents, "soft_vsm_ortho", S, "wmd", E)
     >>> found.query, found.reference, found.scm_rank, found.wmd_rank, round(found.scm, 3), round(found.wmd, 3)

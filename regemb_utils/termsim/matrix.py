@@ -4,9 +4,10 @@ Two steps:
 
 1. :func:`nearest_neighbours` computes, once per embedding, the top-``depth`` most cosine-similar words of every word
    over the whole embedding vocabulary (exact, blockwise BLAS products of unit-normalised float32 vectors).
-2. :func:`term_similarity_matrix` (or :class:`TermSimilarityBuilder` when many matrices are built over the same
-   dictionary) runs the greedy column-filling algorithm of gensim's ``SparseTermSimilarityMatrix`` in a numba loop
-   over the cache, in well under a second per grid point. The plain definition it must equal entry for entry is
+2. :class:`TermSimilarityBuilder` prepares one dictionary (and tf-idf model) once; its :meth:`~TermSimilarityBuilder.build`
+   runs the greedy column-filling algorithm of gensim's ``SparseTermSimilarityMatrix`` in a numba loop over the
+   cache, in well under a second per grid point. A grid over both Idf values goes through
+   :class:`regemb_utils.termsim.orthogonalization.MatrixGrid`, the entry the chapters use. The plain definition it must equal entry for entry is
    :func:`regemb_utils.termsim.reference.reference_term_similarity_matrix`.
 
 Two fill rules are implemented (:data:`FILL_RULES`):
@@ -56,7 +57,7 @@ from .reference import reference_term_similarity_matrix
 
 FILL_RULES = ("paper", "gensim")
 
-__all__ = ["Neighbours", "nearest_neighbours", "TermSimilarityBuilder", "term_similarity_matrix", "FILL_RULES"]
+__all__ = ["Neighbours", "nearest_neighbours", "TermSimilarityBuilder", "FILL_RULES"]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -912,14 +913,34 @@ class TermSimilarityBuilder:
         fill_rule: str = "paper",
         memoise_powers: bool = True,
     ) -> sparse.csc_matrix:
-        """One matrix; see :func:`term_similarity_matrix`. ``memoise_powers`` keeps similarity**exponent for the
-        whole cache between calls (m × k float64) when the exponent is neither 1 nor 2 and the fill needs it
-        (Dom).
+        """The sparse term-similarity matrix S' (float32 CSC over the dictionary's ids); see the module docstring.
 
         Grid points share what they can: a threshold below every cosine that the fill can visit (the candidates of
         rank below C) filters nothing, so all such thresholds give one matrix; without Dom the exponent changes no
         choice, only the values, so S' at any exponent is the matrix of cosines (exponent 1) with every entry
-        raised (:func:`_raised`); the last matrices built are kept (:data:`_KEPT_BYTES`) and copied."""
+        raised (:func:`_raised`); the last matrices built are kept (:data:`_KEPT_BYTES`) and copied.
+
+        Parameters
+        ----------
+        nonzero_limit : int
+            C, the most non-zero entries per column besides the diagonal (at most the neighbour cache's depth).
+        threshold : float
+            t, the smallest similarity kept.
+        exponent : float
+            o, similarities are raised to it.
+        symmetric, dominant : bool
+            Sym and Dom.
+        fill_rule : str
+            How a dominance violation is handled (:data:`FILL_RULES`).
+        memoise_powers : bool
+            Keep similarity**exponent for the whole cache between calls (m × k float64) when the exponent is
+            neither 1 nor 2 and the fill needs it (Dom).
+
+        Returns
+        -------
+        scipy.sparse.csc_matrix
+            S', float32.
+        """
         nonzero_limit, threshold, exponent = _validate(
             nonzero_limit, threshold, exponent, fill_rule, self.neighbours.depth
         )
@@ -1072,78 +1093,3 @@ def _validate(nonzero_limit, threshold, exponent, fill_rule, depth):
             f"exponent ({exponent}) would make complex"
         )
     return int(nonzero_limit), threshold, exponent
-
-
-_BUILDER_MEMO: dict = {}
-
-
-@same_result_as(reference_term_similarity_matrix)
-def term_similarity_matrix(
-    neighbours: Neighbours,
-    dictionary,
-    tfidf=None,
-    *,
-    nonzero_limit: int = 100,
-    threshold: float = 0.0,
-    exponent: float = 2.0,
-    symmetric: bool = True,
-    dominant: bool = False,
-    fill_rule: str = "paper",
-) -> sparse.csc_matrix:
-    """The sparse term-similarity matrix (float32 CSC over the dictionary's ids); see the module docstring.
-
-    The per-dictionary preparation is memoised for the last (neighbours, dictionary, tfidf) triple, so calling this
-    repeatedly over a parameter grid costs one numba pass per call.
-
-    Parameters
-    ----------
-    neighbours : Neighbours
-        The neighbour cache (:func:`nearest_neighbours`), at least ``nonzero_limit`` deep.
-    dictionary : gensim.corpora.Dictionary
-        The rows and columns.
-    tfidf : gensim.models.TfidfModel, optional
-        Orders the columns by idf (the paper's Idf); None: by id.
-    nonzero_limit : int
-        C, the most non-zero entries per column besides the diagonal.
-    threshold : float
-        t, the smallest similarity kept.
-    exponent : float
-        o, similarities are raised to it.
-    symmetric, dominant : bool
-        Sym and Dom.
-    fill_rule : str
-        How a dominance violation is handled (:data:`FILL_RULES`).
-
-    Returns
-    -------
-    scipy.sparse.csc_matrix
-        S', float32.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gensim.corpora import Dictionary
-    >>> from gensim.models import KeyedVectors
-    >>> kv = KeyedVectors(2)
-    >>> kv.add_vectors(["a", "b", "c"], np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]]))
-    >>> S = term_similarity_matrix(nearest_neighbours(kv, depth=2, progress=False), Dictionary([["a", "b", "c"]]),
-    ...                            nonzero_limit=1, exponent=1.0)
-    >>> S.toarray().round(2)
-    array([[1. , 0.8, 0. ],
-           [0.8, 1. , 0. ],
-           [0. , 0. , 1. ]], dtype=float32)
-    """
-    _validate(nonzero_limit, threshold, exponent, fill_rule, neighbours.depth)
-    key = (id(neighbours), id(dictionary), id(tfidf), len(dictionary))
-    builder = _BUILDER_MEMO.get(key)
-    if (
-        builder is None
-        or builder.neighbours is not neighbours
-        or builder.dictionary is not dictionary
-        or builder.tfidf is not tfidf
-    ):
-        _BUILDER_MEMO.clear()
-        builder = _BUILDER_MEMO[key] = TermSimilarityBuilder(neighbours, dictionary, tfidf)
-    return builder.build(
-        nonzero_limit, threshold, exponent, symmetric=symmetric, dominant=dominant, fill_rule=fill_rule
-    )

@@ -42,7 +42,7 @@ def reference_term_similarity_matrix(
     tfidf : gensim.models.TfidfModel, optional
         Orders the columns (and each column's candidates) by idf descending, ties by id; None: by id.
     nonzero_limit, threshold, exponent, symmetric, dominant, fill_rule
-        As :func:`regemb_utils.termsim.matrix.term_similarity_matrix`.
+        As :meth:`regemb_utils.termsim.matrix.TermSimilarityBuilder.build`.
 
     Returns
     -------

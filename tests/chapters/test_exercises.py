@@ -126,7 +126,8 @@ def test_largest_disagreement_is_the_pair_whose_ranks_differ_most():
         Split(texts[30:], np.arange(10) % 2),
     )
     documents = prepare_documents(dataset, dictionary)
-    S = MatrixGrid(nearest_neighbours(kv, depth=20), dictionary).build(True, True, True, 10, -1.0, 1.0)
+    grid = MatrixGrid(nearest_neighbours(kv, depth=20), dictionary)
+    S = grid.build(symmetric=True, dominant=True, idf=True, nonzero_limit=10, threshold=-1.0, exponent=1.0)
     rows = embedding_matrix(kv, dictionary, terms=documents.terms)
     pair = exercises.largest_disagreement(documents, "soft_vsm_ortho", S, "wmd", rows, queries=6, references=15)
     # independently: every pair's SCM and WMD, one at a time

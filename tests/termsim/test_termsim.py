@@ -17,10 +17,18 @@ from regemb_utils.termsim.matrix import (
     column_order,
     nearest_neighbours,
     neighbours_from_gensim,
-    term_similarity_matrix,
 )
 
 K = 60
+_BUILDERS: dict = {}
+
+
+def term_similarity_matrix(neighbours, dictionary, tfidf=None, **kwargs):
+    """S' from one builder per (neighbour cache, dictionary, tf-idf model) of this module's settings."""
+    key = (id(neighbours), id(dictionary), id(tfidf))
+    if key not in _BUILDERS:
+        _BUILDERS[key] = (neighbours, dictionary, tfidf, TermSimilarityBuilder(neighbours, dictionary, tfidf))
+    return _BUILDERS[key][3].build(**kwargs)
 
 
 @pytest.fixture(scope="module")
