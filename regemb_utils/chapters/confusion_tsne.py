@@ -2,7 +2,7 @@
 
 * :func:`confusion_counts` – counts[true class, predicted class]; :func:`row_normalized` – each row divided by its
   class size (the recall of every class on the diagonal); :func:`plot_confusion` – a seaborn heat map of either.
-* :func:`test_similarities` – the SCM between the test documents of one data set under a chapter-4 method at its
+* :func:`similarities_of_test_documents` – the SCM between the test documents of one data set under a chapter-4 method at its
   selected parameters (the soft VSM with the dense S, or with the orthogonalized S' of the selected grid point).
 * :func:`scm_dissimilarities` – √(max(0, 2 − 2·SCM)): the Euclidean distance between the documents' unit vectors in
   the SCM's inner-product space. When S' = L Lᵀ (Sym + Dom, chapter 3) this is the distance between the normalized
@@ -49,7 +49,7 @@ from ..paper import DIFFERENT_DATA
 __all__ = [
     "confusion_counts",
     "map_sample",
-    "test_similarities",
+    "similarities_of_test_documents",
     "scm_dissimilarities",
     "tsne_map",
     "usenet_hierarchy",
@@ -206,7 +206,9 @@ def map_sample(n: int, limit: int | None, seed: int = 42) -> np.ndarray:
     return query_rows(n, limit, seed)
 
 
-def test_similarities(method: str, result, documents, *, embeddings=None, matrices=None, rows=None) -> np.ndarray:
+def similarities_of_test_documents(
+    method: str, result, documents, *, embeddings=None, matrices=None, rows=None
+) -> np.ndarray:
     """SCM [n, n] between the test documents ``rows`` (all if None) of one data set, under ``method`` at the
     parameters that chapter 4 selected (``result`` is its :class:`regemb_utils.classification.knn_runs.MethodResult`); the
     idf is the training split's, as in the test run.
@@ -247,7 +249,7 @@ def test_similarities(method: str, result, documents, *, embeddings=None, matric
     ...                           test_size=3)
     >>> documents = prepare_documents(data, Dictionary([["a", "b", "c", "d"]]))
     >>> result = MethodResult("toy", "soft_vsm", {"k": 1}, pd.DataFrame(), np.zeros(3), {1: np.zeros(3)})
-    >>> S = test_similarities("soft_vsm", result, documents, embeddings=np.eye(4))  # orthogonal words: the cosine
+    >>> S = similarities_of_test_documents("soft_vsm", result, documents, embeddings=np.eye(4))  # orthogonal words: the cosine
     >>> Q, _ = represent_pair("soft_vsm", documents, "test", "train", 0.0)
     >>> S.shape, bool(np.allclose(S, cosine_similarity(Q, Q)))
     ((3, 3), True)
@@ -261,9 +263,6 @@ def test_similarities(method: str, result, documents, *, embeddings=None, matric
     measure.check(embeddings, matrices)
     inputs = Inputs(embeddings, matrices)
     return measure.similarities(Q, Q, inputs, measure.term_similarity(inputs, result.params, documents.terms))
-
-
-test_similarities.__test__ = False  # not a test: pytest, given this module's path, would collect it by its name
 
 
 def scm_dissimilarities(similarities: np.ndarray) -> np.ndarray:
@@ -1355,7 +1354,7 @@ def tsne_coordinates(methods: Sequence[str], results, documents, inputs, rows, *
     out = {}
     for method in methods:
         embeddings, matrices = inputs[method]
-        similarities = test_similarities(
+        similarities = similarities_of_test_documents(
             method, results[method], documents, rows=rows, matrices=matrices, embeddings=embeddings
         )
         distances = scm_dissimilarities(similarities)

@@ -46,7 +46,7 @@ __all__ = [
     "reduction_by_hand",
     "within_intervals",
     "kernel_check",
-    "test_error_over_c",
+    "error_over_penalty",
 ]
 
 
@@ -738,7 +738,7 @@ def kernel_check(documents, S, point, reference: str = "train") -> dict[str, flo
     }
 
 
-def test_error_over_c(
+def error_over_penalty(
     documents, method: str, regularization: Sequence[float], reference: str = "train"
 ) -> pd.DataFrame:
     """A TF-IDF linear model's validation and test error (%) at every C (fitted on the training split for the
@@ -769,7 +769,7 @@ def test_error_over_c(
     >>> texts = ["ball goal", "goal match", "vote party", "party law"] * 5
     >>> data = dataset_from_texts("toy", texts, ["sport", "sport", "politics", "politics"] * 5, test_size=4)
     >>> documents = prepare_documents(data, Dictionary(t.split() for t in texts))
-    >>> test_error_over_c(documents, "tfidf_svm", (0.1, 1.0))["test error (%)"].tolist()
+    >>> error_over_penalty(documents, "tfidf_svm", (0.1, 1.0))["test error (%)"].tolist()
     [0.0, 0.0]
     """
     features = tfidf_features(documents, reference)

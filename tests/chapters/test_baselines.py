@@ -126,7 +126,7 @@ def test_the_scm_models_fit_on_e_prime(reuters):
 
 def test_the_validation_split_chooses_c(reuters):
     documents = reuters[0]
-    over_c = exercises.test_error_over_c(documents, "tfidf_svm", (0.01, 1.0, 100.0))
+    over_c = exercises.error_over_penalty(documents, "tfidf_svm", (0.01, 1.0, 100.0))
     result = fit_linear("tfidf_svm", documents, "train", (0.01, 1.0, 100.0))
     assert over_c["validation error (%)"].tolist() == pytest.approx(result.validation["validation error (%)"].tolist())
     chosen = over_c.loc[over_c["C"] == result.params["C"], "test error (%)"].item()
