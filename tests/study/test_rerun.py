@@ -137,8 +137,20 @@ def test_a_rerun_on_one_data_set_builds_a_consistent_book(smoke_chapters, smoke_
     assert glued(tmp_path / "notebooks" / "04_scm_vs_wmd.ipynb")["n_datasets"] == "1"
 
 
-def test_bad_parameters_are_refused_before_anything_runs(smoke_cache, tmp_path):
+def _command():
+    """``scripts/run_chapters.py`` as a module, to run its checks in this process (no interpreter to start per case)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("run_chapters_command", ROOT / "scripts" / "run_chapters.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bad_parameters_are_refused_before_anything_runs(smoke_cache, tmp_path, monkeypatch):
     cache = smoke_cache
+    monkeypatch.setenv("REGEMB_CACHE", str(cache))
+    command = _command()
     for args, message in (
         (["--from", "02", "-p", "dimension", "20"], "unknown parameter(s) dimension for chapter 02_training; allowed:"),
         (["--from", "02", "-y", "threshold: [0.5]"], "unknown parameter(s) threshold"),
@@ -161,9 +173,14 @@ def test_bad_parameters_are_refused_before_anything_runs(smoke_cache, tmp_path):
             "tsne_words=100000 is not allowed; Figure 1 shows words among the factor_words=300 most frequent ones",
         ),
     ):
-        done = run_chapters(cache, tmp_path, *args)
-        assert done.returncode != 0 and message in done.stderr, (args, done.stderr[-2000:])
-        assert "Traceback" not in done.stderr, (args, done.stderr[-2000:])
+        with pytest.raises(SystemExit) as refused:
+            command.main(["--profile", "smoke", "--output", str(tmp_path), *args])
+        assert isinstance(refused.value.code, str) and message in refused.value.code, (args, refused.value.code)
+    assert not list(tmp_path.iterdir())  # nothing ran
+    # from the command line: the message on stderr, without a traceback
+    done = run_chapters(cache, tmp_path, "--only", "01", "-p", "corpus_articles", "1")
+    assert done.returncode != 0 and "corpus_articles must be an integer of at least 200" in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
     # refused by the chapter itself, against chapter 4's record: the chapter's message, no traceback, no record
     before = len(list((cache / "records" / "smoke" / "05_confusion_tsne").iterdir()))
     done = run_chapters(cache, tmp_path, "--only", "05", "-p", "perplexity", "99")
