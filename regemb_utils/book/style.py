@@ -20,7 +20,8 @@ class HighResolution:
     """A matplotlib figure as the book shows it: a PNG drawn at :data:`RESOLUTION` × its dpi (sharp on high-density
     screens and when zoomed), shown at its natural size (the output's ``width``/``height`` metadata, which MyST-NB
     and JupyterLab honour), its colours reduced to a 256-colour palette (a chart has few colours but many
-    anti-aliasing shades; the palette keeps the file near the size of a 1× drawing).
+    anti-aliasing shades; the palette keeps the file near the size of a 1× drawing) in which every pixel stays
+    within a few levels of its colour.
 
     Parameters
     ----------
@@ -49,7 +50,9 @@ class HighResolution:
         drawn = io.BytesIO()
         self.figure.savefig(drawn, format="png", dpi=RESOLUTION * self.figure.dpi, bbox_inches="tight")
         image = Image.open(drawn).convert("RGB")
-        palette = image.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        # max coverage keeps every colour near its own (a rare one too: a small class, the top of a colour bar);
+        # median cut merges rare colours into common ones
+        palette = image.quantize(256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
         out = io.BytesIO()
         palette.save(out, format="png", optimize=True)
         return out.getvalue(), round(image.width / RESOLUTION), round(image.height / RESOLUTION)

@@ -22,7 +22,9 @@ from regemb_utils.book.style import FIGURE_DPI, RESOLUTION, HighResolution  # no
 def heatmap():
     rng = np.random.default_rng(0)
     fig, ax = plt.subplots(figsize=(4, 3), dpi=FIGURE_DPI, layout="constrained")
-    ax.imshow(rng.random((12, 12)), cmap="Blues")
+    shown = ax.imshow(rng.random((12, 12)), cmap="viridis")
+    fig.colorbar(shown)
+    ax.scatter([2, 9], [3, 8], s=4, color=["red", "magenta"])  # two rare colours: a few pixels each
     ax.set_title("a heatmap with text", fontsize=9)
     yield fig
     plt.close(fig)
@@ -48,7 +50,8 @@ def test_the_palette_keeps_the_colours_close(heatmap):
     heatmap.savefig(full, format="png", dpi=RESOLUTION * FIGURE_DPI, bbox_inches="tight")
     exact = np.asarray(Image.open(full).convert("RGB"), dtype=float)
     assert reduced.shape == exact.shape
-    assert np.abs(reduced - exact).mean() < 1.0 and np.percentile(np.abs(reduced - exact), 99) < 12
+    error = np.abs(reduced - exact)
+    assert error.mean() < 2.0 and error.max() <= 24  # every pixel near its colour, the rare ones too
 
 
 def test_glue_shows_a_matplotlib_figure_at_the_resolution(heatmap, monkeypatch):
