@@ -220,7 +220,7 @@ def _key(name: str, params: Any, version: int, code: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def rekey(root: str | os.PathLike, codes: Mapping[str, str]) -> list[tuple[str, str]]:
+def rekey(root: str | os.PathLike, codes: Mapping[str, str | tuple[str, ...]]) -> list[tuple[str, str]]:
     """Rename the artifacts under ``root`` whose keys were made with the code hashes ``codes`` to the keys of the code
     now: the one-off step after a change that moves a kind's code hash but not its results (a restructure that the
     tests check), so that nothing is recomputed. The parameters come from each artifact's manifest (they enter the
@@ -231,8 +231,9 @@ def rekey(root: str | os.PathLike, codes: Mapping[str, str]) -> list[tuple[str, 
     ----------
     root : path
         The artifact cache's directory.
-    codes : mapping of str to str
-        Artifact kind -> the code hash (:func:`regemb_utils.infra.keys.code_hash`) its stored keys were made with.
+    codes : mapping of str to str or tuple of str
+        Artifact kind -> the code hash (:func:`regemb_utils.infra.keys.code_hash`) its stored keys were made with, or
+        several.
 
     Returns
     -------
@@ -258,7 +259,8 @@ def rekey(root: str | os.PathLike, codes: Mapping[str, str]) -> list[tuple[str, 
             continue
         params = json.loads((directory / _MANIFEST).read_text())["params"]
         function, version = computation(kind)
-        if _key(kind, params, version, codes[kind]) != key:
+        before = (codes[kind],) if isinstance(codes[kind], str) else tuple(codes[kind])
+        if all(_key(kind, params, version, code) != key for code in before):
             continue
         new = directory.with_name(f"{kind}-{_key(kind, params, version, code_hash(function))}")
         if new != directory and not new.exists():

@@ -35,7 +35,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from scipy import sparse
 
-from ..infra.keys import same_result_as
+from ..infra.keys import changes_no_result, same_result_as
 from .representations import l2_normalize
 
 __all__ = [
@@ -77,6 +77,7 @@ def _check_columns(X, Y) -> None:
 
 
 @contextmanager
+@changes_no_result  # how many threads compute: not what (and numba's default differs between processes)
 def _numba_threads(n_threads: int | None):
     if n_threads is None:
         yield

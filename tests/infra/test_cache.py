@@ -57,7 +57,7 @@ def test_rekey_carries_artifacts_across_a_code_change_that_keeps_results(tmp_pat
     assert keys.code_hash(restructured) != before["test-value"]
     stale = set(tmp_path.iterdir())
     assert not cache.has("test-value", params)  # the new code's key finds nothing ...
-    renamed = cache_module.rekey(tmp_path, {"test-value": before["test-value"], "test-other": "0" * 16})
+    renamed = cache_module.rekey(tmp_path, {"test-value": ("1" * 16, before["test-value"]), "test-other": "0" * 16})
     assert len(renamed) == 2 and all(old.startswith("test-value-") for old, _ in renamed)
     computed = []
     assert cache.get("test-value", params, lambda: computed.append(1)) == "stored"  # ... until rekeyed

@@ -236,3 +236,27 @@ def test_a_function_replaced_at_run_time_is_seen_and_its_restoration_too():
     finally:
         wmd._pair_wmd = original
     assert search_version() == before
+
+
+def test_a_worker_process_computes_the_same_keys_as_the_main_process():
+    """Chapters compute some artifacts in joblib's worker processes, whose settings differ from the main process's
+    (numba's default number of threads, the BLAS threads): every kind's code hash is the same there."""
+    import joblib
+
+    here = _every_kind_hash()
+    there = joblib.Parallel(n_jobs=2, backend="loky")(joblib.delayed(_every_kind_hash)() for _ in range(2))
+    assert there == [here, here]
+
+
+def _every_kind_hash() -> dict:
+    import regemb_utils.chapters.baselines  # noqa: F401  (the modules that declare the kinds)
+    import regemb_utils.chapters.training  # noqa: F401
+    import regemb_utils.classification.speed  # noqa: F401
+    import regemb_utils.study.pipeline  # noqa: F401
+    from regemb_utils.infra import keys as declared
+
+    return {
+        kind: declared.code_hash(function)
+        for kind, (function, _) in sorted(declared._COMPUTING.items())
+        if function.__module__.startswith("regemb_utils.")  # not the kinds other tests declare
+    }
