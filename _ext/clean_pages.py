@@ -8,7 +8,8 @@
 * **Whole tokens in tables.** A browser may break a line after a hyphen, a slash or a vertical bar, which splits
   "TF-IDF" or "non-regularized" across two lines of a table cell; every such token of a cell's text is wrapped in
   ``<span class="regemb-token">`` (``white-space: nowrap``, ``assets/regemb.css``), so a table wraps only between
-  tokens (a wider table scrolls in its own box).
+  tokens (a wider table scrolls in its own box). A number stays on the line of the "≈" before it and of the "%"
+  after it (a non-breaking space).
 * **A valid colour mode.** The theme reads the reader's saved mode or else ``default_mode``, which Jupyter Book leaves
   empty ("Got invalid theme mode"); it is set to ``auto`` (the system's setting).
 
@@ -34,6 +35,11 @@ _CELL = re.compile(r"(<t[dh]\b[^>]*>)(.*?)(</t[dh]>)", re.S)
 _TAG = re.compile(r"(<[^>]+>)")
 _TOKEN = re.compile(r"[^\s<>]+")
 _BREAKS_AFTER = re.compile(r"[-|/\u2010\u2013](?=[^\s<>])")  # a browser may break a line after these
+# one unit each: "≈ 80.7", "95 %", "q = 3e-55", "Figure 10", "Chapter 2", "Table 1"
+_GLUED = re.compile(
+    r"(?<=≈) (?=[^\s<>])|(?<=\d) (?=%)|(?<==) (?=[^\s<>])|(?<=[^\s<>]) (?==)"
+    r"|(?<=Figure) (?=\d)|(?<=Chapter) (?=\d)|(?<=Table) (?=\d)"
+)
 
 
 def whole_tokens(page: str) -> str:
@@ -42,11 +48,13 @@ def whole_tokens(page: str) -> str:
 
     >>> whole_tokens('<td class="x">TF-IDF <b>non-zero</b> |⟨e′ᵢ, 3 - 2</td><p>a-b</p>')
     '<td class="x"><span class="regemb-token">TF-IDF</span> <b><span class="regemb-token">non-zero</span></b> <span class="regemb-token">|⟨e′ᵢ,</span> 3 - 2</td><p>a-b</p>'
+    >>> whole_tokens('<th>lower (95 %)</th><td>≈ 3,430,000 (q = 3e-55), Figure 10</td><p>≈ 1</p>').replace("\u00a0", "~")
+    '<th>lower (95~%)</th><td>≈~3,430,000 (q~=~<span class="regemb-token">3e-55),</span> Figure~10</td><p>≈ 1</p>'
     """
 
     def cell(match):
         parts = _TAG.split(match.group(2))  # text, tag, text, ...: only the text is touched
-        text = "".join(part if i % 2 else _TOKEN.sub(_kept, part) for i, part in enumerate(parts))
+        text = "".join(part if i % 2 else _TOKEN.sub(_kept, _GLUED.sub("\u00a0", part)) for i, part in enumerate(parts))
         return match.group(1) + text + match.group(3)
 
     return _CELL.sub(cell, page)

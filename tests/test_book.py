@@ -511,7 +511,7 @@ _FIT_PROBE = r"""
   document.querySelectorAll('details').forEach(d => { d.open = true; });  // every fold open, as a reader may
   const width = document.documentElement.clientWidth;
   const found = {sideways: document.documentElement.scrollWidth > width + 1 ? [document.documentElement.scrollWidth] : [],
-                 scaled: [], coarse: [], small: [], broken: []};
+                 scaled: [], coarse: [], squashed: [], small: [], broken: []};
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   // a word, number or identifier of a table cell laid out on more than one line
   for (const cell of article.querySelectorAll('table td, table th')) {
@@ -535,6 +535,10 @@ _FIT_PROBE = r"""
       found.scaled.push(`${img.getAttribute('src')}: ${img.clientWidth} of ${drawn} px`);
     if (img.naturalWidth && img.naturalWidth < RESOLUTION * img.clientWidth - RESOLUTION)
       found.coarse.push(`${img.getAttribute('src')}: ${img.naturalWidth} px shown at ${img.clientWidth} px`);
+    // a narrow screen shrinks a figure with its proportions kept, never squashed
+    if (img.naturalWidth && img.clientHeight &&
+        Math.abs(img.clientWidth / img.clientHeight - img.naturalWidth / img.naturalHeight) > 0.02 * img.naturalWidth / img.naturalHeight)
+      found.squashed.push(`${img.getAttribute('src')}: ${img.clientWidth}×${img.clientHeight} px of ${img.naturalWidth}×${img.naturalHeight}`);
   }
   for (const text of article.querySelectorAll('.plotly-graph-div svg text')) {  // plotly: measured in the page
     const size = parseFloat(getComputedStyle(text).fontSize);
@@ -574,6 +578,7 @@ def test_pages_fit_the_screen_and_figures_keep_their_size(built_html, width):
                 if found["broken"]
                 else []
             )
+            report += [f"{page}: figure out of proportion: {item}" for item in found["squashed"]]
             if width == 1280:  # at 400 px a figure is scaled to the screen; the reader zooms
                 report += [f"{page}: figure shown smaller than drawn: {item}" for item in found["scaled"]]
                 report += [

@@ -174,9 +174,9 @@ def test_bad_parameters_are_refused_before_anything_runs(smoke_cache, tmp_path, 
         ),
     ):
         with pytest.raises(SystemExit) as refused:
-            command.main(["--profile", "smoke", "--output", str(tmp_path), *args])
+            command.main(["--profile", "smoke", "--output", str(tmp_path / "refused"), *args])
         assert isinstance(refused.value.code, str) and message in refused.value.code, (args, refused.value.code)
-    assert not list(tmp_path.iterdir())  # nothing ran
+    assert not (tmp_path / "refused").exists()  # nothing ran
     # from the command line: the message on stderr, without a traceback
     done = run_chapters(cache, tmp_path, "--only", "01", "-p", "corpus_articles", "1")
     assert done.returncode != 0 and "corpus_articles must be an integer of at least 200" in done.stderr
