@@ -473,6 +473,7 @@ def test_the_wmd_grid_is_costed_at_the_brute_force_rate():
     judged = by_claim(judge(Evidence(results, speed=speed)))["wmd-intractable"]
     assert judged.verdict == "holds on 1 of 3 data sets (20NEWS), does not hold on 1 (BBCSPORT), open on 1 (TWITTER)"
     assert "at 50.0 pairs per second; chapter 4's pruned exact search: " in judged.ours
+    assert re.search(r"pruned exact search: [\d,.]+ core-hours", judged.ours)  # with its unit
     # 20NEWS: 512 grid points × (2,259 validation + 7,528 test queries) × 9,034 training documents
     assert wmd_grid_hours("20news", 1.0) == pytest.approx(512 * (2259 + 7528) * 9034 / 3600)
     assert wmd_grid_hours("20news", 1 / 50) > CORE_YEAR_HOURS
