@@ -5,8 +5,8 @@ The estimators are thin: tokenization (:func:`regemb_utils.text.tokenization.tok
 the term counts (:func:`regemb_utils.text.documents.bow_matrix`); everything else is chapter 4's engine, the measure
 object of the estimator's method (:class:`regemb_utils.classification.engine.Measure`): its weighting, its inputs
 (embedding rows; S′ from :func:`regemb_utils.classification.engine.shared_matrices`, whose neighbour search and
-per-dictionary preparation the fits of a grid search share), its similarities, and its neighbours by chapter 4's own
-:func:`regemb_utils.classification.knn_runs.nearest`; the vote is :func:`regemb_utils.classification.knn.knn_votes`.
+per-dictionary preparation the fits of a grid search share), its similarities, and its neighbours by the search
+chapter 4 runs (:meth:`regemb_utils.classification.engine.Measure.neighbours`); the vote is :func:`regemb_utils.classification.knn.knn_votes`.
 
 =============================  ============================  ==================================================
 estimator                      chapter 4's methods           measure

@@ -164,7 +164,9 @@ def run_methods(
     if unknown or not methods:
         raise ValueError(f"unknown or no methods {unknown}; allowed: {', '.join(METHODS)}")
     if not isinstance(settings, Settings):
-        raise TypeError(f"settings must be a regemb_utils.methods.Settings, got {type(settings).__name__}")
+        raise TypeError(
+            f"settings must be a regemb_utils.classification.settings.Settings, got {type(settings).__name__}"
+        )
     vectors = _model_vectors(vectors, {METHODS[m].model for m in methods} - {None})
     strays = {name for name, _ in settings.wmd_queries} - set(datasets)
     if strays:

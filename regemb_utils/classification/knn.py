@@ -32,7 +32,7 @@ ODD_K = "an odd positive integer (the paper's k ∈ {1, 3, …, 19}: odd, so tha
 
 def is_odd_k(k) -> bool:
     """Whether ``k`` is a kNN's k as the paper's rule needs it: :data:`ODD_K` (the one place that says so; the
-    estimators and :class:`regemb_utils.classification.methods.Settings` refuse other values with that text).
+    estimators and :class:`regemb_utils.classification.settings.Settings` refuse other values with that text).
 
     Parameters
     ----------
