@@ -1,4 +1,4 @@
-"""Prose a newcomer can follow: no paragraph of the book longer than about 150 words. A static check of the markdown
+"""Prose a newcomer can follow: no paragraph of the book longer than about 140 words. A static check of the markdown
 cells of every chapter and of the book's markdown pages (those of the table of contents); code cells, code blocks,
 display math, tables and directive options are not prose and are not counted."""
 
@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-LONGEST = 150
+LONGEST = 140
 
 # Directives whose body is code, math or configuration rather than prose.
 NOT_PROSE = {
@@ -183,7 +183,7 @@ def test_the_book_pages_include_the_landing_page_and_every_chapter_but_not_the_r
 
 
 @pytest.mark.parametrize("path", book_pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_no_paragraph_is_longer_than_about_150_words(path):
+def test_no_paragraph_is_longer_than_about_140_words(path):
     long = [
         f"{where or 'page'}, {words(p)} words: {' '.join(p.split()[:8])} ..."
         for where, text in markdown_cells(path)
