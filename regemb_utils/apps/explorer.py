@@ -29,6 +29,7 @@ from ..measures.wmd import wmd_knn
 from ..termsim.orthogonalization import MatrixGrid
 from ..termsim.sources import restricted
 from ..text.datasets import DATASETS
+from ..infra.constraints import integer, one_of, real
 from ..infra.cache import ArtifactCache
 from ..study.params import PROFILES, chapter_parameters
 from ..study.pipeline import Chapter, PipelineError, _lineage
@@ -283,18 +284,22 @@ class Explorer:
     # -- the view ------------------------------------------------------------------------------------------------
     def check(self, s: ExplorerSettings) -> None:
         """Raise :class:`ExplorerError` for settings outside what the records allow."""
-        if s.model not in MEASURES:
-            raise ExplorerError(f"unknown model {s.model!r}; allowed: {', '.join(MEASURES)}")
         depth = self.depth(s.profile)
-        if not 1 <= s.nonzero_limit <= depth:
-            raise ExplorerError(
-                f"C = {s.nonzero_limit} is not allowed: chapter 3 kept {depth} neighbours per word, "
-                f"so C must be an integer from 1 to {depth}"
-            )
-        if not -1 <= s.threshold < 1:
-            raise ExplorerError(f"threshold t = {s.threshold} is not allowed: t must be in [-1, 1)")
-        if not s.exponent > 0:
-            raise ExplorerError(f"exponent o = {s.exponent} is not allowed: o must be positive")
+        constraints = (  # (what the page calls it, its value, what it allows)
+            ("model", s.model, one_of(MEASURES)),
+            (
+                "C",
+                s.nonzero_limit,
+                integer(1, depth, allowed=f"an integer in [1, {depth}] (chapter 3 kept {depth} neighbours per word)"),
+            ),
+            ("t", s.threshold, real(-1, 1, high_open=True)),
+            ("o", s.exponent, real(0, np.inf, low_open=True, allowed="a positive number")),
+        )
+        try:
+            for name, value, constraint in constraints:
+                constraint.check(value, name)
+        except ValueError as error:
+            raise ExplorerError(str(error)) from None
         documents, _ = self._documents(s.profile, s.dataset)
         for name, index, split in (("test document", s.query, "test"), ("training document", s.reference, "train")):
             n = documents.counts[split].shape[0]

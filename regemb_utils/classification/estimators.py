@@ -41,7 +41,6 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -52,13 +51,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, column_or_1d, validate_data
 
+from ..infra.constraints import BOOLEAN, checked, either, integer, literal, one_of, real
 from ..measures.representations import WEIGHTINGS, represent
 from ..measures.wmd import SOLVERS
 from ..termsim.matrix import FILL_RULES
 from ..text.documents import bow_matrix
 from ..text.tokenization import TOKENIZERS, tokenize
 from .engine import Measure, MissingEmbeddings, MissingEmbeddingsWarning, as_keyed_vectors
-from .knn import ODD_K, is_odd_k, knn_votes
+from .knn import K, knn_votes
 
 __all__ = [
     "MissingEmbeddingsWarning",
@@ -72,44 +72,15 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# parameter checks (at fit, naming the parameter and what is allowed)
+# parameters: what each allows (infra.constraints), checked at fit
+
+_TOKENIZER = one_of(TOKENIZERS)
 
 
-def _check_int(value, name: str, low: int = 1) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name}={value!r} is not allowed; {name} must be an integer ≥ {low}")
-    return int(value)
-
-
-def _check_k(value) -> int:
-    if not is_odd_k(value):
-        raise ValueError(f"k={value!r} is not allowed; k must be {ODD_K}")
-    return int(value)
-
-
-def _check_real(value, name: str, low: float, high: float, low_open: bool = False) -> float:
-    if (
-        isinstance(value, (bool, np.bool_))
-        or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
-        or not (low < value if low_open else low <= value)
-        or not value <= high
-    ):
-        interval = f"{'(' if low_open else '['}{low:g}, {high:g}]"
-        raise ValueError(f"{name}={value!r} is not allowed; {name} must be a number in {interval}")
-    return float(value)
-
-
-def _check_bool(value, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name}={value!r} is not allowed; {name} must be True or False")
-    return bool(value)
-
-
-def _check_choice(value, name: str, allowed) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; {name} must be one of {', '.join(map(repr, allowed))}")
-    return value
+def _check_constraints(estimator) -> None:
+    """Every parameter of ``estimator`` that its ``_constraints`` name, checked (a ``ValueError`` names the first
+    refused one and what it allows)."""
+    checked(estimator.get_params(deep=False), estimator._constraints)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -147,7 +118,7 @@ class _Documents:
     """Texts or a count matrix → raw term counts over ``dictionary_`` (the fitted state lives on the estimator)."""
 
     def _fit_counts(self, X, y=None):
-        tokenizer = _check_choice(self.tokenizer, "tokenizer", TOKENIZERS)
+        tokenizer = _TOKENIZER.check(self.tokenizer, "tokenizer")
         if self.dictionary is not None and not isinstance(self.dictionary, Dictionary):
             raise TypeError(f"dictionary must be a gensim Dictionary or None, got {type(self.dictionary).__name__}")
         self.input_ = "texts" if _is_texts(X) else "counts"
@@ -229,6 +200,8 @@ class WeightedBagOfWords(_Documents, TransformerMixin, BaseEstimator):
     ([[0.0, 2.0, 0.0, 1.0]], ['a', 'cat', 'sat', 'dog'])
     """
 
+    _constraints = {"weighting": one_of(WEIGHTINGS), "tokenizer": _TOKENIZER}
+
     def __init__(self, weighting: str = "dtb", tokenizer: str = "paper", dictionary: Dictionary | None = None):
         self.weighting = weighting
         self.tokenizer = tokenizer
@@ -237,7 +210,7 @@ class WeightedBagOfWords(_Documents, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Build (or take) the dictionary and fit the weighting's document frequencies on ``X`` (texts, or a
         term-count matrix)."""
-        _check_choice(self.weighting, "weighting", WEIGHTINGS)
+        _check_constraints(self)
         self.reference_counts_ = self._checked(self._fit_counts(X)[0])
         return self
 
@@ -280,9 +253,10 @@ class _KNeighbours(_Documents, ClassifierMixin, BaseEstimator):
     """fit / predict / predict_proba / kneighbors / score over a measure defined by the subclass."""
 
     _shared = ("dictionary",)
+    _constraints = {"k": K, "tokenizer": _TOKENIZER}
 
     def _check_params(self) -> None:
-        _check_k(self.k)
+        _check_constraints(self)
 
     def fit(self, X, y):
         """Remember the training documents (texts or term counts) and their labels ``y`` (any labels).
@@ -340,7 +314,7 @@ class _KNeighbours(_Documents, ClassifierMixin, BaseEstimator):
             rows of the training documents, nearest first (ties: the lower row).
         """
         check_is_fitted(self, "classes_")
-        k = self.k if n_neighbors is None else _check_int(n_neighbors, "n_neighbors")
+        k = self.k if n_neighbors is None else integer(1).check(n_neighbors, "n_neighbors")
         if k > self._reference.shape[0]:
             raise ValueError(f"n_neighbors={k} exceeds the {self._reference.shape[0]} training documents")
         distances, indices = self.measure_.kneighbours(
@@ -568,20 +542,26 @@ class SoftCosineClassifier(_Embedded):
         self.tokenizer = tokenizer
         self.dictionary = dictionary
 
+    _constraints = {
+        **_Embedded._constraints,
+        "orthogonalized": BOOLEAN,
+        "C": integer(1),
+        "threshold": real(-1.0, 1.0),
+        "exponent": real(0.0, np.inf, low_open=True),
+        "symmetric": BOOLEAN,
+        "dominant": BOOLEAN,
+        "idf": BOOLEAN,
+        "fill_rule": one_of(FILL_RULES),
+    }
+
     def _check_params(self) -> None:
         super()._check_params()
-        _check_bool(self.orthogonalized, "orthogonalized")
-        _check_int(self.C, "C")
-        threshold = _check_real(self.threshold, "threshold", -1.0, 1.0)
-        exponent = _check_real(self.exponent, "exponent", 0.0, np.inf, low_open=True)
+        threshold, exponent = float(self.threshold), float(self.exponent)
         if threshold < 0 and exponent != int(exponent):
             raise ValueError(
                 f"exponent={self.exponent!r} is not allowed with threshold={self.threshold!r}; a negative "
                 "threshold admits negative similarities, so exponent must be an integer"
             )
-        for name in ("symmetric", "dominant", "idf"):
-            _check_bool(getattr(self, name), name)
-        _check_choice(self.fill_rule, "fill_rule", FILL_RULES)
         self._keyed_vectors()
 
     def _method(self) -> str:
@@ -656,17 +636,15 @@ class WMDClassifier(_Embedded):
         self.tokenizer = tokenizer
         self.dictionary = dictionary
 
+    _constraints = {
+        **_Embedded._constraints,
+        "weighting": one_of(("nbow", "tfidf_l1")),
+        "solver": one_of(SOLVERS),
+        "n_jobs": either(literal(None), integer(high=-1), integer(1), allowed="None or a non-zero integer"),
+    }
+
     def _check_params(self) -> None:
         super()._check_params()
-        _check_choice(self.weighting, "weighting", ("nbow", "tfidf_l1"))
-        _check_choice(self.solver, "solver", SOLVERS)
-        if self.n_jobs is not None:
-            if (
-                isinstance(self.n_jobs, (bool, np.bool_))
-                or not isinstance(self.n_jobs, numbers.Integral)
-                or self.n_jobs == 0
-            ):
-                raise ValueError(f"n_jobs={self.n_jobs!r} is not allowed; n_jobs must be None or a non-zero integer")
         self._keyed_vectors()
 
     def _method(self) -> str:

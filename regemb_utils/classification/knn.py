@@ -15,41 +15,21 @@ Similarities may contain ±inf (e.g. 1/WMD with a zero distance) but not NaN. Fo
 
 from __future__ import annotations
 
-import numbers
-
 import numba
 import numpy as np
 
+from ..infra.constraints import integer
 from ..infra.keys import same_result_as
 from .reference import _similarities
 from .reference import top_k as top_k_by_partition
 
-__all__ = ["K_VALUES", "ODD_K", "is_odd_k", "top_k", "knn_votes"]
+__all__ = ["K_VALUES", "K", "top_k", "knn_votes"]
 
 K_VALUES = tuple(range(1, 20, 2))  # the paper's k ∈ {1, 3, …, 19}
-ODD_K = "an odd positive integer (the paper's k ∈ {1, 3, …, 19}: odd, so that two classes never tie)"
-
-
-def is_odd_k(k) -> bool:
-    """Whether ``k`` is a kNN's k as the paper's rule needs it: :data:`ODD_K` (the one place that says so; the
-    estimators and :class:`regemb_utils.classification.settings.Settings` refuse other values with that text).
-
-    Parameters
-    ----------
-    k : object
-        A candidate k.
-
-    Returns
-    -------
-    bool
-        True for an odd positive integer (not a bool).
-
-    Examples
-    --------
-    >>> is_odd_k(3), is_odd_k(4), is_odd_k(True), is_odd_k(3.0)
-    (True, False, False, False)
-    """
-    return not isinstance(k, (bool, np.bool_)) and isinstance(k, numbers.Integral) and k >= 1 and k % 2 == 1
+# "k is odd", said once: the estimators, Settings and chapter 4's parameters check k with it
+K = integer(
+    1, odd=True, allowed="an odd positive integer (the paper's k ∈ {1, 3, …, 19}: odd, so that two classes never tie)"
+)
 
 
 @numba.njit(nogil=True, cache=True)

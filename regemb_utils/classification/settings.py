@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -11,12 +10,19 @@ import numpy as np
 
 from ..termsim.orthogonalization import SPARSE_KEYS, neighbour_depth
 from .engine import Measure
-from .knn import ODD_K, is_odd_k
+from ..infra.constraints import integer, list_of, literal, one_of, real
+from .knn import K
 from .methods import METHODS
 from .selection import parameter_grid
 from .wmd_store import default_folder
 
 __all__ = ["Settings"]
+
+_KS = list_of(K, order=None)
+_SLOPES = list_of(real(0, 1), order=None)
+_VALIDATION_QUERIES = literal(None) | integer(1)  # at most this many queries, None for all
+_TEST_QUERIES = _VALIDATION_QUERIES | literal("power", stored="power")
+_REFERENCE = one_of(("train", "train+validation"))
 
 
 def _paper_store() -> str | None:
@@ -90,14 +96,8 @@ class Settings:
                 raise ValueError(f"{name}={value!r} is not allowed; give a mapping or (key, value) pairs")
             return [(key, v.item() if isinstance(v, np.generic) else v) for key, v in items]
 
-        ks = tuple_of("ks", self.ks)
-        if not ks or not all(is_odd_k(k) for k in ks):
-            raise ValueError(f"ks={self.ks!r} is not allowed; each k must be {ODD_K}")
-        object.__setattr__(self, "ks", tuple(int(k) for k in ks))
-        slopes = tuple_of("slopes", self.slopes)
-        if not slopes or any(isinstance(s, bool) or not isinstance(s, numbers.Real) or not 0 <= s <= 1 for s in slopes):
-            raise ValueError(f"slopes={self.slopes!r} is not allowed; slopes must be numbers in [0, 1]")
-        object.__setattr__(self, "slopes", slopes)
+        object.__setattr__(self, "ks", _KS.check(self.ks, "ks"))
+        object.__setattr__(self, "slopes", _SLOPES.check(self.slopes, "slopes"))
         grid = dict(pairs("sparse_grid", self.sparse_grid))
         if grid:
             unknown, missing = sorted(set(grid) - set(SPARSE_KEYS)), [k for k in SPARSE_KEYS if k not in grid]
@@ -111,27 +111,12 @@ class Settings:
         object.__setattr__(
             self, "sparse_grid", tuple((key, tuple_of(key, grid[key])) for key in SPARSE_KEYS if key in grid)
         )
-        for name, power in (("wmd_queries", True), ("wmd_validation_queries", False)):
+        for name, limit in (("wmd_queries", _TEST_QUERIES), ("wmd_validation_queries", _VALIDATION_QUERIES)):
             entries = pairs(name, getattr(self, name))
-            for dataset, limit in entries:
-                if not (
-                    limit is None
-                    or (power and limit == "power")
-                    or (isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and limit >= 1)
-                ):
-                    allowed = "a positive number of queries, None for all" + (" or 'power'" if power else "")
-                    raise ValueError(f"{name}[{dataset!r}]={limit!r} is not allowed; give {allowed}")
             object.__setattr__(
-                self,
-                name,
-                tuple(
-                    (dataset, limit if limit is None or limit == "power" else int(limit)) for dataset, limit in entries
-                ),
+                self, name, tuple((dataset, limit.check(n, f"{name}[{dataset!r}]")) for dataset, n in entries)
             )
-        if self.reference not in ("train", "train+validation"):
-            raise ValueError(
-                f"reference={self.reference!r} is not allowed; reference must be 'train' or 'train+validation'"
-            )
+        _REFERENCE.check(self.reference, "reference")
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any], progress: bool = True) -> "Settings":

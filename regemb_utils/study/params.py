@@ -10,8 +10,10 @@ A chapter's papermill ``parameters`` cell sets ``profile`` and leaves every othe
 at the start of the chapter and stops it with a message that names the parameter and what is allowed.
 
 List- and mapping-valued parameters may be given as Python values (papermill ``-y``) or as a JSON string (papermill
-``-p datasets '["bbcsport"]'``). Every list parameter follows one rule (:func:`_listed`): a list, or one bare value
-for a list of one; a mapping or a set is refused, and so is a value given twice.
+``-p datasets '["bbcsport"]'``). Each parameter declares what it allows as a constraint of
+:mod:`regemb_utils.infra.constraints`, the mechanism the estimators and chapter 4's settings use too; every list
+parameter follows one rule (:func:`regemb_utils.infra.constraints.list_of`): a list, or one bare value for a list of
+one; a mapping or a set is refused, and so is a value given twice.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..classification.knn import K_VALUES, is_odd_k
+from ..classification.knn import K_VALUES
 from ..classification.linear import LINEAR_MODELS
 from ..classification.methods import METHODS
+from ..infra.constraints import BOOLEAN, Constraint, either, integer, list_of, literal, one_of, real
 from ..text.datasets import DATASETS
 from ..text.tokenization import TOKENIZERS
 
@@ -74,7 +77,7 @@ class ParameterError(ValueError):
 
 @dataclass(frozen=True)
 class Parameter:
-    """One chapter parameter: its name, its default in each profile, what is allowed (in words) and its check.
+    """One chapter parameter: its name, its default in each profile, and what is allowed (a constraint).
 
     Parameters
     ----------
@@ -82,113 +85,118 @@ class Parameter:
         The papermill parameter's name.
     defaults : dict
         Profile (``"smoke"``, ``"paper"``) → default value (:data:`INHERITED` for one taken from the chapter before).
-    allowed : str
-        What a reader may pass, in words (quoted by :class:`ParameterError`).
-    check : callable
-        Value → the normalized value; raises :class:`ValueError` for one that is not allowed.
+    constraint : regemb_utils.infra.constraints.Constraint
+        What a reader may pass: in words (quoted by :class:`ParameterError`) and as a test.
     inherited_from : str, optional
         For a list parameter whose default is :data:`INHERITED`: the earlier chapter whose value it takes, and
         within whose values a given one must lie.
 
     Examples
     --------
-    >>> epochs = Parameter("epochs", {"smoke": 1, "paper": 10}, "a positive integer", int)
-    >>> epochs.defaults["paper"], epochs.check("3")
-    (10, 3)
+    >>> epochs = Parameter("epochs", {"smoke": 1, "paper": 10}, integer(1, allowed="a positive integer"))
+    >>> epochs.defaults["paper"], epochs.allowed, epochs.constraint.check(3, "epochs")
+    (10, 'a positive integer', 3)
     """
 
     name: str
     defaults: dict[str, Any]  # profile -> value
-    allowed: str  # what a reader may pass, in words
-    check: Callable[[Any], Any]  # returns the normalised value or raises ValueError
+    constraint: Constraint
     inherited_from: str | None = None  # the earlier chapter whose value an INHERITED default takes
 
-
-def _listed(value) -> tuple:
-    """The values of a list parameter: a list or tuple, or one bare value (a list of one). A mapping or a set is
-    refused (its keys are not a list), so is an empty list and a value given twice."""
-    if isinstance(value, (Mapping, set, frozenset)):
-        raise ValueError(f"a {'mapping' if isinstance(value, Mapping) else 'set'} is not a list")
-    values = tuple(value) if isinstance(value, (list, tuple)) else (value,)
-    if not values:
-        raise ValueError("the list is empty")
-    repeated = [v for i, v in enumerate(values) if any(v == w and type(v) is type(w) for w in values[:i])]
-    if repeated:
-        raise ValueError(f"{', '.join(map(repr, dict.fromkeys(repeated)))} given more than once")
-    return values
+    @property
+    def allowed(self) -> str:
+        """What a reader may pass, in words."""
+        return self.constraint.allowed
 
 
-def _one_of(choices):
-    def check(value):
-        if value not in choices:
-            raise ValueError
-        return value
-
-    return check
+def _subset_of(choices, allowed: str) -> Constraint:
+    """A non-empty list drawn from ``choices``, stored in their order."""
+    return list_of(one_of(choices), order=lambda values: tuple(c for c in choices if c in values), allowed=allowed)
 
 
-def _subset_of(choices):
-    def check(value):
-        values = _listed(value)
-        if any(not isinstance(v, str) or v not in choices for v in values):
-            raise ValueError
-        return tuple(v for v in choices if v in values)  # canonical order
-
-    return check
+def _all_or(constraint: Constraint, allowed: str) -> Constraint:
+    """``constraint``, or "all" for no limit (stored as None)."""
+    return either(constraint, literal("all", stored=None), allowed=allowed)
 
 
-def _limit(value):
-    """A positive integer, or "all" for no limit (stored as None)."""
-    if value == "all":
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError
-    return value
+def _booleans(allowed: str) -> Constraint:
+    """A non-empty list drawn from True and False, stored in the paper's order (True first)."""
+    return list_of(BOOLEAN, order=lambda values: tuple(v for v in (True, False) if v in values), allowed=allowed)
 
 
-def _at_least(minimum):
-    def check(value):
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ValueError
-        return value
+_LIMIT = either(integer(1), literal("all", stored=None))  # at most this many (None: all)
+_WMD_LIMIT = either(_LIMIT, literal("power"))  # or chapter 4's power computation
 
-    return check
+
+def _per_dataset(entry: Constraint, allowed: str) -> Constraint:
+    """``entry``, or a mapping data set → ``entry`` (data sets left out: "all"); stored as a tuple of (data set,
+    entry) pairs, sorted, over every data set for a single value."""
+
+    def accepts(value) -> bool:
+        if isinstance(value, Mapping):
+            return set(value) <= set(DATASETS) and all(entry.accepts(v) for v in value.values())
+        return entry.accepts(value)
+
+    def convert(value) -> tuple:
+        if isinstance(value, Mapping):
+            return tuple(sorted((name, entry.convert(v)) for name, v in value.items()))
+        return tuple((name, entry.convert(value)) for name in DATASETS)
+
+    return Constraint(allowed, accepts, convert)
+
+
+def _methods(allowed: str) -> Constraint:
+    """Chapter 4's methods: a non-empty list of :data:`regemb_utils.classification.methods.METHODS` with BoW."""
+    chosen = _subset_of(_METHOD_NAMES, allowed)
+    return Constraint(
+        allowed, lambda value: chosen.accepts(value) and "bow" in chosen.convert(value), chosen.convert, chosen.why
+    )
+
+
+def _scheduler(allowed: str) -> Constraint:
+    return Constraint(
+        allowed,
+        lambda value: isinstance(value, str) and (value in ("local", "dask-local") or value.startswith("tcp://")),
+    )
+
+
+def _n_jobs(allowed: str) -> Constraint:
+    return either(integer(1, os.cpu_count() or 1), literal(-1), allowed=allowed)
+
+
+def _record_id(allowed: str) -> Constraint:
+    return Constraint(
+        allowed, lambda value: isinstance(value, str) and re.fullmatch(r"\d{8}T\d{6}-[0-9a-f]{6}", value) is not None
+    )
+
+
+def _seeds(allowed: str) -> Constraint:
+    """Training seeds other than the book's (1): distinct integers of at least 2, or "none" (stored as ())."""
+    return either(literal("none", stored=()), list_of(integer(2)), allowed=allowed)
 
 
 _DATASETS = Parameter(
     "datasets",
     {"smoke": DATASETS, "paper": DATASETS},
-    f"a non-empty list drawn from {list(DATASETS)}",
-    _subset_of(DATASETS),
+    _subset_of(DATASETS, f"a non-empty list drawn from {list(DATASETS)}"),
 )
 _MAX_DOCUMENTS = Parameter(
     "max_documents",
     {"smoke": 120, "paper": None},
-    'a positive integer (documents kept from the start of each split) or "all"',
-    _limit,
+    _all_or(integer(1), 'a positive integer (documents kept from the start of each split) or "all"'),
 )
 _CORPUS_ARTICLES = Parameter(
     "corpus_articles",
     {"smoke": 200, "paper": None},
-    "an integer of at least 200 (Wikipedia articles read from the start of the corpus; fewer leave too few words "
-    'for the word benchmarks of chapter 2) or "all"',
-    lambda value: None if value == "all" else _at_least(200)(value),
+    _all_or(
+        integer(200),
+        "an integer of at least 200 (Wikipedia articles read from the start of the corpus; fewer leave too few words "
+        'for the word benchmarks of chapter 2) or "all"',
+    ),
 )
 _TOKENIZER = Parameter(
-    "tokenizer", {"smoke": "paper", "paper": "paper"}, f"one of {list(TOKENIZERS)}", _one_of(TOKENIZERS)
+    "tokenizer", {"smoke": "paper", "paper": "paper"}, one_of(TOKENIZERS, allowed=f"one of {list(TOKENIZERS)}")
 )
-
-
-def _positive_int(value):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError
-    return value
-
-
-def _unit_interval(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
-        raise ValueError
-    return float(value)
 
 
 def _same(value):
@@ -196,138 +204,76 @@ def _same(value):
 
 
 _TRAINING = (
-    Parameter("dimensions", {"smoke": 50, "paper": 200}, "a positive integer (the 32-bit model's size)", _positive_int),
+    Parameter(
+        "dimensions", {"smoke": 50, "paper": 200}, integer(1, allowed="a positive integer (the 32-bit model's size)")
+    ),
     Parameter(
         "quantized_dimensions",
         {"smoke": 100, "paper": 1000},
-        "a positive integer (the 1-bit model's size)",
-        _positive_int,
+        integer(1, allowed="a positive integer (the 1-bit model's size)"),
     ),
-    Parameter("epochs", {"smoke": 1, "paper": 10}, "a positive integer", _positive_int),
-    Parameter("window", _same(10), "a positive integer", _positive_int),
-    Parameter("negative", _same(24), "a positive integer", _positive_int),
-    Parameter("sample", _same(1e-4), "a number in [0, 1)", _unit_interval),
-    Parameter("min_count", _same(5), "a positive integer", _positive_int),
+    Parameter("epochs", {"smoke": 1, "paper": 10}, integer(1, allowed="a positive integer")),
+    Parameter("window", _same(10), integer(1, allowed="a positive integer")),
+    Parameter("negative", _same(24), integer(1, allowed="a positive integer")),
+    Parameter("sample", _same(1e-4), real(0, 1, high_open=True, allowed="a number in [0, 1)")),
+    Parameter("min_count", _same(5), integer(1, allowed="a positive integer")),
     Parameter(
         "workers",
         _same(1),
-        "a positive integer (training threads per model; 1 is deterministic, more threads "
-        "give lock-free updates in a varying order and so other vectors on every run)",
-        _positive_int,
+        integer(
+            1,
+            allowed="a positive integer (training threads per model; 1 is deterministic, more threads "
+            "give lock-free updates in a varying order and so other vectors on every run)",
+        ),
     ),
 )
 
 
-def _between(low, high):
-    def check(value):
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise ValueError
-        return value
-
-    return check
-
-
 MAX_FACTOR_WORDS = 10_000  # a factor of S' over more words fills in towards a dense N x N matrix (chapter 3)
-
-
-def _sizes(value, high=None):
-    values = _listed(value)
-    if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
-        raise ValueError
-    if high is not None and max(values) > high:
-        raise ValueError
-    return tuple(sorted(values))
 
 
 _ORTHOGONALIZATION = (
     Parameter(
         "fill_rule",
         _same("paper"),
-        "one of ['paper', 'gensim'] (a dominance violation ends the column, or skips the candidate)",
-        _one_of(("paper", "gensim")),
+        one_of(
+            ("paper", "gensim"),
+            allowed="one of ['paper', 'gensim'] (a dominance violation ends the column, or skips the candidate)",
+        ),
     ),
     Parameter(
         "nonzero_limits",
         {"smoke": (10, 20, 40), "paper": (100, 200, 400, 800)},
-        "a non-empty list of positive integers (the grid's C)",
-        _sizes,
+        list_of(integer(1), allowed="a non-empty list of positive integers (the grid's C)"),
     ),
     Parameter(
         "factor_words",
         {"smoke": 300, "paper": 2000},
-        f"an integer in [2, {MAX_FACTOR_WORDS:,}] (the N most frequent words on which S' is factorized)",
-        _between(2, MAX_FACTOR_WORDS),
+        integer(
+            2,
+            MAX_FACTOR_WORDS,
+            allowed=f"an integer in [2, {MAX_FACTOR_WORDS:,}] (the N most frequent words on which S' is factorized)",
+        ),
     ),
     Parameter(
         "factor_sizes",
         {"smoke": (100, 200, 300), "paper": (1000, 2000, 4000, 8000)},
-        f"a non-empty list of integers in [1, {MAX_FACTOR_WORDS:,}] (vocabulary sizes N for the fill-in study)",
-        lambda value: _sizes(value, MAX_FACTOR_WORDS),
+        list_of(
+            integer(1, MAX_FACTOR_WORDS),
+            allowed=f"a non-empty list of integers in [1, {MAX_FACTOR_WORDS:,}] (vocabulary sizes N for the fill-in study)",
+        ),
     ),
     Parameter(
         "svd_dimensions",
         {"smoke": 20, "paper": 200},
-        "a positive integer smaller than factor_words (dense orthogonalized embeddings)",
-        _positive_int,
+        integer(1, allowed="a positive integer smaller than factor_words (dense orthogonalized embeddings)"),
     ),
     Parameter(
         "tsne_words",
         _same(40),
-        "an integer of at least 2 and at most factor_words (most common words shown in Figure 1)",
-        _at_least(2),
+        integer(2, allowed="an integer of at least 2 and at most factor_words (most common words shown in Figure 1)"),
     ),
 )
-
-
-def _booleans(value):
-    values = _listed(value)
-    if any(not isinstance(v, bool) for v in values):
-        raise ValueError
-    return tuple(v for v in (True, False) if v in values)  # the paper's order: True first
-
-
-def _numbers_in(low, high, positive=False):
-    def check(value):
-        values = _listed(value)
-        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
-            raise ValueError
-        if any(not low <= v <= high for v in values) or (positive and any(v <= 0 for v in values)):
-            raise ValueError
-        numbers = [float(v) for v in values]
-        if len(set(numbers)) != len(numbers):
-            repeated = dict.fromkeys(v for v in numbers if numbers.count(v) > 1)
-            raise ValueError(f"{', '.join(f'{v:g}' for v in repeated)} given more than once")
-        return tuple(sorted(numbers))
-
-    return check
-
-
-def _odd_ks(value):
-    """A non-empty list of the paper's ks (:data:`regemb_utils.classification.knn.K_VALUES`)."""
-    values = _listed(value)
-    if any(not is_odd_k(v) or v not in K_VALUES for v in values):
-        raise ValueError
-    return tuple(sorted(values))
-
-
-def _wmd_limit(value):
-    """A positive integer, "all" (stored as None) or "power" (chapter 4's power computation)."""
-    return "power" if value == "power" else _limit(value)
-
-
-def _wmd_queries(value, entry=_wmd_limit):
-    """ "all", "power", a positive integer, or a mapping data set -> one of these (missing data sets: "all"); stored
-    as a sorted tuple of (data set, limit, None or "power")."""
-    if isinstance(value, Mapping):
-        unknown = set(value) - set(DATASETS)
-        if unknown:
-            raise ValueError
-        return tuple(sorted((name, entry(limit)) for name, limit in value.items()))
-    return tuple((name, entry(value)) for name in DATASETS)
-
-
-def _wmd_validation_queries(value):
-    return _wmd_queries(value, _limit)
 
 
 # WMD queries in the paper profile: every test query, and every validation query to choose the WMD's k, as the other
@@ -337,29 +283,17 @@ def _wmd_validation_queries(value):
 # a smaller one. The smoke profile keeps its documents few through max_documents.
 _PAPER_WMD_QUERIES = "all"
 _PAPER_WMD_VALIDATION_QUERIES = "all"
-
-
-def _methods(value):
-    chosen = _subset_of(_METHOD_NAMES)(value)
-    if "bow" not in chosen:
-        raise ValueError
-    return chosen
-
-
-def _scheduler(value):
-    if not isinstance(value, str) or not (value in ("local", "dask-local") or value.startswith("tcp://")):
-        raise ValueError
-    return value
-
-
-def _n_jobs(value):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int)
-        or not (1 <= value <= (os.cpu_count() or 1) or value == -1)
-    ):
-        raise ValueError
-    return value
+_WMD_QUERIES = _per_dataset(
+    _WMD_LIMIT,
+    '"power", "all", a positive integer, or a mapping from data set to one of these: how many test queries the WMD '
+    'methods answer per data set ("power": chapter 4\'s power computation; a prefix of a seeded, class-stratified '
+    "order; the other methods answer every query)",
+)
+_WMD_VALIDATION_QUERIES = _per_dataset(
+    _LIMIT,
+    '"all", a positive integer, or a mapping from data set to either: how many validation queries the WMD methods '
+    "answer per data set to choose their k (a prefix of the same kind of order)",
+)
 
 
 _METHOD_NAMES = tuple(METHODS)  # the paper's seven configurations in its plot order, then the two baselines
@@ -369,8 +303,7 @@ def _inherited_datasets(source: str) -> Parameter:
     return Parameter(
         "datasets",
         _same(INHERITED),
-        f"a non-empty list drawn from {list(DATASETS)} and from chapter {source}'s",
-        _subset_of(DATASETS),
+        _subset_of(DATASETS, f"a non-empty list drawn from {list(DATASETS)} and from chapter {source}'s"),
         inherited_from=source,
     )
 
@@ -380,116 +313,110 @@ _CLASSIFICATION = (
     Parameter(
         "max_documents",
         {"smoke": 20, "paper": None},
-        "a positive integer, at least the largest k (documents kept from the start of each split of chapter "
-        '1\'s), or "all"',
-        _limit,
+        _all_or(
+            integer(1),
+            "a positive integer, at least the largest k (documents kept from the start of each split of chapter "
+            '1\'s), or "all"',
+        ),
     ),
     Parameter(
         "methods",
         _same(_METHOD_NAMES),
-        f"a non-empty list drawn from {list(_METHOD_NAMES)} that includes 'bow' (the baseline of the relative errors)",
-        _methods,
+        _methods(
+            f"a non-empty list drawn from {list(_METHOD_NAMES)} that includes 'bow' (the baseline of the relative errors)"
+        ),
     ),
     Parameter(
         "ks",
         {"smoke": (1, 3, 5, 7, 9), "paper": K_VALUES},
-        "a non-empty list drawn from [1, 3, 5, ..., 19] (kNN's k)",
-        _odd_ks,
+        list_of(one_of(K_VALUES), allowed="a non-empty list drawn from [1, 3, 5, ..., 19] (kNN's k)"),
     ),
     Parameter(
         "slopes",
         _same((0.0,)),
-        "a non-empty list of numbers in [0, 1] (the dtb pivot slope s; it cancels)",
-        _numbers_in(0.0, 1.0),
+        list_of(real(0.0, 1.0), allowed="a non-empty list of numbers in [0, 1] (the dtb pivot slope s; it cancels)"),
     ),
     Parameter(
         "symmetric",
         {"smoke": (True, False), "paper": (True, False)},
-        "a non-empty list drawn from [True, False] (Sym)",
-        _booleans,
+        _booleans("a non-empty list drawn from [True, False] (Sym)"),
     ),
     Parameter(
         "dominant",
         {"smoke": (True,), "paper": (True, False)},
-        "a non-empty list drawn from [True, False] (Dom)",
-        _booleans,
+        _booleans("a non-empty list drawn from [True, False] (Dom)"),
     ),
     Parameter(
-        "idf", {"smoke": (True,), "paper": (True, False)}, "a non-empty list drawn from [True, False] (Idf)", _booleans
+        "idf", {"smoke": (True,), "paper": (True, False)}, _booleans("a non-empty list drawn from [True, False] (Idf)")
     ),
     Parameter(
         "nonzero_limits",
         {"smoke": (10, 40), "paper": (100, 200, 400, 800)},
-        "a non-empty list of positive integers (the grid's C)",
-        _sizes,
+        list_of(integer(1), allowed="a non-empty list of positive integers (the grid's C)"),
     ),
     Parameter(
         "thresholds",
         {"smoke": (-1.0, 0.0), "paper": (-1.0, -0.5, 0.0, 0.5)},
-        "a non-empty list of numbers in [-1, 1] (the grid's t)",
-        _numbers_in(-1.0, 1.0),
+        list_of(real(-1.0, 1.0), allowed="a non-empty list of numbers in [-1, 1] (the grid's t)"),
     ),
     Parameter(
         "exponents",
         {"smoke": (1.0, 4.0), "paper": (1.0, 2.0, 3.0, 4.0)},
-        "a non-empty list of positive numbers (the grid's o; integers when a threshold is negative)",
-        _numbers_in(0.0, 1e6, positive=True),
+        list_of(
+            real(0.0, 1e6, low_open=True),
+            allowed="a non-empty list of positive numbers (the grid's o; integers when a threshold is negative)",
+        ),
     ),
     Parameter(
         "fill_rule",
         _same("paper"),
-        "one of ['paper', 'gensim'] (how S' handles a dominance violation)",
-        _one_of(("paper", "gensim")),
+        one_of(("paper", "gensim"), allowed="one of ['paper', 'gensim'] (how S' handles a dominance violation)"),
     ),
     Parameter(
         "reference",
         _same("train"),
-        "one of ['train', 'train+validation'] (the test run's reference set)",
-        _one_of(("train", "train+validation")),
+        one_of(
+            ("train", "train+validation"), allowed="one of ['train', 'train+validation'] (the test run's reference set)"
+        ),
     ),
     Parameter(
         "significance_test",
         _same("mcnemar"),
-        "one of ['mcnemar', 'paper_t_test'] (the significance test)",
-        _one_of(("mcnemar", "paper_t_test")),
+        one_of(("mcnemar", "paper_t_test"), allowed="one of ['mcnemar', 'paper_t_test'] (the significance test)"),
     ),
     Parameter(
         "wmd_queries",
-        {"smoke": _wmd_queries("all"), "paper": _wmd_queries(_PAPER_WMD_QUERIES)},
-        '"power", "all", a positive integer, or a mapping from data set to one of these: how many test queries '
-        'the WMD methods answer per data set ("power": chapter 4\'s power computation; a prefix of a seeded, '
-        "class-stratified order; the other methods answer every query)",
-        _wmd_queries,
+        {"smoke": _WMD_QUERIES.convert("all"), "paper": _WMD_QUERIES.convert(_PAPER_WMD_QUERIES)},
+        _WMD_QUERIES,
     ),
     Parameter(
         "wmd_validation_queries",
-        {"smoke": _wmd_validation_queries("all"), "paper": _wmd_validation_queries(_PAPER_WMD_VALIDATION_QUERIES)},
-        '"all", a positive integer, or a mapping from data set to either: how many validation queries the WMD '
-        "methods answer per data set to choose their k (a prefix of the same kind of order)",
-        _wmd_validation_queries,
+        {
+            "smoke": _WMD_VALIDATION_QUERIES.convert("all"),
+            "paper": _WMD_VALIDATION_QUERIES.convert(_PAPER_WMD_VALIDATION_QUERIES),
+        },
+        _WMD_VALIDATION_QUERIES,
     ),
-    Parameter("wmd_solver", _same("pot"), "one of ['pot', 'pyemd'] (the exact EMD solver)", _one_of(("pot", "pyemd"))),
+    Parameter(
+        "wmd_solver", _same("pot"), one_of(("pot", "pyemd"), allowed="one of ['pot', 'pyemd'] (the exact EMD solver)")
+    ),
     Parameter(
         "n_jobs",
         _same(os.cpu_count() or 1),
-        f"an integer in [1, {os.cpu_count() or 1}] (parallel worker processes, at most this machine's cores) or "
-        "-1 (all cores)",
-        _n_jobs,
+        _n_jobs(
+            f"an integer in [1, {os.cpu_count() or 1}] (parallel worker processes, at most this machine's cores) or "
+            "-1 (all cores)"
+        ),
     ),
     Parameter(
         "scheduler",
         _same("local"),
-        "'local' (joblib on this machine), 'dask-local' (a dask LocalCluster) or a 'tcp://host:port' address "
-        "of a dask scheduler",
-        _scheduler,
+        _scheduler(
+            "'local' (joblib on this machine), 'dask-local' (a dask LocalCluster) or a 'tcp://host:port' address "
+            "of a dask scheduler"
+        ),
     ),
 )
-
-
-def _perplexity(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 100:
-        raise ValueError
-    return float(value)
 
 
 _MAPS = (
@@ -497,14 +424,19 @@ _MAPS = (
     Parameter(
         "map_documents",
         {"smoke": None, "paper": 1000},
-        'an integer of at least 3 or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
-        lambda value: None if value == "all" else _at_least(3)(value),
+        _all_or(
+            integer(3),
+            'an integer of at least 3 or "all" (test documents per data set on a t-SNE map: a seeded random sample)',
+        ),
     ),
     Parameter(
         "perplexity",
         {"smoke": 5.0, "paper": 30.0},
-        "a number in [1, 100] (t-SNE's perplexity), smaller than the number of documents on every map",
-        _perplexity,
+        real(
+            1,
+            100,
+            allowed="a number in [1, 100] (t-SNE's perplexity), smaller than the number of documents on every map",
+        ),
     ),
 )
 
@@ -513,40 +445,26 @@ _BASELINES = (
     Parameter(
         "methods",
         _same(tuple(LINEAR_MODELS)),
-        f"a non-empty list drawn from {list(LINEAR_MODELS)} (the linear models)",
-        _subset_of(tuple(LINEAR_MODELS)),
+        _subset_of(tuple(LINEAR_MODELS), f"a non-empty list drawn from {list(LINEAR_MODELS)} (the linear models)"),
     ),
     Parameter(
         "regularization",
         {"smoke": (0.1, 1.0, 10.0), "paper": (0.01, 0.1, 1.0, 10.0, 100.0)},
-        "a non-empty list of positive numbers (the values of C tried on the validation split)",
-        _numbers_in(0.0, 1e6, positive=True),
+        list_of(
+            real(0.0, 1e6, low_open=True),
+            allowed="a non-empty list of positive numbers (the values of C tried on the validation split)",
+        ),
     ),
 )
-
-
-def _record_id(value):
-    if not isinstance(value, str) or not re.fullmatch(r"\d{8}T\d{6}-[0-9a-f]{6}", value):
-        raise ValueError
-    return value
-
-
-def _seeds(value):
-    """Training seeds other than the book's (1): a list of distinct integers of at least 2, or "none" (stored as ())."""
-    if value == "none":
-        return ()
-    values = _listed(value)
-    if any(isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in values):
-        raise ValueError
-    return tuple(sorted(values))
 
 
 _PREVIOUS_RECORD = Parameter(
     "previous_record",
     _same(None),
-    "None (the latest record of the previous chapter for this profile) or a record "
-    "id such as 20261123T221500-1a2b3c, as printed by that chapter",
-    _record_id,
+    _record_id(
+        "None (the latest record of the previous chapter for this profile) or a record "
+        "id such as 20261123T221500-1a2b3c, as printed by that chapter"
+    ),
 )
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -720,28 +638,33 @@ CHAPTERS: dict[str, ChapterSpec] = {
             Parameter(
                 "other_seeds",
                 {"smoke": (2,), "paper": (2, 3)},
-                "a list of distinct integers of at least 2 (the seeds of "
-                'extra 32-bit and 1-bit models, trained with the same settings; the book\'s models use seed 1) or "none"',
-                _seeds,
+                _seeds(
+                    "a list of distinct integers of at least 2 (the seeds of "
+                    'extra 32-bit and 1-bit models, trained with the same settings; the book\'s models use seed 1) or "none"'
+                ),
             ),
             Parameter(
                 "check_epochs",
                 {"smoke": 1, "paper": 2},
-                "an integer in [1, 10] (epochs of the check against the original Word2Bits tool, both trainers)",
-                _between(1, 10),
+                integer(
+                    1,
+                    10,
+                    allowed="an integer in [1, 10] (epochs of the check against the original Word2Bits tool, both trainers)",
+                ),
             ),
             Parameter(
                 "check_articles",
                 {"smoke": None, "paper": 1_500},
-                "an integer of at least 200 (the first articles "
-                'of chapter 1\'s corpus that the check against the original Word2Bits tool trains on) or "all"',
-                lambda value: None if value == "all" else _at_least(200)(value),
+                _all_or(
+                    integer(200),
+                    "an integer of at least 200 (the first articles "
+                    'of chapter 1\'s corpus that the check against the original Word2Bits tool trains on) or "all"',
+                ),
             ),
             Parameter(
                 "cosine_pairs",
                 {"smoke": 200_000, "paper": 10_000_000},
-                "an integer in [1, 100,000,000] (word pairs sampled)",
-                _between(1, 100_000_000),
+                integer(1, 100_000_000, allowed="an integer in [1, 100,000,000] (word pairs sampled)"),
             ),
             _PREVIOUS_RECORD,
         ),
@@ -758,9 +681,11 @@ CHAPTERS: dict[str, ChapterSpec] = {
             Parameter(
                 "speed_queries",
                 {"smoke": 3, "paper": 25},
-                "an integer of at least 2 (test queries per data set on which "
-                "each WMD is timed by brute force, every pair solved, for the paper's speed measure)",
-                _at_least(2),
+                integer(
+                    2,
+                    allowed="an integer of at least 2 (test queries per data set on which "
+                    "each WMD is timed by brute force, every pair solved, for the paper's speed measure)",
+                ),
             ),
             _PREVIOUS_RECORD,
         ),
@@ -816,12 +741,13 @@ class ChapterParameters(Mapping):
 
 
 def _parsed(value: Any) -> Any:
-    """A JSON list or mapping given as a string (papermill ``-p``) becomes the list or mapping."""
+    """A JSON list or mapping given as a string (papermill ``-p``) becomes the list or mapping (a string that is not
+    JSON stays a string, which no list or mapping parameter allows)."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         try:
             return json.loads(value)
         except json.JSONDecodeError:
-            raise ValueError from None
+            return value
     return value
 
 
@@ -873,10 +799,9 @@ def chapter_parameters(chapter: str, profile: str = "paper", **given: Any) -> Ch
             values[name] = p.defaults[profile]
             continue
         try:
-            values[name] = p.check(_parsed(value))
-        except (ValueError, TypeError) as error:
-            reason = f" ({error})" if isinstance(error, ValueError) and str(error) else ""
-            raise ParameterError(f"{name}={value!r} is not allowed{reason}; {name} must be {p.allowed}") from None
+            values[name] = p.constraint.check(_parsed(value), name, shown=value)
+        except ValueError as error:
+            raise ParameterError(str(error)) from None
     for check in CHAPTERS[chapter].checks:
         check(values)
     return ChapterParameters(values)
