@@ -24,6 +24,10 @@ from .text.datasets import DATASETS
 __all__ = [
     "PaperValue",
     "KINDS",
+    "Provenance",
+    "PROVENANCE",
+    "origin",
+    "marked",
     "value",
     "read_off",
     "all_values",
@@ -73,18 +77,74 @@ __all__ = [
     "REUTERS_CONFUSED",
 ]
 
-KINDS = (
-    "paper text",  # stated in the paper's prose (abstract or a section)
-    "paper table",  # a cell of one of the paper's tables
-    "paper figure caption",  # stated in a figure's caption
-    "paper figure (bar labels)",  # the label printed on a bar: 2 significant digits below 10, else a whole number
-    "paper figure (read off)",  # digits read off a figure's blurry labels: approximate
-    "paper's notebook",  # an output of the paper's published notebook (classification.ipynb), not in the paper
-    "paper's result files",  # the preliminary result pickles in the paper's repository (commit a072c96)
-    "paper's code",  # what the paper's code runs (not stated in the paper)
-    "authors' evaluation repository",  # Witiko/Word2Bits-evaluation: another corpus, a rough reference only
-    "later publication",  # another paper's result on Kusner et al.'s documents (chapter 7's reference column)
-)
+
+@dataclass(frozen=True)
+class Provenance:
+    """What a kind of :class:`PaperValue` is, and how the book says so: in prose, and as a mark beside the value in a
+    table with the caption's note for it.
+
+    Parameters
+    ----------
+    meaning : str
+        What the kind is.
+    origin : str
+        Where such a value comes from, for prose ("{source}" stands for the value's source); "" says the source itself.
+    mark : str
+        The sign beside such a value in a table where the paper does not print it as shown ("" for none).
+    mark_before : bool
+        Whether the mark precedes the value ("≈ 5.5") or follows it ("54.73†").
+    note : str
+        What the mark means, for a caption or a footnote.
+
+    Examples
+    --------
+    >>> PROVENANCE["paper's result files"].mark, origin(TEST_ERRORS["bow", "bbcsport"])
+    ('†', 'a bar label of its Figure 8')
+    """
+
+    meaning: str
+    origin: str = ""
+    mark: str = ""
+    mark_before: bool = False
+    note: str = ""
+
+
+# Each kind of value attributed to the paper, in the order of how directly the paper states it (printed first).
+PROVENANCE: dict[str, Provenance] = {
+    "paper text": Provenance("stated in the paper's prose (abstract or a section)", "its {source}"),
+    "paper table": Provenance("a cell of one of the paper's tables", "its {source}"),
+    "paper figure caption": Provenance("stated in a figure's caption", "its {source}"),
+    "paper figure (bar labels)": Provenance(
+        "the label printed on a bar: 2 significant digits below 10, else a whole number", "a bar label of its {source}"
+    ),
+    "paper figure (read off)": Provenance(
+        "digits read off a figure's blurry labels: approximate",
+        "read off its {source}",
+        "≈",
+        True,
+        "read off a blurry bar label, approximate",
+    ),
+    "paper's notebook": Provenance(
+        "an output of the paper's published notebook (classification.ipynb), not in the paper",
+        "the paper's published notebook, not printed in the paper",
+        "‡",
+        False,
+        "from the paper's published notebook, not printed in the paper",
+    ),
+    "paper's result files": Provenance(
+        "the preliminary result pickles in the paper's repository (commit a072c96)",
+        "the paper's preliminary result files, not printed in the paper",
+        "†",
+        False,
+        "from the paper's preliminary result files in its code's history (commit a072c96), not printed in the paper",
+    ),
+    "paper's code": Provenance("what the paper's code runs (not stated in the paper)"),
+    "authors' evaluation repository": Provenance("Witiko/Word2Bits-evaluation: another corpus, a rough reference only"),
+    "later publication": Provenance(
+        "another paper's result on Kusner et al.'s documents (chapter 7's reference column)"
+    ),
+}
+KINDS = tuple(PROVENANCE)
 
 
 @dataclass(frozen=True)
@@ -113,6 +173,52 @@ class PaperValue:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"unknown kind {self.kind!r}; allowed: {KINDS}")
+
+
+def origin(value: PaperValue) -> str:
+    """Where ``value`` comes from, in words for the prose (:data:`PROVENANCE`).
+
+    Parameters
+    ----------
+    value : PaperValue
+        A value attributed to the paper.
+
+    Returns
+    -------
+    str
+        A phrase such as "a bar label of its Figure 8" (the value's source where its kind has no phrase).
+
+    Examples
+    --------
+    >>> origin(TEST_ERRORS["bow", "ohsumed"]), origin(TEST_ERRORS["wmd", "reuters"])
+    ("the paper's preliminary result files, not printed in the paper", 'read off its Figure 8 (a blurry bar label, 5.3-5.5)')
+    """
+    return PROVENANCE[value.kind].origin.format(source=value.source) or value.source
+
+
+def marked(value: PaperValue, text: str) -> str:
+    """``text`` (``value`` as shown) with the mark of its kind where the paper does not print it so
+    (:data:`PROVENANCE`): "≈" before, "†" or "‡" after.
+
+    Parameters
+    ----------
+    value : PaperValue
+        A value attributed to the paper.
+    text : str
+        How it is shown.
+
+    Returns
+    -------
+    str
+        The text with its mark, if its kind has one.
+
+    Examples
+    --------
+    >>> marked(TEST_ERRORS["wmd", "reuters"], "5.5 %"), marked(TEST_ERRORS["bow", "ohsumed"], "54.73 %")
+    ('≈5.5 %', '54.73 %†')
+    """
+    kind = PROVENANCE[value.kind]
+    return kind.mark + text if kind.mark_before else text + kind.mark
 
 
 def value(table: dict, key, default=np.nan):

@@ -157,3 +157,25 @@ def test_word2bits_learns_at_the_rate_paper_py_attributes_to_the_papers_code():
         if p.name == "alpha" and p.default is not p.empty
     ]
     assert defaults and set(defaults) == {paper.TRAINING_SETTINGS["alpha"].value}
+
+
+def test_one_table_says_how_each_kind_of_paper_value_is_marked_in_every_chapter(monkeypatch):
+    """paper.PROVENANCE alone decides a kind's mark, where it goes, its caption note and its words in prose: chapter
+    1's table and the scorecard's footnotes change with it."""
+    from dataclasses import replace
+
+    from regemb_utils.chapters import scorecard as scorecard_module
+    from regemb_utils.chapters.preprocessing import majority_class_table, marked_paper_errors
+
+    kind = "paper's result files"
+    monkeypatch.setitem(paper.PROVENANCE, kind, replace(paper.PROVENANCE[kind], mark="§", note="a test's note"))
+    value = paper.TEST_ERRORS["bow", "ohsumed"]
+    assert value.kind == kind
+    majority = pd.DataFrame(
+        {"largest class": ["C04"], "share of training split": [0.3], "test error": [0.6]}, index=["ohsumed"]
+    )
+    table, note = marked_paper_errors(majority_class_table(majority))
+    assert table.loc["OHSUMED", "paper: highest test error"].endswith("%§")
+    assert "§ a test's note" in note
+    assert scorecard_module._not_printed(value) == "the paper's value: a test's note"
+    assert paper.origin(value) == paper.PROVENANCE[kind].origin

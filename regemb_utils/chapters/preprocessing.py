@@ -10,7 +10,7 @@ from gensim.corpora import Dictionary
 from ..text.corpus import frequent_words
 from ..text.datasets import Dataset
 from ..text.tokenization import tokenize
-from ..paper import DIFFERENT_DATA, KINDS, TEST_ERRORS, PaperValue, table_1
+from ..paper import DIFFERENT_DATA, KINDS, PROVENANCE, TEST_ERRORS, PaperValue, marked, table_1
 
 __all__ = [
     "dataset_statistics",
@@ -18,9 +18,7 @@ __all__ = [
     "table_1_comparison",
     "majority_class_error",
     "majority_class_table",
-    "PAPER_ERROR_MARKS",
     "paper_error_extremes",
-    "paper_error_source",
     "marked_paper_errors",
     "e_p_gaps",
     "class_distribution_figure",
@@ -248,19 +246,6 @@ def majority_class_table(majority: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-# How a cell of the paper's test errors is marked where the paper does not print the value as shown: kind of
-# :class:`regemb_utils.paper.PaperValue` -> (mark, where the mark goes, what the caption says about it).
-PAPER_ERROR_MARKS: dict[str, tuple[str, str, str]] = {
-    "paper figure (read off)": ("≈", "before", "≈ read off a blurry bar label of the paper's Figure 8"),
-    "paper's result files": (
-        "†",
-        "after",
-        "† from the paper's preliminary result files in its code's history, not printed in the paper",
-    ),
-    "paper's notebook": ("‡", "after", "‡ from the paper's published notebook, not printed in the paper"),
-}
-
-
 def paper_error_extremes(dataset: str) -> tuple[PaperValue, PaperValue] | None:
     """The lowest and the highest test error of the paper's seven methods on ``dataset``, as the
     :class:`regemb_utils.paper.PaperValue` s of :data:`regemb_utils.paper.TEST_ERRORS` (with their source and kind);
@@ -290,37 +275,10 @@ def paper_error_extremes(dataset: str) -> tuple[PaperValue, PaperValue] | None:
     return lowest, highest
 
 
-def paper_error_source(value: PaperValue) -> str:
-    """Where a test error of :data:`regemb_utils.paper.TEST_ERRORS` comes from, in words for the prose.
-
-    Parameters
-    ----------
-    value : PaperValue
-        A value of :data:`regemb_utils.paper.TEST_ERRORS`.
-
-    Returns
-    -------
-    str
-        A phrase such as "a bar label of its Figure 8".
-
-    Examples
-    --------
-    >>> paper_error_source(TEST_ERRORS["bow", "bbcsport"]), paper_error_source(TEST_ERRORS["bow", "ohsumed"])
-    ('a bar label of its Figure 8', "the paper's preliminary result files, not printed in the paper")
-    """
-    return {
-        "paper figure (bar labels)": f"a bar label of its {value.source}",
-        "paper figure caption": f"its {value.source}",
-        "paper figure (read off)": "read off a blurry bar label of its Figure 8",
-        "paper's result files": "the paper's preliminary result files, not printed in the paper",
-        "paper's notebook": "the paper's published notebook, not printed in the paper",
-    }.get(value.kind, value.source)
-
-
 def marked_paper_errors(shown: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """:func:`majority_class_table` for reading: the paper's lowest and highest test errors as text in percent, with
     the digits of their source and a mark where the paper does not print the value as shown
-    (:data:`PAPER_ERROR_MARKS`), and the caption's note on the marks that occur.
+    (:func:`regemb_utils.paper.marked`), and the caption's note on the marks that occur.
 
     Parameters
     ----------
@@ -342,8 +300,8 @@ def marked_paper_errors(shown: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     [['≈5.5 %', '10.19 %'], ['24 %', '54.73 %†']]
     >>> print(note)  # doctest: +NORMALIZE_WHITESPACE
     ; unmarked values are printed in the paper (a bar label of its Figure 8, to two significant digits, or a
-    caption of its Figures 2–7); ≈ read off a blurry bar label of the paper's Figure 8; † from the paper's
-    preliminary result files in its code's history, not printed in the paper
+    caption of its Figures 2–7); ≈ read off a blurry bar label, approximate; † from the paper's preliminary result
+    files in its code's history (commit a072c96), not printed in the paper
     """
     shown = shown.copy()
     used = set()
@@ -351,17 +309,14 @@ def marked_paper_errors(shown: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     def cell(value: PaperValue | None) -> str:
         if value is None:
             return "—"
-        text = f"{value.value:.4g}\u00a0%"
-        if value.kind not in PAPER_ERROR_MARKS:
-            return text
-        used.add(value.kind)
-        mark, where, _ = PAPER_ERROR_MARKS[value.kind]
-        return mark + text if where == "before" else text + mark
+        if PROVENANCE[value.kind].mark:
+            used.add(value.kind)
+        return marked(value, f"{value.value:.4g}\u00a0%")
 
     extremes = {d: paper_error_extremes(d) for d in shown.index}
     for column, i in (("paper: lowest test error", 0), ("paper: highest test error", 1)):
         shown[column] = [cell(extremes[d][i] if extremes[d] else None) for d in shown.index]
-    notes = [note for kind, (_, _, note) in PAPER_ERROR_MARKS.items() if kind in used]
+    notes = [f"{p.mark} {p.note}" for kind, p in PROVENANCE.items() if kind in used]
     if not notes:
         return shown, ""
     printed = (

@@ -49,13 +49,15 @@ DECIDED = (
     "rounding (no test)"
 )
 REDUCTION = "test error reduction, orthogonalized 32-bit vs non-regularized SCM (%)"
-_READ_OFF = "paper figure (read off)"
-# the paper's values that the paper does not print, by where they come from (a footnote of their rows)
-_NOT_PRINTED = {
-    "paper's result files": "the paper's value from its preliminary result files (commit a072c96), not printed in "
-    "the paper (its bar shows it rounded)",
-    "paper's notebook": "the paper's value from its published notebook; the paper's source leaves this figure out",
-}
+
+
+def _not_printed(value: _paper.PaperValue) -> str | None:
+    """The footnote of a row whose paper value the paper does not print as shown (:data:`regemb_utils.paper.PROVENANCE`;
+    a value read off a figure says so in its own column)."""
+    kind = _paper.PROVENANCE[value.kind]
+    return f"the paper's value: {kind.note}" if kind.mark and not kind.mark_before else None
+
+
 _COLUMNS = [
     "section",
     "quantity",
@@ -304,8 +306,8 @@ def scorecard(
                         upper=float(r.upper),
                         corpus=METHODS[r.method].model is not None,
                         paper_n=_paper.value(_paper.TABLE_1, (r.dataset, "test"), None),
-                        read_off=_paper.TEST_ERRORS[r.method, r.dataset].kind == _READ_OFF,
-                        note=_NOT_PRINTED.get(_paper.TEST_ERRORS[r.method, r.dataset].kind),
+                        read_off=_paper.read_off(_paper.TEST_ERRORS, (r.method, r.dataset)),
+                        note=_not_printed(_paper.TEST_ERRORS[r.method, r.dataset]),
                     )
                 )
     if relative is not None:
@@ -320,7 +322,7 @@ def scorecard(
                         float(r["relative error"]),
                         method=r["label"],
                         corpus=True,
-                        read_off=_paper.RELATIVE_ERRORS[method].kind == _READ_OFF,
+                        read_off=_paper.read_off(_paper.RELATIVE_ERRORS, method),
                     )
                 )
         if {"soft_vsm", "soft_vsm_ortho"} <= set(table.index):  # §6.2: 48.86 / 80.66 of BoW's error
@@ -347,7 +349,7 @@ def scorecard(
                         float(r.pooled),
                         method=r.label,
                         difference=False,
-                        read_off=_paper.SPEEDS[r.method].kind == _READ_OFF,
+                        read_off=_paper.read_off(_paper.SPEEDS, r.method),
                     )
                 )
         timed = set(timings["method"])
