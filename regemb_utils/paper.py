@@ -78,15 +78,27 @@ __all__ = [
 ]
 
 
+KINDS = (
+    "paper text",  # stated in the paper's prose (abstract or a section)
+    "paper table",  # a cell of one of the paper's tables
+    "paper figure caption",  # stated in a figure's caption
+    "paper figure (bar labels)",  # the label printed on a bar: 2 significant digits below 10, else a whole number
+    "paper figure (read off)",  # digits read off a figure's blurry labels: approximate
+    "paper's notebook",  # an output of the paper's published notebook (classification.ipynb), not in the paper
+    "paper's result files",  # the preliminary result pickles in the paper's repository (commit a072c96)
+    "paper's code",  # what the paper's code runs (not stated in the paper)
+    "authors' evaluation repository",  # Witiko/Word2Bits-evaluation: another corpus, a rough reference only
+    "later publication",  # another paper's result on Kusner et al.'s documents (chapter 7's reference column)
+)
+
+
 @dataclass(frozen=True)
 class Provenance:
-    """What a kind of :class:`PaperValue` is, and how the book says so: in prose, and as a mark beside the value in a
+    """How the book says where a kind of :class:`PaperValue` comes from: in prose, and as a mark beside the value in a
     table with the caption's note for it.
 
     Parameters
     ----------
-    meaning : str
-        What the kind is.
     origin : str
         Where such a value comes from, for prose ("{source}" stands for the value's source); "" says the source itself.
     mark : str
@@ -102,49 +114,37 @@ class Provenance:
     ('†', 'a bar label of its Figure 8')
     """
 
-    meaning: str
     origin: str = ""
     mark: str = ""
     mark_before: bool = False
     note: str = ""
 
 
-# Each kind of value attributed to the paper, in the order of how directly the paper states it (printed first).
+# How the book words and marks each kind of KINDS (a test checks that every kind has an entry).
 PROVENANCE: dict[str, Provenance] = {
-    "paper text": Provenance("stated in the paper's prose (abstract or a section)", "its {source}"),
-    "paper table": Provenance("a cell of one of the paper's tables", "its {source}"),
-    "paper figure caption": Provenance("stated in a figure's caption", "its {source}"),
-    "paper figure (bar labels)": Provenance(
-        "the label printed on a bar: 2 significant digits below 10, else a whole number", "a bar label of its {source}"
-    ),
+    "paper text": Provenance(),
+    "paper table": Provenance(),
+    "paper figure caption": Provenance("its {source}"),
+    "paper figure (bar labels)": Provenance("a bar label of its {source}"),
     "paper figure (read off)": Provenance(
-        "digits read off a figure's blurry labels: approximate",
-        "read off its {source}",
-        "≈",
-        True,
-        "read off a blurry bar label, approximate",
+        "read off its {source}", "≈", True, "read off a blurry bar label, approximate"
     ),
     "paper's notebook": Provenance(
-        "an output of the paper's published notebook (classification.ipynb), not in the paper",
         "the paper's published notebook, not printed in the paper",
         "‡",
         False,
         "from the paper's published notebook, not printed in the paper",
     ),
     "paper's result files": Provenance(
-        "the preliminary result pickles in the paper's repository (commit a072c96)",
         "the paper's preliminary result files, not printed in the paper",
         "†",
         False,
         "from the paper's preliminary result files in its code's history (commit a072c96), not printed in the paper",
     ),
-    "paper's code": Provenance("what the paper's code runs (not stated in the paper)"),
-    "authors' evaluation repository": Provenance("Witiko/Word2Bits-evaluation: another corpus, a rough reference only"),
-    "later publication": Provenance(
-        "another paper's result on Kusner et al.'s documents (chapter 7's reference column)"
-    ),
+    "paper's code": Provenance(),
+    "authors' evaluation repository": Provenance(),
+    "later publication": Provenance(),
 }
-KINDS = tuple(PROVENANCE)
 
 
 @dataclass(frozen=True)

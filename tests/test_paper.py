@@ -167,6 +167,7 @@ def test_one_table_says_how_each_kind_of_paper_value_is_marked_in_every_chapter(
     from regemb_utils.chapters import scorecard as scorecard_module
     from regemb_utils.chapters.preprocessing import majority_class_table, marked_paper_errors
 
+    assert tuple(paper.PROVENANCE) == paper.KINDS  # every kind worded, in the order of KINDS
     kind = "paper's result files"
     monkeypatch.setitem(paper.PROVENANCE, kind, replace(paper.PROVENANCE[kind], mark="§", note="a test's note"))
     value = paper.TEST_ERRORS["bow", "ohsumed"]
