@@ -286,7 +286,7 @@ def list_of(each: Constraint, *, order: Callable | None = sorted, allowed: str |
             return "the list is empty"
         if all(each.accepts(v) for v in values):
             converted = [each.convert(v) for v in values]
-            repeated = [v for i, v in enumerate(values) if converted[i] in converted[:i]]
+            repeated = [values[converted.index(c)] for i, c in enumerate(converted) if c in converted[:i]]
             return f"{', '.join(map(repr, dict.fromkeys(repeated)))} given more than once" if repeated else ""
         return ""
 
