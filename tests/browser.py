@@ -394,15 +394,16 @@ class Chromium:
                 self._events.append(message)
 
     # -- conveniences -----------------------------------------------------------------------------------------------
-    def console_problems(self, url: str, origin: str, settle: float = 0.8) -> list[str]:
-        """Open ``url`` and list what its console and network show after ``settle`` seconds: uncaught exceptions,
-        ``console.error`` calls, errors the browser logs, responses with status 400 or more, and requests to any
-        address outside ``origin`` (``data:`` and ``blob:`` URLs are the page's own)."""
+    def record(self) -> None:
+        """Start recording what the console and the network show (for :meth:`recorded_problems`)."""
         self.call("Log.enable")
         self.call("Network.enable")
         self._events.clear()
-        self.navigate(url)
-        time.sleep(settle)
+
+    def recorded_problems(self, origin: str) -> list[str]:
+        """What the console and network showed since :meth:`record`: uncaught exceptions, ``console.error`` calls,
+        errors the browser logs, responses with status 400 or more, and requests to any address outside ``origin``
+        (``data:`` and ``blob:`` URLs are the page's own)."""
         self.call("Runtime.evaluate", expression="0")  # collects the events that arrived meanwhile
         found = []
         for event in self._events:

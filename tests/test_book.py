@@ -245,12 +245,24 @@ _READABILITY_PROBE = r"""
 """
 
 
-def readability_problems(browser, url: str) -> dict[str, list[str]]:
-    """What makes the page at ``url`` hard to read: elements wider than the text column ("overflow"), table cells
-    showing nan/NaN/None ("missing"), and images or plotly figures without a numbered caption ("uncaptioned")."""
-    browser.navigate(url)
+_FIGURES_DRAWN = """new Promise(resolve => { const t0 = Date.now(); const check = () => {
+    const figures = [...document.querySelectorAll('.plotly-graph-div')];
+    if (figures.every(f => f.querySelector('.main-svg')) || Date.now() - t0 > 60000) resolve(true);
+    else setTimeout(check, 100); }; check(); })"""
+
+
+def _settle(browser, server) -> None:
+    """Wait until the page's plotly figures have drawn (plotly.js arrives after the load event: _ext/plotly_pages.py),
+    nothing more was requested for half a second, and its fonts are ready."""
+    import time
+
+    browser.evaluate(_FIGURES_DRAWN, await_promise=True, timeout=90)
+    seen, quiet = -1, time.monotonic()
+    while time.monotonic() - quiet < 0.5:
+        time.sleep(0.1)
+        if len(server.requests) != seen:
+            seen, quiet = len(server.requests), time.monotonic()
     browser.evaluate("document.fonts.ready.then(() => new Promise(r => setTimeout(r, 500)))", await_promise=True)
-    return browser.evaluate(_READABILITY_PROBE)
 
 
 def book_pages(html: Path) -> list[str]:
@@ -272,16 +284,46 @@ def built_html(request):
     return request.getfixturevalue("book") / "_build" / "html"
 
 
-def test_every_page_is_readable(built_html):
-    from browser import Chromium, serve
+@pytest.fixture(scope="module")
+def desktop_visits(built_html) -> dict[str, dict]:
+    """Every page of the book, and the search page, opened once at 1280 px with the browser's cache off and left to
+    settle (:func:`_settle`): what its console and network showed ("console"), its readability problems
+    ("readability", :data:`_READABILITY_PROBE`), its fit ("fit", :data:`_FIT_PROBE`, which opens every fold) and its
+    weight ("weight", :func:`browser.page_weight` with the paths it requested and the plotly trace types it used and
+    bundled). The checks below read these visits."""
+    from browser import Chromium, page_weight, serve
 
-    report = []
+    visits = {}
     with serve(built_html) as server, Chromium() as browser:
-        for page in book_pages(built_html):
-            problems = readability_problems(browser, f"{server.url}/{page}")
-            for kind, found in problems.items():
-                if kind not in ("wide_code", "wide_table"):
-                    report += [f"{page}: {kind}: {item}" for item in found]
+        browser.call("Network.enable")
+        browser.call("Network.setCacheDisabled", cacheDisabled=True)
+        for page in [*book_pages(built_html), "search.html"]:
+            server.requests = []
+            browser.record()
+            browser.navigate(f"{server.url}/{page}")
+            _settle(browser, server)
+            visit = {"console": browser.recorded_problems(server.url)}
+            visit["readability"] = browser.evaluate(_READABILITY_PROBE)
+            paths = [path.split("?", 1)[0].lstrip("/") for path, _ in server.requests]
+            visit["weight"] = dict(
+                page_weight(page, server.requests),
+                paths=paths,
+                **browser.evaluate("""({
+                used: [...document.querySelectorAll('.plotly-graph-div')]
+                    .flatMap(f => (f.data || []).map(t => t.type || 'scatter')),
+                bundled: window.Plotly ? Object.keys(Plotly.PlotSchema.get().traces) : []})"""),
+            )
+            visit["fit"] = browser.evaluate(_FIT_PROBE)
+            visits[page] = visit
+    return visits
+
+
+def test_every_page_is_readable(built_html, desktop_visits):
+    report = []
+    for page in book_pages(built_html):
+        for kind, found in desktop_visits[page]["readability"].items():
+            if kind not in ("wide_code", "wide_table"):
+                report += [f"{page}: {kind}: {item}" for item in found]
     assert not report, f"{len(report)} readability problems:\n" + "\n".join(report)
 
 
@@ -296,15 +338,10 @@ def test_every_image_says_what_it_shows(built_html):
     assert not missing, f"{len(missing)} images without alt text:\n" + "\n".join(missing)
 
 
-def test_every_page_has_a_clean_console(built_html):
+def test_every_page_has_a_clean_console(built_html, desktop_visits):
     """No page throws, logs an error, fails a request or asks for anything outside the book's own server (thebe is
     dropped, the favicon and the colour mode are set: _ext/clean_pages.py)."""
-    from browser import Chromium, serve
-
-    report = []
-    with serve(built_html) as server, Chromium() as browser:
-        for page in book_pages(built_html):
-            report += [f"{page}: {problem}" for problem in browser.console_problems(f"{server.url}/{page}", server.url)]
+    report = [f"{page}: {problem}" for page, visit in desktop_visits.items() for problem in visit["console"]]
     assert not report, f"{len(report)} console problems:\n" + "\n".join(report)
 
 
@@ -549,43 +586,37 @@ _FIT_PROBE = r"""
 """.replace("__RESOLUTION__", str(RESOLUTION))
 
 
-@pytest.mark.parametrize("width", [400, 1280])
-def test_pages_fit_the_screen_and_figures_keep_their_size(built_html, width):
+def _fit_report(page: str, found: dict, width: int) -> list[str]:
+    """The problems :data:`_FIT_PROBE` found on ``page`` shown ``width`` px wide, as lines of the test's report."""
+    report = [f"{page}: the page scrolls sideways ({found['sideways'][0]} px wide)"] if found["sideways"] else []
+    if found["broken"]:
+        report.append(
+            f"{page}: {len(found['broken'])} tokens broken inside table cells, e.g. " + ", ".join(found["broken"][:5])
+        )
+    report += [f"{page}: figure out of proportion: {item}" for item in found["squashed"]]
+    if width == 1280:  # at 400 px a figure is scaled to the screen; the reader zooms
+        report += [f"{page}: figure shown smaller than drawn: {item}" for item in found["scaled"]]
+        report += [
+            f"{page}: figure drawn under {RESOLUTION}× the pixels it is shown at: {item}" for item in found["coarse"]
+        ]
+        report += [f"{page}: plotly text under 9 pt: {item}" for item in found["small"][:5]]
+    return report
+
+
+def test_pages_fit_the_desktop_and_figures_keep_their_size(built_html, desktop_visits):
+    report = [line for page in book_pages(built_html) for line in _fit_report(page, desktop_visits[page]["fit"], 1280)]
+    assert not report, "\n".join(report)
+
+
+def test_pages_fit_a_phone(built_html):
     from browser import Chromium, serve
 
     report = []
-    with serve(built_html) as server, Chromium(width=width) as browser:
+    with serve(built_html) as server, Chromium(width=400) as browser:
         for page in book_pages(built_html):
             browser.navigate(f"{server.url}/{page}")
-            # plotly.js arrives after the load event (_ext/plotly_pages.py): wait until every figure has drawn
-            browser.evaluate(
-                """new Promise(resolve => { const t0 = Date.now(); const check = () => {
-                const figures = [...document.querySelectorAll('.plotly-graph-div')];
-                if (figures.every(f => f.querySelector('.main-svg')) || Date.now() - t0 > 60000) resolve(true);
-                else setTimeout(check, 100); }; check(); })""",
-                await_promise=True,
-                timeout=90,
-            )
-            found = browser.evaluate(_FIT_PROBE)
-            report += (
-                [f"{page}: the page scrolls sideways ({found['sideways'][0]} px wide)"] if found["sideways"] else []
-            )
-            report += (
-                [
-                    f"{page}: {len(found['broken'])} tokens broken inside table cells, e.g. "
-                    + ", ".join(found["broken"][:5])
-                ]
-                if found["broken"]
-                else []
-            )
-            report += [f"{page}: figure out of proportion: {item}" for item in found["squashed"]]
-            if width == 1280:  # at 400 px a figure is scaled to the screen; the reader zooms
-                report += [f"{page}: figure shown smaller than drawn: {item}" for item in found["scaled"]]
-                report += [
-                    f"{page}: figure drawn under {RESOLUTION}× the pixels it is shown at: {item}"
-                    for item in found["coarse"]
-                ]
-                report += [f"{page}: plotly text under 9 pt: {item}" for item in found["small"][:5]]
+            browser.evaluate(_FIGURES_DRAWN, await_promise=True, timeout=90)
+            report += _fit_report(page, browser.evaluate(_FIT_PROBE), 400)
     assert not report, "\n".join(report)
 
 
@@ -636,55 +667,12 @@ HTML_BYTES = 600_000  # a page's own HTML
 BOOK_BYTES = 10_000_000  # the whole built book (_build/html)
 
 
-def weigh_pages(browser, server, pages: list[str]) -> dict[str, dict]:
-    """For each page: the bytes it transferred by kind (:func:`browser.page_weight`) once every plotly figure had drawn
-    and nothing more was requested for half a second, the paths it requested, and the trace types of its figures and
-    of its plotly.js."""
-    import time
-
-    from browser import page_weight
-
-    browser.call("Network.enable")
-    browser.call("Network.setCacheDisabled", cacheDisabled=True)
-    weights = {}
-    for page in pages:
-        server.requests = []
-        browser.navigate(f"{server.url}/{page}")
-        browser.evaluate(
-            """new Promise(resolve => { const t0 = Date.now(); const check = () => {
-            const figures = [...document.querySelectorAll('.plotly-graph-div')];
-            if (figures.every(f => f.querySelector('.main-svg')) || Date.now() - t0 > 60000) resolve(true);
-            else setTimeout(check, 100); }; check(); })""",
-            await_promise=True,
-            timeout=90,
-        )
-        seen, quiet = -1, time.monotonic()
-        while time.monotonic() - quiet < 0.5:
-            time.sleep(0.1)
-            if len(server.requests) != seen:
-                seen, quiet = len(server.requests), time.monotonic()
-        paths = [path.split("?", 1)[0].lstrip("/") for path, _ in server.requests]
-        weights[page] = dict(
-            page_weight(page, server.requests),
-            paths=paths,
-            **browser.evaluate("""({
-            used: [...document.querySelectorAll('.plotly-graph-div')]
-                .flatMap(f => (f.data || []).map(t => t.type || 'scatter')),
-            bundled: window.Plotly ? Object.keys(Plotly.PlotSchema.get().traces) : []})"""),
-        )
-    return weights
-
-
-def test_pages_fit_the_weight_budgets(built_html):
+def test_pages_fit_the_weight_budgets(built_html, desktop_visits):
     """Every page (and the search page) loads at most SHARED_BYTES of shared assets (only the style rules and icons
     the book uses; the search index, counted apart, on the search page only), its HTML is at most HTML_BYTES, a page
     with figures fetches plotly.js once (after its load event, with the figures' data), and plotly.js holds exactly
     the trace types the book's figures use."""
-    from browser import Chromium, serve
-
-    pages = [*book_pages(built_html), "search.html"]
-    with serve(built_html) as server, Chromium() as browser:
-        weights = weigh_pages(browser, server, pages)
+    weights = {page: visit["weight"] for page, visit in desktop_visits.items()}
     report = []
     for page, weight in weights.items():
         if weight["shared"] > SHARED_BYTES:
