@@ -1590,7 +1590,7 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
     pandas.DataFrame
         Columns key, claim, paper, ours, verdict, on the paper's documents, the last two in brief (naming the data
         sets whose result moves with the seed without what each seed gives), rule, where, seeded, depends on the
-        seed, holds everywhere, timed.
+        seed (on all data sets, and on the paper's documents), holds everywhere, timed.
 
     Examples
     --------
@@ -1629,6 +1629,8 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
                 "where": j.claim.where,
                 "seeded": any(f.seed is not None for f in j.findings),
                 "depends on the seed": j.depends_on_seed,
+                "depends on the seed on the paper's documents": j.claim.key in there
+                and there[j.claim.key].depends_on_seed,
                 "holds everywhere": j.holds_everywhere,
                 "timed": j.claim.timed,
             }
@@ -1647,6 +1649,7 @@ def judgement_table(judgements: Sequence[Judgement], on_paper: Sequence[Judgemen
             "where",
             "seeded",
             "depends on the seed",
+            "depends on the seed on the paper's documents",
             "holds everywhere",
             "timed",
         ],

@@ -582,3 +582,17 @@ def test_linear_complexity_rests_on_the_columns_of_s_prime():
     assert judged.verdict == "holds on 1 of 2 models (the 32-bit model), does not hold on 1 (the 1-bit model)"
     assert "the fullest column of S′ holds 803 off-diagonal non-zeros (at C = 800)" in judged.ours
     assert by_claim(judge(Evidence(nested(BASE, "bbcsport"))))["linear-complexity"].verdict.startswith("open")
+
+
+def test_a_verdict_that_moves_with_the_seed_on_the_papers_documents_alone_is_counted_apart():
+    """A claim whose findings over all data sets agree between the seeds, but whose findings on the paper's documents
+    do not, depends on the seed on the paper's documents only (the landing page counts both)."""
+    from regemb_utils.study.claims import Claim, Finding, Judgement
+
+    claim = Claim("x", "§1", "It works", "Holds when it works.", "stated", "p.html#a")
+    everywhere = Judgement(claim, (Finding(HOLDS, "4 of 6", None, 1), Finding(HOLDS, "4 of 6", None, 2)))
+    there = Judgement(claim, (Finding(HOLDS, "2 of 3", None, 1), Finding(FAILS, "1 of 3", None, 2)))
+    row = judgement_table([everywhere], [there]).iloc[0]
+    assert not row["depends on the seed"] and row["depends on the seed on the paper's documents"]
+    row = judgement_table([everywhere], [everywhere]).iloc[0]
+    assert not row["depends on the seed on the paper's documents"]
