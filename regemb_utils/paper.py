@@ -176,17 +176,15 @@ class PaperValue:
 
 
 def origin(value: PaperValue) -> str:
-    """Where ``value`` comes from, in words for the prose (:data:`PROVENANCE`).
+    """Where ``value`` comes from, in words for the prose (:data:`PROVENANCE`; its source where its kind has no phrase).
 
     Parameters
     ----------
     value : PaperValue
-        A value attributed to the paper.
 
     Returns
     -------
     str
-        A phrase such as "a bar label of its Figure 8" (the value's source where its kind has no phrase).
 
     Examples
     --------
@@ -197,20 +195,17 @@ def origin(value: PaperValue) -> str:
 
 
 def marked(value: PaperValue, text: str) -> str:
-    """``text`` (``value`` as shown) with the mark of its kind where the paper does not print it so
-    (:data:`PROVENANCE`): "≈" before, "†" or "‡" after.
+    """``text`` (``value`` as shown) with its kind's mark where the paper does not print it so (:data:`PROVENANCE`): "≈"
+    before, "†" or "‡" after.
 
     Parameters
     ----------
     value : PaperValue
-        A value attributed to the paper.
     text : str
-        How it is shown.
 
     Returns
     -------
     str
-        The text with its mark, if its kind has one.
 
     Examples
     --------
@@ -222,21 +217,16 @@ def marked(value: PaperValue, text: str) -> str:
 
 
 def value(table: dict, key, default=np.nan):
-    """``table[key].value``, or ``default`` where the paper has no such value.
+    """``table[key].value``, or ``default`` where the paper has no such value (``table``: e.g. :data:`TEST_ERRORS`).
 
     Parameters
     ----------
-    table : dict
-        A table of :class:`PaperValue` s (e.g. :data:`TEST_ERRORS`).
-    key : object
-        Its key.
-    default : object
-        For a key the paper has no value for.
+    table : dict of PaperValue
+    key, default : object
 
     Returns
     -------
     object
-        The value.
 
     Examples
     --------
@@ -247,20 +237,16 @@ def value(table: dict, key, default=np.nan):
 
 
 def read_off(table: dict, key) -> bool:
-    """Whether the paper's value ``table[key]`` was read off a figure's blurry labels (approximate; False where the
-    paper has no such value).
+    """Whether the paper's value ``table[key]`` was read off a figure's blurry labels (False where the paper has none).
 
     Parameters
     ----------
-    table : dict
-        A table of :class:`PaperValue` s (e.g. :data:`SPEEDS`).
+    table : dict of PaperValue
     key : object
-        Its key.
 
     Returns
     -------
     bool
-        Whether the value is approximate.
 
     Examples
     --------

@@ -464,17 +464,15 @@ def render(view: View) -> str:
 
 
 def render_error(error: Exception) -> str:
-    """The error as the explorer's view: its message in a paragraph that a test can find.
+    """The explorer's HTML view of an error (e.g. an :class:`ExplorerError`): its escaped message in a paragraph.
 
     Parameters
     ----------
     error : Exception
-        What went wrong (usually an :class:`ExplorerError`).
 
     Returns
     -------
     str
-        An HTML ``<div id="explorer-view">``, the message escaped.
 
     Examples
     --------

@@ -59,17 +59,15 @@ def parameter_text(params) -> str | None:
 
 
 def value_set(values) -> Markdown:
-    """A set of numbers as text, with true minus signs.
+    """A set of numbers as Markdown text, in the order given, with true minus signs.
 
     Parameters
     ----------
     values : iterable of float
-        The numbers, in the order shown.
 
     Returns
     -------
     IPython.display.Markdown
-        ``{−1, −0.5, 0, 0.5}``.
 
     Examples
     --------

@@ -517,36 +517,19 @@ def _shown(value) -> str:
 ALPHA = 0.05  # the level of the exact tests below: one test (or one pair of tests) per finding, no family
 
 
-def discordant_result(only_first: int, only_second: int) -> tuple[str, float]:
-    """The exact McNemar test on paired items (the same test documents, or the same word pairs, under two conditions)
-    of which ``only_first`` have a property only under the first condition and ``only_second`` only under the second:
-    :data:`HOLDS` when it decides (p < :data:`ALPHA`) that the first condition has it more often, :data:`FAILS` when
-    less often, :data:`OPEN` otherwise; and the two-sided p-value.
-
-    Parameters
-    ----------
-    only_first, only_second : int
-        Items with the property under one condition only.
-
-    Returns
-    -------
-    (str, float)
-        One of :data:`regemb_utils.study.claims.RESULTS`, and the p-value (1 without discordant items).
-
-    Examples
-    --------
-    >>> discordant_result(12, 0)
-    ('holds', 0.00048828125)
-    >>> discordant_result(1, 12)[0], discordant_result(3, 2)[0], discordant_result(0, 0)
-    ('does not hold', 'open', ('open', 1.0))
+def _discordant_result(only_first: int, only_second: int) -> tuple[str, float]:
+    """The exact McNemar test on paired items (the same test documents, or the same word pairs, under two conditions) of
+    which ``only_first`` have a property only under the first condition and ``only_second`` only under the second:
+    :data:`HOLDS` when it decides (p < :data:`ALPHA`) that the first has it more often, :data:`FAILS` when less often,
+    :data:`OPEN` otherwise; and the two-sided p-value (1 without discordant items).
     """
     p = float(binomtest(only_first, only_first + only_second).pvalue) if only_first + only_second else 1.0
     return (OPEN if p >= ALPHA else HOLDS if only_first > only_second else FAILS), p
 
 
 def _falls(before: np.ndarray, after: np.ndarray) -> tuple[str, float]:
-    """:func:`discordant_result` for a property of the same documents that should hold for fewer ``after``."""
-    return discordant_result(int(np.sum(before & ~after)), int(np.sum(after & ~before)))
+    """:func:`_discordant_result` for a property of the same documents that should hold for fewer ``after``."""
+    return _discordant_result(int(np.sum(before & ~after)), int(np.sum(after & ~before)))
 
 
 def _paired_predictions(a: MethodResult, b: MethodResult) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -677,7 +660,7 @@ def _twitter_baseline(results: Results, evidence: Evidence) -> list[Finding]:
         return []
     r, largest = results["twitter", "soft_vsm"], names.index(majority["largest class"])
     test = mcnemar_exact(r.predictions[r.k], np.full_like(r.truth, largest), r.truth)
-    result, pvalue = discordant_result(test.only_b_correct, test.only_a_correct)  # holds when the baseline is better
+    result, pvalue = _discordant_result(test.only_b_correct, test.only_a_correct)  # holds when the baseline is better
     return [
         Finding(
             result,
@@ -744,7 +727,7 @@ def _idf_orthogonal(results: Results, evidence: Evidence) -> list[Finding]:
         if not c["frequent pairs"] or not c["rare pairs"]:
             found.append(Finding(OPEN, "no word pairs counted", f"the {model} model"))
             continue
-        by_order, p_order = discordant_result(c["frequent only with idf"], c["frequent only without idf"])
+        by_order, p_order = _discordant_result(c["frequent only with idf"], c["frequent only without idf"])
         frequent, rare = c["frequent orthogonal with idf"], c["rare orthogonal with idf"]
         p_rare = float(
             fisher_exact([[frequent, c["frequent pairs"] - frequent], [rare, c["rare pairs"] - rare]]).pvalue
@@ -787,30 +770,11 @@ def _linear(results: Results, evidence: Evidence) -> list[Finding]:
     ]
 
 
-def wmd_grid_hours(dataset: str, seconds_per_pair: float) -> float:
-    """One-core hours that a search of :data:`WMD_GRID` (:data:`regemb_utils.paper.PAPER_GRID`'s values) would take
-    for the WMD on ``dataset``: at every grid point the validation queries and then the test queries against the
-    training split (k chosen at once), on the paper's splits (Table 1's sizes, §5.4's validation share), at
-    ``seconds_per_pair``.
-
-    Parameters
-    ----------
-    dataset : str
-        One of the paper's data sets.
-    seconds_per_pair : float
-        One-core seconds per (query, reference) pair.
-
-    Returns
-    -------
-    float
-        Hours.
-
-    Examples
-    --------
-    BBCSPORT's 517 documents: 103 validation and 414 training documents, 220 test documents, 512 grid points:
-
-    >>> round(wmd_grid_hours("bbcsport", 3600.0) / (512 * (103 + 220) * 414))  # an hour a pair
-    1
+def _wmd_grid_hours(dataset: str, seconds_per_pair: float) -> float:
+    """One-core hours that a search of :data:`WMD_GRID` (:data:`regemb_utils.paper.PAPER_GRID`'s values) would take for
+    the WMD on ``dataset`` at ``seconds_per_pair`` per (query, reference) pair: at every grid point the validation and
+    then the test queries against the training split (k chosen at once), on the paper's splits (Table 1's sizes, §5.4's
+    validation share).
     """
     train_validation, test = (int(_paper.table_1().loc[dataset, c]) for c in ("train", "test"))
     validation = round(train_validation * _paper.VALIDATION_SHARE.value / 100)
@@ -826,14 +790,16 @@ def _wmd_intractable(results: Results, evidence: Evidence) -> list[Finding]:
         if not rate:
             found.append(Finding(OPEN, "the WMD was not timed by brute force", _label(dataset)))
             continue
-        hours = wmd_grid_hours(dataset, 1 / rate)
+        hours = _wmd_grid_hours(dataset, 1 / rate)
         result = HOLDS if hours > CORE_YEAR_HOURS else FAILS if hours < CORE_MONTH_HOURS else OPEN
         shown = f"{_hours(hours)} core-hours ({hours / CORE_YEAR_HOURS:.2g} core-years) at {rate:,.1f} pairs per second"
         found_wmd = results.get((dataset, "wmd"))
         runs = found_wmd.runs if found_wmd is not None else []
         pairs, seconds = sum(run.pairs for run in runs), sum(run.seconds for run in runs)
         if pairs and seconds > 0:
-            shown += f"; chapter 4's pruned exact search: {_hours(wmd_grid_hours(dataset, seconds / pairs))} core-hours"
+            shown += (
+                f"; chapter 4's pruned exact search: {_hours(_wmd_grid_hours(dataset, seconds / pairs))} core-hours"
+            )
         found.append(Finding(result, shown, _label(dataset)))
     return found
 
@@ -844,8 +810,8 @@ def _hours(hours: float) -> str:
 
 
 def _paper_wmd_years() -> float:
-    """What Figure 9's WMD speed gives for :func:`wmd_grid_hours` over the six data sets, in core-years."""
-    return sum(wmd_grid_hours(d, 1 / _paper.SPEEDS["wmd"].value) for d in DATASETS) / CORE_YEAR_HOURS
+    """What Figure 9's WMD speed gives for :func:`_wmd_grid_hours` over the six data sets, in core-years."""
+    return sum(_wmd_grid_hours(d, 1 / _paper.SPEEDS["wmd"].value) for d in DATASETS) / CORE_YEAR_HOURS
 
 
 def _speed(fast: str, slow: str, threshold: float, divide: float = 1.0) -> Callable[[Results, Evidence], list[Finding]]:

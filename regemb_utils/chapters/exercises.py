@@ -618,20 +618,17 @@ def map_trustworthiness(
 
 
 def reduction_by_hand(errors: pd.DataFrame, regularized: str = "soft_vsm_ortho", baseline: str = "soft_vsm") -> float:
-    """The §6.2 reduction from Figure 8's test errors (:func:`regemb_utils.chapters.scm_vs_wmd.error_table`):
+    """The §6.2 reduction in % from Figure 8's test ``errors`` (:func:`regemb_utils.chapters.scm_vs_wmd.error_table`):
     100 (1 − mean error of ``regularized`` / mean error of ``baseline``) over the data sets both ran on.
 
     Parameters
     ----------
     errors : pandas.DataFrame
-        :func:`regemb_utils.chapters.scm_vs_wmd.error_table`.
     regularized, baseline : str
-        The two methods.
 
     Returns
     -------
     float
-        The reduction in %.
 
     Examples
     --------

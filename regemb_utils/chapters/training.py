@@ -240,20 +240,15 @@ def seed_quality(models: Mapping[int, KeyedVectors], pairs: int) -> pd.DataFrame
 
 
 def seeded_results(results: Results, seed_results: Results) -> dict[tuple[str, str], MethodResult]:
-    """Chapter 4's ``results`` with the (data set, method) entries of another seed's ``seed_results`` in their place:
-    the whole experiment as it would read had the seeded model been trained with that seed.
+    """Chapter 4's ``results`` with each entry that another seed's ``seed_results`` also has replaced by that seed's.
 
     Parameters
     ----------
-    results : mapping of (str, str) to MethodResult
-        Chapter 4's results (seed 1).
-    seed_results : mapping of (str, str) to MethodResult
-        The :data:`SEEDED_METHODS` with another seed's model.
+    results, seed_results : mapping of (str, str) to MethodResult
 
     Returns
     -------
     dict of (str, str) to MethodResult
-        ``results``, updated.
 
     Examples
     --------

@@ -215,25 +215,19 @@ def select_best(table: Sequence[Mapping[str, Any]]) -> GridSearchResult:
 
 
 def select_grid(points: Sequence[Mapping[str, Any]], outcomes: Sequence[Any]) -> GridSearchResult:
-    """The lowest validation error over evaluated grid points: ``outcomes[i]`` is ``evaluate(points[i])``, one error
-    rate or ``{k: error}`` (see :func:`select_best` for the tie rule).
+    """The best of grid ``points`` by validation ``outcomes`` (errors or ``{k: error}``; ties: :func:`select_best`).
 
     Parameters
     ----------
-    points : sequence of mapping
-        The grid points.
-    outcomes : sequence
-        ``evaluate(point)`` of each: an error rate or ``{k: error}``.
+    points, outcomes : sequence
 
     Returns
     -------
     GridSearchResult
-        The best parameters (with ``k``), their error, and the whole table.
 
     Examples
     --------
-    >>> best = select_grid([{"C": 100}, {"C": 200}], [{1: 0.3, 3: 0.2}, {1: 0.2}])
-    >>> best.best_params, best.best_error
-    ({'C': 100, 'k': 3}, 0.2)
+    >>> select_grid([{"C": 100}, {"C": 200}], [{1: 0.3, 3: 0.2}, {1: 0.2}]).best_params
+    {'C': 100, 'k': 3}
     """
     return select_best([row for point, outcome in zip(points, outcomes) for row in _rows(dict(point), outcome)])

@@ -55,12 +55,11 @@ class Run:
 
 @contextmanager
 def one_core():
-    """BLAS and numba limited to one thread inside the block: the one-core clock of every timing.
+    """BLAS and numba limited to one thread inside the block (threadpoolctl): the one-core clock of every timing.
 
     Returns
     -------
     contextlib.AbstractContextManager
-        The block's limits (threadpoolctl).
 
     Examples
     --------

@@ -58,17 +58,15 @@ class StoredWmdMismatch(RuntimeError):
 
 
 def search_version() -> str:
-    """The code version of the WMD search: :func:`regemb_utils.infra.keys.code_hash` of
+    """The WMD search's code version (16 hex digits): :func:`regemb_utils.infra.keys.code_hash` of
     :func:`regemb_utils.measures.wmd.wmd_knn`, which hashes as the definition it equals,
-    :func:`regemb_utils.measures.wmd.nearest_by_brute_force` (its code and the package code it reaches; docstrings,
-    comments and import lines left out). A change to what the WMD or its neighbours are makes stored results stale; a
-    faster exact search, a move or a change to the documentation does not (every run still recomputes a sample of the
-    stored queries and compares them exactly).
+    :func:`regemb_utils.measures.wmd.nearest_by_brute_force` (its code and the package code it reaches, not docstrings,
+    comments or imports). A change to what the WMD or its neighbours are makes stored results stale; a faster exact
+    search, a move or new documentation does not (every run still rechecks a sample of stored queries exactly).
 
     Returns
     -------
     str
-        16 hexadecimal digits.
 
     Examples
     --------

@@ -305,19 +305,15 @@ def list_of(each: Constraint, *, order: Callable | None = sorted, allowed: str |
 
 
 def checked(values: Mapping[str, Any], constraints: Mapping[str, Constraint]) -> dict[str, Any]:
-    """Each value of ``values`` that ``constraints`` names, checked and normalized.
+    """``values`` (name → value) that ``constraints`` (name → :class:`Constraint`) names, checked and normalized.
 
     Parameters
     ----------
-    values : mapping
-        Parameter name → value (e.g. an estimator's ``get_params(deep=False)``).
-    constraints : mapping
-        Parameter name → :class:`Constraint`.
+    values, constraints : mapping
 
     Returns
     -------
     dict
-        Name → normalized value; the first refused value raises its ``ValueError``.
 
     Examples
     --------

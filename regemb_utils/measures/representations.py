@@ -104,21 +104,17 @@ def l2_normalize(matrix: sparse.spmatrix) -> sparse.csr_matrix:
 
 
 def nbow_matrix(documents: Iterable[Sequence[str]], dictionary, dtype=np.float64) -> sparse.csr_matrix:
-    """nBOW: L1-normalised term counts (the WMD weights); documents without a known word are zero rows.
+    """nBOW: L1-normalised term counts (the WMD weights); a document without a known word is a zero row.
 
     Parameters
     ----------
     documents : iterable of sequence of str
-        Tokenized documents.
     dictionary : gensim.corpora.Dictionary
-        The columns.
     dtype : numpy dtype
-        Of the weights.
 
     Returns
     -------
     scipy.sparse.csr_matrix
-        Normalized bags of words (rows sum to 1).
 
     Examples
     --------

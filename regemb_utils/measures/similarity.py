@@ -97,26 +97,21 @@ def _numba_threads(n_threads: int | None):
 
 
 def cosine_similarity(X, Y, dtype=np.float64) -> np.ndarray:
-    """Cosine similarity of every row of ``X`` with every row of ``Y`` (all-zero rows: 0).
+    """The ``[n_X, n_Y]`` cosines of the rows of ``X`` and ``Y`` (documents over the same columns; a zero row: 0).
 
     Parameters
     ----------
     X, Y : scipy.sparse matrix or array_like
-        Documents over the same columns.
     dtype : numpy dtype
-        Of the result.
 
     Returns
     -------
     numpy.ndarray
-        ``[n_X, n_Y]`` cosines.
 
     Examples
     --------
-    >>> from scipy import sparse
-    >>> cosine_similarity(sparse.csr_matrix([[1.0, 0.0], [0.0, 0.0]]), sparse.csr_matrix([[1.0, 1.0]])).round(4)
-    array([[0.7071],
-           [0.    ]])
+    >>> cosine_similarity(sparse.csr_matrix([[1.0, 0.0], [0.0, 0.0]]), [[1.0, 1.0]]).round(4).tolist()
+    [[0.7071], [0.0]]
     """
     X, Y = _csr(X, "X"), _csr(Y, "Y")
     _check_columns(X, Y)
@@ -240,25 +235,20 @@ def dense_scm(X, Y, embeddings: np.ndarray, *, normalized_embeddings: bool = Fal
 
 
 def cosine_term_similarity(embeddings: np.ndarray) -> np.ndarray:
-    """The dense S of :func:`dense_scm` as a matrix: Sᵢⱼ = cos(eᵢ, eⱼ) over the rows of ``embeddings`` (float64); a
-    word without an embedding (a zero row) has a zero row and column, its diagonal included. Only for a few words
-    (e.g. one pair of documents): :func:`dense_scm` never forms S.
+    """Sᵢⱼ = cos(eᵢ, eⱼ) of the rows of ``embeddings`` (0 for a zero row): :func:`dense_scm`'s S, for a few words.
 
     Parameters
     ----------
     embeddings : numpy.ndarray
-        One row per word.
 
     Returns
     -------
     numpy.ndarray
-        ``[n_words, n_words]`` cosines.
 
     Examples
     --------
-    >>> cosine_term_similarity(np.array([[1.0, 0.0], [0.6, 0.8]]))
-    array([[1. , 0.6],
-           [0.6, 1. ]])
+    >>> cosine_term_similarity(np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 0.0]])).round(4).tolist()
+    [[1.0, 0.6, 0.0], [0.6, 1.0, 0.0], [0.0, 0.0, 0.0]]
     """
     unit = unit_rows(np.asarray(embeddings, dtype=np.float64))
     return unit @ unit.T

@@ -155,27 +155,20 @@ class Judgement:
 
 
 def interval_result(lower: float, upper: float, threshold: float = 0.0) -> str:
-    """:data:`HOLDS` when the whole interval lies above ``threshold``, :data:`FAILS` when it lies below, else
-    :data:`OPEN` (also for an interval with an unknown end).
+    """:data:`HOLDS` if the interval lies above ``threshold``, :data:`FAILS` if below, else (or a NaN end) :data:`OPEN`.
 
     Parameters
     ----------
-    lower, upper : float
-        The interval.
-    threshold : float
-        What the claim says the quantity exceeds.
+    lower, upper, threshold : float
 
     Returns
     -------
     str
-        One of :data:`RESULTS`.
 
     Examples
     --------
-    >>> interval_result(1.2, 3.0, 1.0), interval_result(0.5, 0.9, 1.0), interval_result(0.9, 1.1, 1.0)
-    ('holds', 'does not hold', 'open')
-    >>> interval_result(float("nan"), 2.0)
-    'open'
+    >>> [interval_result(*ends, 1.0) for ends in [(1.2, 3.0), (0.5, 0.9), (0.9, 1.1), (float("nan"), 2.0)]]
+    ['holds', 'does not hold', 'open', 'open']
     """
     if math.isnan(lower) or math.isnan(upper):
         return OPEN
@@ -183,17 +176,15 @@ def interval_result(lower: float, upper: float, threshold: float = 0.0) -> str:
 
 
 def joined(items: Sequence) -> str:
-    """``"a"``, ``"a and b"``, ``"a, b and c"``.
+    """``items`` in words: ``"a"``, ``"a and b"``, ``"a, b and c"``.
 
     Parameters
     ----------
     items : sequence
-        What is listed.
 
     Returns
     -------
     str
-        The list in words.
 
     Examples
     --------

@@ -675,15 +675,14 @@ def run_classification(chapter: Chapter, *, seed: int = BOOK_SEED, methods=None,
 
 
 def run_seed_classification(chapter: Chapter, *, progress: bool = True) -> dict[int, dict]:
-    """Chapter 4's protocol for the :data:`regemb_utils.chapters.training.SEEDED_METHODS` that ``chapter.params`` runs, once
-    per seed of chapter 2's ``other_seeds`` (:func:`run_classification` with that seed's 32-bit model).
+    """Chapter 4's protocol for the :data:`regemb_utils.chapters.training.SEEDED_METHODS` that ``chapter.params`` runs,
+    once per seed of chapter 2's ``other_seeds`` (:func:`run_classification` with that seed's 32-bit model).
 
     Parameters
     ----------
     chapter : Chapter
         Chapter 4's run (its parameters and the records of chapters 1 and 2).
     progress : bool
-        Whether to show progress bars.
 
     Returns
     -------

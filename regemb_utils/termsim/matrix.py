@@ -138,18 +138,15 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
 
 
 def is_binary(vectors: np.ndarray) -> bool:
-    """Every entry of every row has the same magnitude (e.g. Word2Bits' 1-bit vectors, all +-1/3): then the cosine of
-    two rows is ``(d - 2 h) / d`` for ``h`` the Hamming distance of their sign bits.
+    """Whether each row's entries share one magnitude (Word2Bits: ±1/3), so cos = (d − 2h) / d for Hamming distance h.
 
     Parameters
     ----------
     vectors : numpy.ndarray
-        Word vectors.
 
     Returns
     -------
     bool
-        Whether every row's entries have one magnitude.
 
     Examples
     --------

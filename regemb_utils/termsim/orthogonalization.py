@@ -26,18 +26,15 @@ def common_tfidf(dictionary: Dictionary) -> TfidfModel:
     Parameters
     ----------
     dictionary : gensim.corpora.Dictionary
-        The common dictionary.
 
     Returns
     -------
     gensim.models.TfidfModel
-        Its ``dtn`` model.
 
     Examples
     --------
-    >>> model = common_tfidf(Dictionary([["a", "b", "c"], ["a", "b"], ["a"]]))
-    >>> {word: round(float(model.idfs[i]), 4) for word, i in model.id2word.token2id.items()}  # the rarer, the larger
-    {'a': 0.415, 'b': 1.0, 'c': 2.0}
+    >>> [round(float(idf), 3) for idf in common_tfidf(Dictionary([["a", "b", "c"], ["a", "b"], ["a"]])).idfs.values()]
+    [0.415, 1.0, 2.0]
     """
     return TfidfModel(dictionary=dictionary, smartirs="dtn")
 
@@ -159,22 +156,20 @@ SPARSE_KEYS = ("symmetric", "dominant", "idf", "nonzero_limit", "threshold", "ex
 
 
 def neighbour_depth(nonzero_limits) -> int:
-    """Neighbours per word that a neighbour cache needs for S' at every C of ``nonzero_limits``: the largest C.
+    """Neighbours per word that a neighbour cache needs for S' at every C of ``nonzero_limits``: the largest (or 0).
 
     Parameters
     ----------
     nonzero_limits : iterable of int
-        The grid's values of C (``nonzero_limit``); may be empty.
 
     Returns
     -------
     int
-        The largest of them, 0 for none.
 
     Examples
     --------
-    >>> neighbour_depth((100, 200, 400, 800))
-    800
+    >>> neighbour_depth((100, 200, 400, 800)), neighbour_depth(())
+    (800, 0)
     """
     return max((int(c) for c in nonzero_limits), default=0)
 
@@ -219,23 +214,19 @@ class MatrixGrid:
 
 
 def most_frequent(dictionary: Dictionary, n: int) -> Dictionary:
-    """The dictionary restricted to its ``n`` words of highest document frequency (ties by id).
+    """A copy of ``dictionary`` restricted to its ``n`` words of highest document frequency (ties by id).
 
     Parameters
     ----------
     dictionary : gensim.corpora.Dictionary
-        The whole dictionary (not changed).
     n : int
-        Words kept.
 
     Returns
     -------
     gensim.corpora.Dictionary
-        A copy with the ``n`` most frequent words.
 
     Examples
     --------
-    >>> from gensim.corpora import Dictionary
     >>> most_frequent(Dictionary([["a", "b", "c"], ["a", "b"], ["a"]]), 2).token2id
     {'a': 0, 'b': 1}
     """

@@ -168,28 +168,21 @@ class CachedMatrices:
 
 
 def restricted(S, terms) -> sparse.csc_matrix:
-    """S' on the rows and columns ``terms`` only (dictionary ids, e.g. ``Documents.terms``: the words of one data
-    set), in that order: the term similarity of documents represented over these words.
+    """``S[terms][:, terms]``: S' on the dictionary ids ``terms`` only, in that order (e.g. ``Documents.terms``: one
+    data set's words).
 
     Parameters
     ----------
     S : scipy.sparse matrix
-        A term-similarity matrix over the whole dictionary.
-    terms : numpy.ndarray
-        Dictionary ids.
+    terms : array_like of int
 
     Returns
     -------
     scipy.sparse.csc_matrix
-        ``S[terms][:, terms]``.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from scipy import sparse
-    >>> S = sparse.csc_matrix(np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]]))
-    >>> restricted(S, np.array([0, 2])).toarray()
-    array([[1., 0.],
-           [0., 1.]])
+    >>> restricted(sparse.csc_matrix([[1.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]]), [2, 1]).toarray().tolist()
+    [[1.0, 0.2], [0.2, 1.0]]
     """
     return sparse.csc_matrix(S[:, terms])[terms, :]

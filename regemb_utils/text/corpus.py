@@ -142,20 +142,17 @@ class WikipediaCorpus:
 
 
 def frequent_words(dictionary: Dictionary, min_count: int) -> set[str]:
-    """The dictionary's words that occur at least ``min_count`` times in the corpus: the words that chapter 2's
+    """The ``dictionary``'s words that occur at least ``min_count`` times in the corpus: the words that chapter 2's
     embeddings (trained on the same corpus with that ``min_count``) give a vector.
 
     Parameters
     ----------
     dictionary : gensim.corpora.Dictionary
-        The corpus dictionary (its collection frequencies).
     min_count : int
-        The embeddings' ``min_count``.
 
     Returns
     -------
     set of str
-        The words with an embedding.
 
     Examples
     --------

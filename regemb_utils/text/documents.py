@@ -166,29 +166,20 @@ QUERY_SEED = 42
 
 
 def query_rows(n: int, limit: int | None, seed: int = QUERY_SEED) -> np.ndarray:
-    """The queries of a split that a limited method answers: all ``n``, or a seeded random ``limit`` of them
-    (sorted). The same seed gives the same rows to every limited method, so their predictions stay paired.
+    """The sorted rows that limited methods answer, the same for each (paired): all ``n``, or ``limit`` by ``seed``.
 
     Parameters
     ----------
-    n : int
-        Documents in the split.
-    limit : int or None
-        At most this many (None: all).
-    seed : int
-        The seed of the choice.
+    n, limit, seed : int
 
     Returns
     -------
     numpy.ndarray
-        Sorted row indices.
 
     Examples
     --------
-    >>> query_rows(5, None).tolist()
-    [0, 1, 2, 3, 4]
-    >>> len(query_rows(100, 10)), bool((query_rows(100, 10) == query_rows(100, 10)).all())
-    (10, True)
+    >>> query_rows(5, None).tolist(), len(query_rows(100, 10)), bool((query_rows(9, 3) == query_rows(9, 3)).all())
+    ([0, 1, 2, 3, 4], 10, True)
     """
     if limit is None or limit >= n:
         return np.arange(n)

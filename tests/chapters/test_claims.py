@@ -470,12 +470,12 @@ def test_the_idf_claim_needs_both_comparisons(counts, expected):
 def test_the_wmd_grid_is_costed_at_the_brute_force_rate():
     from dataclasses import replace
 
-    from regemb_utils.chapters.claims import CORE_MONTH_HOURS, CORE_YEAR_HOURS, wmd_grid_hours
+    from regemb_utils.chapters.claims import CORE_MONTH_HOURS, CORE_YEAR_HOURS, _wmd_grid_hours
 
     results = {**nested(BASE, "bbcsport"), **nested(BASE, "twitter"), **nested(BASE, "20news")}
     # the brute-force rates (the paper's measure): the SCM's 10⁶ pairs per second over the ratio; TWITTER's rate
     # puts its grid at three core-months, between a month and a year
-    twitter = wmd_grid_hours("twitter", 1.0) / (3 * CORE_MONTH_HOURS)
+    twitter = _wmd_grid_hours("twitter", 1.0) / (3 * CORE_MONTH_HOURS)
     speed = _timings({"bbcsport": 50, "twitter": 1e6 / twitter, "20news": 20_000})
     # chapter 4's pruned search, far faster, is shown beside the verdict but does not decide it
     results["20news", "wmd"] = replace(results["20news", "wmd"], runs=[Run("test", pairs=10**6, seconds=1.0)])
@@ -484,8 +484,8 @@ def test_the_wmd_grid_is_costed_at_the_brute_force_rate():
     assert "at 50.0 pairs per second; chapter 4's pruned exact search: " in judged.ours
     assert re.search(r"pruned exact search: [\d,.]+ core-hours", judged.ours)  # with its unit
     # 20NEWS: 512 grid points × (2,259 validation + 7,528 test queries) × 9,034 training documents
-    assert wmd_grid_hours("20news", 1.0) == pytest.approx(512 * (2259 + 7528) * 9034 / 3600)
-    assert wmd_grid_hours("20news", 1 / 50) > CORE_YEAR_HOURS
+    assert _wmd_grid_hours("20news", 1.0) == pytest.approx(512 * (2259 + 7528) * 9034 / 3600)
+    assert _wmd_grid_hours("20news", 1 / 50) > CORE_YEAR_HOURS
     assert "≈ 0.472 pairs per second" in judged.claim.paper
     assert by_claim(judge(Evidence(results)))["wmd-intractable"].verdict.startswith("open on all 3")  # not timed
 
