@@ -596,3 +596,22 @@ def test_a_verdict_that_moves_with_the_seed_on_the_papers_documents_alone_is_cou
     assert not row["depends on the seed"] and row["depends on the seed on the paper's documents"]
     row = judgement_table([everywhere], [everywhere]).iloc[0]
     assert not row["depends on the seed on the paper's documents"]
+
+
+def test_the_discordant_pairs_rule_is_scipys_exact_test_at_the_books_level():
+    from scipy.stats import binomtest
+
+    from regemb_utils.chapters.claims import ALPHA, _discordant_result
+
+    assert _discordant_result(0, 0) == (OPEN, 1.0)
+    for first, second, expected in ((12, 0, HOLDS), (1, 12, FAILS), (3, 2, OPEN), (9, 1, HOLDS), (8, 2, OPEN)):
+        result, p = _discordant_result(first, second)
+        assert p == binomtest(first, first + second).pvalue and (p < ALPHA) == (expected != OPEN)
+        assert result == expected, (first, second, p)
+
+
+def test_the_wmd_grid_cost_counts_every_pair_of_the_papers_splits():
+    from regemb_utils.chapters.claims import _wmd_grid_hours
+
+    # BBCSPORT: 517 training documents, 20 % of them for validation (103), 220 test documents, 512 grid points
+    assert _wmd_grid_hours("bbcsport", 3600.0) == 512 * (103 + 220) * 414
