@@ -179,7 +179,9 @@ def test_5_wmd_samples_power_and_even_k_are_explicit(toy, caplog):
         ValueError, match="settings.wmd_queries for 'mine': the paper has no test error .* give wmd_queries a number"
     ):
         run_methods(big, ["wmd"], Settings(ks=(1,), wmd_queries={"mine": "power"}), vectors=kv)
-    with pytest.raises(ValueError, match="ks=.4,. is not allowed; ks must be a non-empty list, each an odd positive integer"):
+    with pytest.raises(
+        ValueError, match="ks=.4,. is not allowed; ks must be a non-empty list, each an odd positive integer"
+    ):
         Settings(ks=(4,))
 
 
