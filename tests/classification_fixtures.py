@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors
 from scipy import sparse
 
+from regemb_utils.classification.knn_runs import MethodResult
 from regemb_utils.text.datasets import Dataset, Split
 
 
@@ -77,3 +79,34 @@ def separable_dataset(seed=0, n_per_class=12, length=8):
         np.array([centre[c] + rng.normal(scale=0.3, size=8) for c in (0, 1) for _ in words[c]], dtype=np.float32),
     )
     return dataset, dictionary, kv
+
+
+def fake_result(
+    dataset,
+    method,
+    truth=None,
+    predicted=None,
+    *,
+    errors=None,
+    n=None,
+    k=1,
+    params=None,
+    validation=None,
+    runs=(),
+    rows=None,
+):
+    """A kNN result built by hand, nothing run: a ``MethodResult`` with test labels ``truth`` and the predictions
+    ``predicted`` at ``k`` (None: no predictions), or, given ``errors`` instead, ``n`` documents of label 0 whose first
+    ``errors`` are predicted 1 (wrong). The chosen parameters are ``{"k": k, **params}`` (a "k" in ``params`` wins),
+    the validation table ``validation`` (None: an empty one), then the ``runs`` and the answered test ``rows``."""
+    if errors is not None:
+        if truth is not None or predicted is not None:
+            raise ValueError("give truth and predicted, or errors and n, not both")
+        truth = np.zeros(n, dtype=int)
+        predicted = truth.copy()
+        predicted[:errors] = 1
+    predictions = {} if predicted is None else {k: np.asarray(predicted)}
+    validation = pd.DataFrame() if validation is None else validation
+    return MethodResult(
+        dataset, method, {"k": k, **(params or {})}, validation, np.asarray(truth), predictions, list(runs), rows
+    )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
+from classification_fixtures import fake_result
 
 from regemb_utils import paper
 from regemb_utils.text.datasets import DATASETS
-from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.classification.knn_runs import Run
 from regemb_utils.classification.methods import METHODS
 from regemb_utils.paper import KINDS, PaperValue
 from regemb_utils.chapters.scm_vs_wmd import error_table, optimal_parameters, relative_error_table, speed_table
@@ -50,13 +50,6 @@ def test_the_tables_cover_the_papers_methods_and_data_sets():
     assert paper.PAPER_GRID["threshold"] == (-1.0, -0.5, 0.0, 0.5) != paper.TEXT_THRESHOLDS.value
 
 
-def _result(dataset, method, errors, n, runs=(), params=None):
-    truth = np.zeros(n, dtype=int)
-    predicted = truth.copy()
-    predicted[:errors] = 1
-    return MethodResult(dataset, method, {"k": 1, **(params or {})}, pd.DataFrame(), truth, {1: predicted}, list(runs))
-
-
 def _timings():
     """measure_speed's rows: the regularized SCM's repeated calls and the WMD's sampled queries on BBCSPORT."""
     return pd.DataFrame(
@@ -91,7 +84,7 @@ def test_tables_and_scorecard_read_the_paper_values_from_paper_py(monkeypatch):
         "exponent": 2.0,
     }
     results = {
-        ("bbcsport", m): _result("bbcsport", m, e, 220, [Run("test", 10**6, s)], chosen)
+        ("bbcsport", m): fake_result("bbcsport", m, errors=e, n=220, runs=[Run("test", 10**6, s)], params=chosen)
         for m, e, s in (
             ("bow", 50, 1.0),
             ("soft_vsm", 48, 1.0),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from classification_fixtures import fake_result
 from gensim.corpora import Dictionary
 from gensim.models import Word2Vec
 from scipy import sparse
@@ -27,7 +28,7 @@ from regemb_utils.chapters.baselines import (
     verdict_sentence,
     verdicts,
 )
-from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.classification.knn_runs import Run
 from regemb_utils.classification.linear import fit_linear, orthogonalized_features
 from regemb_utils.classification.methods import represent_pair
 from regemb_utils.classification.statistics import agresti_coull, benjamini_hochberg, mcnemar_exact
@@ -137,15 +138,14 @@ def test_the_validation_split_chooses_c(reuters):
 def _knn(method, truth, wrong, rows=None, params=None):
     answered = truth if rows is None else truth[rows]
     predicted = np.where(np.arange(answered.size) < wrong, (answered + 1) % 2, answered)
-    return MethodResult(
+    return fake_result(
         "twitter",
         method,
-        {"k": 1, **(params or {})},
-        pd.DataFrame(),
         answered,
-        {1: predicted},
-        [Run("validation", 100, 2.0), Run("validation", 100, 1.0), Run("test", 50, 0.5)],
-        rows,
+        predicted,
+        params=params,
+        runs=[Run("validation", 100, 2.0), Run("validation", 100, 1.0), Run("test", 50, 0.5)],
+        rows=rows,
     )
 
 

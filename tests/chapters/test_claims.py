@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from classification_fixtures import fake_result
 
 from regemb_utils import paper
 from regemb_utils.chapters.claims import CLAIMS, Evidence, agreement_result, judge, judgement_table
-from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.classification.knn_runs import Run
 from regemb_utils.study.claims import FAILS, HOLDS, OPEN, Finding, verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,15 +24,7 @@ def result(dataset, method, wrong, n=N, **params):
     truth = np.arange(n) % 2
     predicted = truth.copy()
     predicted[list(wrong)] = 1 - truth[list(wrong)]
-    return MethodResult(
-        dataset,
-        method,
-        {"k": 1, **params},
-        pd.DataFrame(),
-        truth,
-        {1: predicted},
-        [Run("test", pairs=100, seconds=0.5)],
-    )
+    return fake_result(dataset, method, truth, predicted, params=params, runs=[Run("test", pairs=100, seconds=0.5)])
 
 
 def nested(errors: dict[str, int], dataset: str, **params) -> dict:
@@ -254,8 +247,14 @@ def _grid(errors, **fixed):
 def test_table_2_counts_only_what_can_vary_and_says_what_ties_leave_open(errors, chosen, expected, shown):
     results = nested(BASE, "bbcsport")  # Table 2 for BBCSPORT: C = 100, Idf = true
     r = results["bbcsport", "soft_vsm_ortho"]
-    results["bbcsport", "soft_vsm_ortho"] = MethodResult(
-        r.dataset, r.method, {**chosen, "slope": 0.0, "k": 1}, _grid(errors), r.truth, r.predictions, r.runs
+    results["bbcsport", "soft_vsm_ortho"] = fake_result(
+        r.dataset,
+        r.method,
+        r.truth,
+        r.predictions[1],
+        params={**chosen, "slope": 0.0},
+        validation=_grid(errors),
+        runs=r.runs,
     )
     (finding,) = by_claim(judge(Evidence(results)))["table-2"].findings
     assert finding.result == expected and shown in finding.shown
@@ -279,13 +278,6 @@ def test_the_landing_page_and_chapter_6_show_the_same_judgements():
 # §6.1's readings of Figures 2, 4 and 6-7, the TWITTER explanation, good/bad, §5.3's analogies, §4.2's Idf, §6.4's WMD
 
 
-def predicted(dataset, method, truth, predictions, runs=()):
-    """A method that predicts ``predictions`` for the test documents of classes ``truth``."""
-    return MethodResult(
-        dataset, method, {"k": 1}, pd.DataFrame(), np.asarray(truth), {1: np.asarray(predictions)}, list(runs)
-    )
-
-
 OHSUMED_NAMES = tuple(f"C{i:02d}" for i in range(1, 11))
 
 
@@ -301,7 +293,7 @@ OHSUMED_NAMES = tuple(f"C{i:02d}" for i in range(1, 11))
 def test_the_most_predicted_ohsumed_classes_are_read_in_order(counts, expected):
     predictions = np.concatenate([[OHSUMED_NAMES.index(c)] * n for c, n in counts.items()])
     truth = np.arange(len(predictions)) % 10
-    results = {("ohsumed", "soft_vsm"): predicted("ohsumed", "soft_vsm", truth, predictions)}
+    results = {("ohsumed", "soft_vsm"): fake_result("ohsumed", "soft_vsm", truth, predictions)}
     judged = by_claim(judge(Evidence(results, class_names={"ohsumed": OHSUMED_NAMES})))["ohsumed-most-predicted"]
     assert judged.verdict == (f"{expected} on OHSUMED" if expected != OPEN else "open on OHSUMED")
     assert judged.ours.startswith("OHSUMED predicted most: ")
@@ -326,7 +318,7 @@ def reuters(as_crude_before, as_crude_after, grain=100):
     for method, n in (("soft_vsm", as_crude_before), ("soft_vsm_quantized_ortho", as_crude_after)):
         predictions = truth.copy()
         predictions[:n] = 1
-        results["reuters", method] = predicted("reuters", method, truth, predictions)
+        results["reuters", method] = fake_result("reuters", method, truth, predictions)
     return by_claim(judge(Evidence(results, class_names={"reuters": REUTERS_NAMES})))
 
 
@@ -364,7 +356,7 @@ def test_20news_errors_within_a_hierarchy_are_compared_on_the_same_messages(with
         predictions = truth.copy()
         predictions[:within] = 1  # comp.os.ms-windows.misc: the same hierarchy
         predictions[300:330] = 3  # sci.med: errors outside it, the same for both
-        results["20news", method] = predicted("20news", method, truth, predictions)
+        results["20news", method] = fake_result("20news", method, truth, predictions)
     judged = by_claim(judge(Evidence(results, class_names={"20news": NEWS_NAMES})))["20news-hierarchies"]
     assert judged.verdict == f"{expected} on 20NEWS"
     assert judged.ours.startswith(
@@ -389,7 +381,7 @@ def test_twitter_no_help_is_the_soft_vsm_against_the_majority_class(right_neutra
     predictions = np.where(truth == 1, 0, 1)  # wrong everywhere ...
     predictions[:right_neutral] = 1  # ... except on these neutral tweets
     predictions[240 : 240 + right_others] = truth[240 : 240 + right_others]  # ... and these others
-    results = {("twitter", "soft_vsm"): predicted("twitter", "soft_vsm", truth, predictions)}
+    results = {("twitter", "soft_vsm"): fake_result("twitter", "soft_vsm", truth, predictions)}
     majority = {"twitter": {"largest class": "neutral", "test error": 0.4}}
     judged = by_claim(judge(Evidence(results, class_names={"twitter": TWITTER_NAMES}, majority=majority)))
     assert judged["twitter-no-help"].verdict == f"{expected} on TWITTER"

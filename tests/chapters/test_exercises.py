@@ -8,13 +8,12 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-from classification_fixtures import make_problem
+from classification_fixtures import fake_result, make_problem
 from gensim.corpora import Dictionary
 from gensim.models import KeyedVectors
 
 from regemb_utils.chapters import exercises
 from regemb_utils.text.datasets import Dataset, Split
-from regemb_utils.classification.knn_runs import MethodResult
 from regemb_utils.chapters.scm_vs_wmd import error_reduction, error_table
 from regemb_utils.text.tokenization import tokenize
 
@@ -171,16 +170,9 @@ def test_map_trustworthiness_is_one_for_the_points_themselves():
     assert trust["t-SNE"] == pytest.approx(1.0) and trust["random"] < 0.8
 
 
-def _result(dataset, method, truth, wrong):
-    predicted = np.array(truth)
-    predicted[:wrong] = 1 - predicted[:wrong]
-    return MethodResult(dataset, method, {"k": 1}, pd.DataFrame(), np.asarray(truth), {1: predicted}, [])
-
-
 def test_reduction_by_hand_equals_the_scorecards():
-    truth = np.zeros(40, dtype=int)
     results = {
-        (d, m): _result(d, m, truth, wrong)
+        (d, m): fake_result(d, m, errors=wrong, n=40)
         for d, m, wrong in [
             ("bbcsport", "soft_vsm", 10),
             ("bbcsport", "soft_vsm_ortho", 6),
@@ -197,10 +189,9 @@ def test_within_intervals_counts_the_papers_errors_in_ours():
     from regemb_utils import paper
     from regemb_utils.classification.statistics import agresti_coull
 
-    truth = np.zeros(60, dtype=int)
     results = {
-        ("bbcsport", "bow"): _result("bbcsport", "bow", truth, 14),
-        ("twitter", "bow"): _result("twitter", "bow", truth, 30),
+        ("bbcsport", "bow"): fake_result("bbcsport", "bow", errors=14, n=60),
+        ("twitter", "bow"): fake_result("twitter", "bow", errors=30, n=60),
     }
     counted = exercises.within_intervals(results, confidences=(0.5, 0.95, 0.9999))
     for row in counted.to_dict("records"):

@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from classification_fixtures import fake_result
 
-from regemb_utils.classification.knn_runs import MethodResult
 from regemb_utils.chapters.parameter_study import parameter_study_figure, validation_grid
 
 
@@ -30,7 +30,7 @@ def _result(dataset, method, seed):
     table = pd.DataFrame(rows)
     best = table.iloc[int(table["error"].idxmin())].to_dict()
     params = {key: value for key, value in best.items() if key != "error"}
-    return MethodResult(dataset, method, params, table, np.zeros(4, dtype=int), {}, [])
+    return fake_result(dataset, method, np.zeros(4, dtype=int), params=params, validation=table)
 
 
 @pytest.fixture

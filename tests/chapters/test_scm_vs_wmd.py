@@ -7,23 +7,17 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from classification_fixtures import fake_result
 
-from regemb_utils.classification.knn_runs import MethodResult
 from regemb_utils.chapters.scm_vs_wmd import error_table, optimal_parameters, relative_error_table, significance_table
 from regemb_utils.classification.statistics import mcnemar_exact
-
-
-def _result(dataset, method, truth, predicted, k=1, runs=()):
-    return MethodResult(
-        dataset, method, {"k": k}, pd.DataFrame(), np.asarray(truth), {k: np.asarray(predicted)}, list(runs)
-    )
 
 
 def test_error_table_has_the_agresti_coull_interval():
     truth = np.zeros(50, dtype=int)
     predicted = truth.copy()
     predicted[:10] = 1  # 10 errors of 50
-    table = error_table({("bbcsport", "bow"): _result("bbcsport", "bow", truth, predicted)})
+    table = error_table({("bbcsport", "bow"): fake_result("bbcsport", "bow", truth, predicted)})
     row = table.iloc[0]
     z = 1.959963984540054
     n_tilde = 50 + z * z
@@ -56,7 +50,7 @@ def test_significance_uses_paired_predictions_and_bh_over_all_tests():
     for dataset in ("bbcsport", "twitter"):
         for method, noise in (("bow", 0.4), ("soft_vsm", 0.2), ("wmd", 0.1)):
             predicted = np.where(rng.random(200) < noise, (truth + 1) % 3, truth)
-            results[dataset, method] = _result(dataset, method, truth, predicted)
+            results[dataset, method] = fake_result(dataset, method, truth, predicted)
     table = significance_table(results)
     assert len(table) == 2 * 3
     first = table.iloc[0]
@@ -76,10 +70,13 @@ def test_significance_uses_paired_predictions_and_bh_over_all_tests():
 
 
 def test_optimal_parameters_put_the_papers_table_2_beside():
-    result = MethodResult(
+    result = fake_result(
         "bbcsport",
         "soft_vsm_ortho",
-        {
+        np.zeros(3, int),
+        np.zeros(3, int),
+        k=3,
+        params={
             "slope": 0.0,
             "symmetric": True,
             "dominant": True,
@@ -87,11 +84,7 @@ def test_optimal_parameters_put_the_papers_table_2_beside():
             "nonzero_limit": 200,
             "threshold": 0.0,
             "exponent": 4.0,
-            "k": 3,
         },
-        pd.DataFrame(),
-        np.zeros(3, int),
-        {3: np.zeros(3, int)},
     )
     table = optimal_parameters({("bbcsport", "soft_vsm_ortho"): result})
     assert list(table["source"]) == ["Soft VSM (ortho.)", "paper: Soft VSM (ortho.)"]

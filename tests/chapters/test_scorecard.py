@@ -1,8 +1,9 @@
 import numpy as np
 import pandas as pd
 import pytest
+from classification_fixtures import fake_result
 
-from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.classification.knn_runs import Run
 from regemb_utils import paper
 from regemb_utils.chapters.scm_vs_wmd import (
     SEARCH_RATE,
@@ -24,13 +25,6 @@ from regemb_utils.chapters.scorecard import (
 )
 
 
-def _result(dataset, method, errors, n, params=None, runs=()):
-    truth = np.zeros(n, dtype=int)
-    predicted = truth.copy()
-    predicted[:errors] = 1
-    return MethodResult(dataset, method, {"k": 1, **(params or {})}, pd.DataFrame(), truth, {1: predicted}, list(runs))
-
-
 @pytest.fixture
 def synthetic():
     # BBCSPORT (n = 220, the paper's size): Soft VSM 48 errors = 21.82 % (the paper's exact value); the regularized
@@ -38,15 +32,19 @@ def synthetic():
     table_2 = paper.table_2().loc["bbcsport"].to_dict()
     table_2["nonzero_limit"] = 200  # one parameter differs from the paper's
     return {
-        ("bbcsport", "bow"): _result("bbcsport", "bow", 50, 220, runs=[Run("test", 10**6, 1000.0)]),
-        ("bbcsport", "soft_vsm"): _result("bbcsport", "soft_vsm", 48, 220, runs=[Run("test", 10**6, 2000.0)]),
-        ("bbcsport", "soft_vsm_ortho"): _result(
-            "bbcsport", "soft_vsm_ortho", 30, 220, table_2, runs=[Run("test", 10**6, 4000.0)]
+        ("bbcsport", "bow"): fake_result("bbcsport", "bow", errors=50, n=220, runs=[Run("test", 10**6, 1000.0)]),
+        ("bbcsport", "soft_vsm"): fake_result(
+            "bbcsport", "soft_vsm", errors=48, n=220, runs=[Run("test", 10**6, 2000.0)]
         ),
-        ("bbcsport", "soft_vsm_quantized_ortho"): _result(
-            "bbcsport", "soft_vsm_quantized_ortho", 30, 220, runs=[Run("test", 10**6, 4000.0)]
+        ("bbcsport", "soft_vsm_ortho"): fake_result(
+            "bbcsport", "soft_vsm_ortho", errors=30, n=220, params=table_2, runs=[Run("test", 10**6, 4000.0)]
         ),
-        ("bbcsport", "wmd"): _result("bbcsport", "wmd", 20, 100, runs=[Run("test", 10**6, 10**6, solved=10**4)]),
+        ("bbcsport", "soft_vsm_quantized_ortho"): fake_result(
+            "bbcsport", "soft_vsm_quantized_ortho", errors=30, n=220, runs=[Run("test", 10**6, 4000.0)]
+        ),
+        ("bbcsport", "wmd"): fake_result(
+            "bbcsport", "wmd", errors=20, n=100, runs=[Run("test", 10**6, 10**6, solved=10**4)]
+        ),
     }
 
 
@@ -161,7 +159,7 @@ def _predicted(dataset, method, wrong, n=400):
     truth = np.zeros(n, dtype=int)
     predicted = truth.copy()
     predicted[wrong] = 1
-    return MethodResult(dataset, method, {"k": 1}, pd.DataFrame(), truth, {1: predicted})
+    return fake_result(dataset, method, truth, predicted)
 
 
 def test_error_reduction_has_a_paired_bootstrap_interval():
@@ -263,7 +261,7 @@ def test_agreement_allows_for_both_studies_sampling_error():
 def test_values_the_paper_does_not_print_are_marked_and_read_off_values_differ_as_shown(synthetic):
     from regemb_utils.chapters.scm_vs_wmd import error_table
 
-    results = {**synthetic, ("20news", "bow"): _result("20news", "bow", 4400, 7532)}
+    results = {**synthetic, ("20news", "bow"): fake_result("20news", "bow", errors=4400, n=7532)}
     card = scorecard(errors=error_table(results))
     row = card[(card["dataset"] == "20news") & (card["method"] == "BoW")].iloc[0]
     assert paper.TEST_ERRORS["bow", "20news"].kind == "paper's result files"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from classification_fixtures import separable_dataset
+from classification_fixtures import fake_result, separable_dataset
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 from statsmodels.stats.proportion import proportion_confint
@@ -244,10 +244,6 @@ def test_paired_difference_interval_against_newcombe_and_an_independent_computat
         assert (got.lower, got.upper) == pytest.approx((lower, upper), abs=1e-9)
 
 
-def _result(dataset, method, truth, predictions, rows=None):
-    return MethodResult(dataset, method, {"k": 1}, pd.DataFrame(), truth, {1: predictions}, [], rows)
-
-
 def test_paired_table_and_decided_counts_on_a_constructed_example():
     truth = np.zeros(300, dtype=int)
     results = {}
@@ -261,9 +257,9 @@ def test_paired_table_and_decided_counts_on_a_constructed_example():
         rows = np.arange(200) if d == "d2" else None
         wmd = truth.copy()
         wmd[list(wmd_wrong[d])] = 1
-        results[d, "soft_vsm_quantized_ortho"] = _result(d, "soft_vsm_quantized_ortho", truth, scm)
-        results[d, "wmd"] = _result(
-            d, "wmd", truth if rows is None else truth[rows], wmd if rows is None else wmd[rows], rows
+        results[d, "soft_vsm_quantized_ortho"] = fake_result(d, "soft_vsm_quantized_ortho", truth, scm)
+        results[d, "wmd"] = fake_result(
+            d, "wmd", truth if rows is None else truth[rows], wmd if rows is None else wmd[rows], rows=rows
         )
     table = paired_wmd_table(results).set_index("dataset")
     assert list(table["verdict"]) == ["SCM better", "WMD better", "not decided"]

@@ -7,11 +7,11 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import pandas as pd
 import pytest
+from classification_fixtures import fake_result
 
 from regemb_utils.book.tables import table
-from regemb_utils.classification.knn_runs import MethodResult, Run
+from regemb_utils.classification.knn_runs import Run
 from regemb_utils.classification.methods import METHODS
 from regemb_utils.study.params import chapter_parameters
 from regemb_utils.chapters.scm_vs_wmd import (
@@ -79,8 +79,8 @@ def _results(methods, seed=0):
                     queries=len(answered) if measure == "wmd" else None,
                 ),
             ]
-            results[dataset, method] = MethodResult(
-                dataset, method, params, pd.DataFrame(), answered, {3: predicted}, runs, rows
+            results[dataset, method] = fake_result(
+                dataset, method, answered, predicted, k=3, params=params, runs=runs, rows=rows
             )
     return results
 
