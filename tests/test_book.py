@@ -620,6 +620,73 @@ def test_pages_fit_a_phone(built_html):
     assert not report, "\n".join(report)
 
 
+# Every plotly figure at both widths: no text (title, panel title, menu, legend entry, axis title, tick label) on
+# another, none under plotly's toolbar (the modebar, drawn over the figure's top right corner), none past the
+# figure's edges. At 400 px chapter 4's worked example had its two panels' titles on each other, chapter 5's viewer
+# its title under the toolbar, chapter 3's sparsity panels their titles and values of C on each other.
+
+_PLOTLY_TEXT_PROBE = r"""
+(() => {
+  // every plotly figure: texts that overlap one another or plotly's toolbar, or run past the figure's edges
+  const problems = [];
+  const figures = [...document.querySelectorAll('.plotly-graph-div')];
+  figures.forEach((figure, number) => {
+    const frame = figure.getBoundingClientRect();
+    const texts = [];
+    const add = (kind, el) => {
+      const r = el.getBoundingClientRect();
+      const label = (el.textContent || '').trim().slice(0, 30);
+      if (r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden' && label) texts.push({kind, label, r, el});
+    };
+    figure.querySelectorAll('.gtitle').forEach(el => add('title', el));
+    figure.querySelectorAll('.annotation-text-g').forEach(el => add('annotation', el));
+    figure.querySelectorAll('.updatemenu-header-group, .updatemenu-container .updatemenu-button').forEach(el => {
+      if (!el.closest('.updatemenu-dropdown-button-group')) add('menu', el); });
+    figure.querySelectorAll('.legend .legendtext').forEach(el => add('legend', el));
+    figure.querySelectorAll('.g-xtitle, .g-ytitle, .g-x2title').forEach(el => add('axis title', el));
+    figure.querySelectorAll('.xtick text, .ytick text').forEach(el => add('tick', el));
+    const bar = figure.querySelector('.modebar');
+    const inside = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    const name = `figure ${number + 1}`;
+    if (bar && bar.getBoundingClientRect().width > 0) {
+      const m = bar.getBoundingClientRect();
+      for (const t of texts) if (inside(m, t.r)) problems.push(`${name}: the toolbar covers ${t.kind} "${t.label}"`);
+    }
+    for (let i = 0; i < texts.length; i++) {
+      const t = texts[i];
+      if (t.r.left < frame.left - 1 || t.r.right > frame.right + 1)
+        problems.push(`${name}: ${t.kind} "${t.label}" runs past the figure's edge`);
+      for (let j = i + 1; j < texts.length; j++)
+        if (!t.el.contains(texts[j].el) && !texts[j].el.contains(t.el) && inside(t.r, texts[j].r)) problems.push(`${name}: ${t.kind} "${t.label}" overlaps ${texts[j].kind} "${texts[j].label}"`);
+    }
+  });
+  return problems;
+})()
+"""
+
+
+@pytest.mark.parametrize("width", [400, 1280])
+def test_plotly_texts_are_clear_of_each_other_and_the_toolbar(built_html, width):
+    from browser import Chromium, serve
+
+    report = []
+    with serve(built_html) as server, Chromium(width=width) as browser:
+        for page in book_pages(built_html):
+            if "plotly-graph-div" not in (built_html / page).read_text():
+                continue
+            browser.navigate(f"{server.url}/{page}")
+            browser.evaluate(
+                """new Promise(resolve => { const t0 = Date.now(); const check = () => {
+                const figures = [...document.querySelectorAll('.plotly-graph-div')];
+                if (figures.every(f => f.querySelector('.main-svg')) || Date.now() - t0 > 60000) resolve(true);
+                else setTimeout(check, 100); }; check(); })""",
+                await_promise=True,
+                timeout=90,
+            )
+            report += [f"{page}: {problem}" for problem in browser.evaluate(_PLOTLY_TEXT_PROBE)]
+    assert not report, "\n".join(report)
+
+
 def test_plotly_figures_wait_for_the_load_event(built_html):
     """plotly.js is fetched after the load event, then the page's figures (their scripts are not in the HTML)."""
     html = built_html

@@ -39,6 +39,7 @@ __all__ = [
     "speed_ratio_figure",
 ]
 
+_SPARSITY_HEIGHT, _SPARSITY_BOTTOM = 900, 140  # the bottom margin: the x titles and the legend
 SPARSITY_PANELS = {
     (True, True): "Sym, Dom",
     (True, False): "Sym only",
@@ -48,7 +49,9 @@ SPARSITY_PANELS = {
 
 
 def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
-    """Non-zeros per column of S' against C, one panel per (Sym, Dom) and model, a line per o and ordering.
+    """Non-zeros per column of S' against C, one panel per (Sym, Dom) and model, a line per o and ordering: a row of
+    panels per (Sym, Dom), titled on the right, and a column per model (four columns of panels left a phone's screen
+    too narrow for their titles and their values of C).
 
     Parameters
     ----------
@@ -80,12 +83,14 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
         y="nonzeros_per_column",
         color="o",
         line_dash="ordering",
-        facet_col="panel",
-        facet_row="model",
+        facet_row="panel",
+        facet_col="model",
+        facet_row_spacing=0.04,
+        facet_col_spacing=0.05,
         markers=True,
         log_x=True,
         log_y=True,
-        height=560,
+        height=_SPARSITY_HEIGHT,
         category_orders={"panel": list(SPARSITY_PANELS.values()), "model": list(models)},
         labels={
             "nonzero_limit": "C",
@@ -98,11 +103,13 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
     figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1], font_size=13))
     figure.update_xaxes(tickvals=limits, ticktext=[f"{c:,}" for c in limits], tickangle=0, minor_showgrid=False)
     low, high = sparsity.nonzeros_per_column.min(), sparsity.nonzeros_per_column.max()
-    ticks = [m * 10**e for e in range(-1, 5) for m in (1, 2, 5) if low / 1.5 <= m * 10**e <= high * 1.5]
+    # as many ticks as a row's height holds apart: 1, 2, 5 per decade over a short range, fewer over a longer
+    decades = np.log10(high / low) if low > 0 else 4.0
+    steps = (1, 2, 5) if decades <= 1.5 else (1, 3) if decades <= 2.5 else (1,)
+    ticks = [m * 10**e for e in range(-1, 6) for m in steps if low / 1.5 <= m * 10**e <= high * 1.5]
     figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:,g}" for t in ticks], minor_showgrid=False)
     figure.update_traces(hovertemplate="C=%{x}<br>off-diagonal non-zeros per column=%{y:.2f}")
-    # one y title for both rows (a title per row is longer than a row and overlaps the other), and room above the
-    # column titles for plotly's toolbar
+    # one y title for all rows (a title per row is longer than a row and overlaps the others)
     figure.update_yaxes(title_text="")
     figure.add_annotation(
         text="off-diagonal non-zeros per column",
@@ -118,8 +125,9 @@ def sparsity_figure(sparsity: pd.DataFrame, models: Sequence[str]):
     )
     figure.update_layout(
         font_size=13,
-        margin=dict(l=80, r=40, t=70, b=10),
-        legend=dict(orientation="h", x=0, xanchor="left", y=-0.14, yanchor="top", title_text="o:"),
+        margin=dict(l=80, r=30, t=40, b=_SPARSITY_BOTTOM),
+        # below the x titles, in the bottom margin: two rows of four lines on a phone
+        legend=dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom", title_text="o:"),
     )
     return figure
 

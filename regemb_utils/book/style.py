@@ -6,7 +6,19 @@ from __future__ import annotations
 import base64
 import io
 
-__all__ = ["MIN_FONT_PT", "FIGURE_DPI", "FIGURE_WIDTH_IN", "RESOLUTION", "HighResolution", "absent_figure"]
+import numpy as np
+
+__all__ = [
+    "MIN_FONT_PT",
+    "FIGURE_DPI",
+    "FIGURE_WIDTH_IN",
+    "RESOLUTION",
+    "PALETTE_SIZE",
+    "COLOUR_BAR_LEVELS",
+    "HighResolution",
+    "colour_bar_colours",
+    "absent_figure",
+]
 
 MIN_FONT_PT = 9.0  # no text on the book's figures is smaller (the PNGs are shown at their natural size)
 FIGURE_DPI = 100
@@ -14,6 +26,87 @@ FIGURE_WIDTH_IN = 6.5  # 650 px at FIGURE_DPI (about 660 px with the tight margi
 RESOLUTION = (
     2  # PNG pixels per CSS pixel: a figure is drawn at RESOLUTION × FIGURE_DPI and shown at its size at FIGURE_DPI
 )
+PALETTE_SIZE = 256  # the colours of a figure's PNG (a PNG palette holds at most 256)
+# palette entries kept for a figure's colour bars (all of them together): a continuous colour map shows this many
+# steps, each at most a few pixels long, not the 30-55 bands that a palette chosen by coverage alone leaves it
+COLOUR_BAR_LEVELS = 128
+
+
+def colour_bar_colours(figure, levels: int = COLOUR_BAR_LEVELS) -> np.ndarray:
+    """The colours that ``figure``'s colour bars show, as drawn on white, at most ``levels`` of them (all colour bars
+    together, shared evenly; a colour bar with more is sampled evenly along its length, so that its steps stay even).
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    levels : int
+        The most colours returned.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, 3), dtype uint8
+        RGB colours, n ≤ ``levels`` (0 without a colour bar).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = fig.colorbar(ax.imshow([[0.0, 1.0]], cmap="viridis"))
+    >>> colour_bar_colours(fig).shape, colour_bar_colours(fig, 10).shape  # viridis has 256 colours
+    ((128, 3), (10, 3))
+    >>> plt.close(fig)
+    """
+    bars = [ax._colorbar for ax in figure.axes if getattr(ax, "_colorbar", None) is not None]
+    solids = [bar.solids for bar in bars if bar.solids is not None]
+    if not solids:
+        return np.zeros((0, 3), dtype=np.uint8)
+    share = max(1, levels // len(solids))
+    chosen = []
+    for mesh in solids:
+        rgba = mesh.to_rgba(np.asarray(mesh.get_array()).ravel(), alpha=mesh.get_alpha())
+        rgb = rgba[:, :3] * rgba[:, 3:] + (1 - rgba[:, 3:])  # on white
+        colours = np.round(255 * rgb).astype(np.uint8)
+        _, first = np.unique(colours, axis=0, return_index=True)
+        colours = colours[np.sort(first)]  # distinct, in the bar's order
+        if len(colours) > share:
+            colours = colours[np.round(np.linspace(0, len(colours) - 1, share)).astype(int)]
+        chosen.append(colours)
+    return np.concatenate(chosen)[:levels]
+
+
+def _nearest(colours: np.ndarray, palette: np.ndarray) -> np.ndarray:
+    """The index of the nearest ``palette`` entry (Euclidean in RGB) of each of ``colours``."""
+    palette = palette.astype(np.int32)
+    out = np.empty(len(colours), dtype=np.uint8)
+    for start in range(0, len(colours), 4096):
+        block = colours[start : start + 4096].astype(np.int32)
+        out[start : start + 4096] = (((block[:, None, :] - palette[None, :, :]) ** 2).sum(axis=2)).argmin(axis=1)
+    return out
+
+
+def _reduce(image, reserved: np.ndarray):
+    """``image`` (RGB) as a palette image of :data:`PALETTE_SIZE` colours: ``reserved`` and the rest chosen by max
+    coverage of ``image``; every pixel becomes the nearest of them."""
+    from PIL import Image
+
+    rest = PALETTE_SIZE - len(reserved)
+    covered = image.quantize(rest, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
+    used = len(covered.getcolors(PALETTE_SIZE) or ())
+    palette = np.asarray(covered.getpalette()[: 3 * used], dtype=np.uint8).reshape(-1, 3)
+    if not len(reserved):
+        return covered
+    palette = np.unique(np.concatenate([reserved, palette]), axis=0)[:PALETTE_SIZE]
+    pixels = np.asarray(image, dtype=np.uint8)
+    packed = (pixels[..., 0].astype(np.uint32) << 16) | (pixels[..., 1].astype(np.uint32) << 8) | pixels[..., 2]
+    distinct, inverse = np.unique(packed.ravel(), return_inverse=True)
+    colours = np.stack([(distinct >> 16) & 255, (distinct >> 8) & 255, distinct & 255], axis=1)
+    indices = _nearest(colours, palette)[inverse].reshape(packed.shape)
+    reduced = Image.frombytes("P", image.size, indices.tobytes())
+    reduced.putpalette(palette.ravel().tolist())
+    return reduced
 
 
 class HighResolution:
@@ -21,7 +114,9 @@ class HighResolution:
     screens and when zoomed), shown at its natural size (the output's ``width``/``height`` metadata, which MyST-NB
     and JupyterLab honour), its colours reduced to a 256-colour palette (a chart has few colours but many
     anti-aliasing shades; the palette keeps the file near the size of a 1× drawing) in which every pixel stays
-    within a few levels of its colour.
+    within a few levels of its colour. A figure with a colour bar keeps :data:`COLOUR_BAR_LEVELS` of the palette's
+    entries for the colours its colour bars show (:func:`colour_bar_colours`), so that a continuous colour map stays
+    smooth; the rest are chosen by max coverage.
 
     Parameters
     ----------
@@ -51,8 +146,9 @@ class HighResolution:
         self.figure.savefig(drawn, format="png", dpi=RESOLUTION * self.figure.dpi, bbox_inches="tight")
         image = Image.open(drawn).convert("RGB")
         # max coverage keeps every colour near its own (a rare one too: a small class, the top of a colour bar);
-        # median cut merges rare colours into common ones
-        palette = image.quantize(256, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
+        # median cut merges rare colours into common ones. A colour bar's gradient is many colours of few pixels
+        # each: max coverage alone leaves it in bands, so its colours have entries of their own
+        palette = _reduce(image, colour_bar_colours(self.figure))
         out = io.BytesIO()
         palette.save(out, format="png", optimize=True)
         return out.getvalue(), round(image.width / RESOLUTION), round(image.height / RESOLUTION)

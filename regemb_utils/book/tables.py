@@ -16,7 +16,17 @@ import plotly.io as pio
 
 from .style import HighResolution
 
-__all__ = ["glue", "glue_all", "OfflinePlotly", "Format", "Table", "table", "paper_as_given"]
+__all__ = [
+    "glue",
+    "glue_all",
+    "TOOLBAR_PX",
+    "with_toolbar_room",
+    "OfflinePlotly",
+    "Format",
+    "Table",
+    "table",
+    "paper_as_given",
+]
 
 
 def glue(name: str, value, display: bool = False):
@@ -76,8 +86,61 @@ def glue_all(prefix: str, values: Mapping[str, object]) -> None:
             plt.close(value)
 
 
+# plotly.js draws its toolbar (the "modebar", about 26 px tall) over the top right corner of a figure, on top of
+# whatever the figure puts there; on a narrow screen a title or a menu reaches that corner
+TOOLBAR_PX = 32
+_PLOTLY_HEIGHT, _PLOTLY_TOP = 450, 100  # plotly.js's defaults for layout.height and layout.margin.t
+
+
+def with_toolbar_room(figure):
+    """A copy of the plotly ``figure`` with a strip :data:`TOOLBAR_PX` tall above everything it draws, for plotly's
+    toolbar: the figure grows by the strip (its plot area keeps its height), its top margin by the strip, and a title
+    or legend placed relative to the whole figure (``yref="container"``; a title by default) moves down by the strip.
+    What is placed relative to the plot area (subplot titles, menus, legends above the plot) keeps its place there.
+
+    Parameters
+    ----------
+    figure : plotly.graph_objects.Figure
+        The figure (not changed).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The copy.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> figure = go.Figure(layout={"height": 300, "margin": {"t": 60}, "title": {"text": "a title", "y": 0.9}})
+    >>> roomy = with_toolbar_room(figure)
+    >>> roomy.layout.height, roomy.layout.margin.t, figure.layout.height
+    (332, 92, 300)
+    >>> round((1 - roomy.layout.title.y) * roomy.layout.height)  # 30 px from the top, now 30 + 32
+    62
+    """
+    import plotly.graph_objects as go
+
+    roomy = go.Figure(figure)
+    layout = roomy.layout
+    height = layout.height or _PLOTLY_HEIGHT
+    top = layout.margin.t if layout.margin.t is not None else _PLOTLY_TOP
+    grown = height + TOOLBAR_PX
+
+    def down(y, default):  # a position in the whole figure (0: bottom, 1: top), moved down by the strip
+        return 1 - ((1 - (default if y in (None, "auto") else y)) * height + TOOLBAR_PX) / grown
+
+    if layout.title.text and layout.title.yref in (None, "container"):
+        auto = layout.title.y in (None, "auto")  # plotly.js: the title's middle at the middle of the top margin
+        layout.title.y = down(layout.title.y, 1 - top / 2 / height)
+        layout.title.yanchor = "middle" if auto else layout.title.yanchor
+    if layout.legend.yref == "container" and layout.legend.y is not None:
+        layout.legend.y = down(layout.legend.y, 1)
+    layout.height, layout.margin.t = grown, top + TOOLBAR_PX
+    return roomy
+
+
 class OfflinePlotly:
-    """Display a plotly figure without a CDN.
+    """Display a plotly figure without a CDN, with room for plotly's toolbar (:func:`with_toolbar_room`).
 
     The HTML output carries no plotly.js: the book loads it once from its own ``_static`` (``html_js_files`` in
     ``_config.yml``). JupyterLab renders the plotly JSON output with plotly's own extension.
@@ -90,7 +153,7 @@ class OfflinePlotly:
     Attributes
     ----------
     figure : plotly.graph_objects.Figure
-        As given.
+        As given; it is shown with the toolbar's room.
 
     Examples
     --------
@@ -98,15 +161,18 @@ class OfflinePlotly:
     >>> bundle = OfflinePlotly(go.Figure(go.Bar(y=[3, 1])))._repr_mimebundle_()
     >>> sorted(bundle), bundle["application/vnd.plotly.v1+json"]["data"][0]["y"], "cdn.plot.ly" in bundle["text/html"]
     (['application/vnd.plotly.v1+json', 'text/html'], [3, 1], False)
+    >>> bundle["application/vnd.plotly.v1+json"]["layout"]["margin"]["t"]  # plotly's 100 px and the toolbar's
+    132
     """
 
     def __init__(self, figure):
         self.figure = figure
 
     def _repr_mimebundle_(self, include=None, exclude=None):
+        shown = with_toolbar_room(self.figure)
         return {
-            "application/vnd.plotly.v1+json": json.loads(self.figure.to_json()),
-            "text/html": pio.to_html(self.figure, include_plotlyjs=False, full_html=False),
+            "application/vnd.plotly.v1+json": json.loads(shown.to_json()),
+            "text/html": pio.to_html(shown, include_plotlyjs=False, full_html=False),
         }
 
 

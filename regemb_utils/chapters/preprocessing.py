@@ -385,7 +385,7 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
     >>> toy["twitter"] = toy["bbcsport"]
     >>> figure = class_distribution_figure(class_distribution(toy), majority_class_error(toy))
     >>> len(figure.data), figure.layout.annotations[0].text
-    (6, '<b>BBCSPORT</b>: always answering “pets”: 20.0\\xa0% test error')
+    (6, '<b>BBCSPORT</b>: always answering<br>“pets”: 20.0\\xa0% test error')
     >>> len(class_distribution_figure(class_distribution({"bbcsport": toy["bbcsport"]})).data)  # one data set, one panel
     3
     """
@@ -399,11 +399,20 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
         title = f"<b>{d.upper()}</b>"
         if majority is not None and d in majority.index:
             row = majority.loc[d]
-            title += f": always answering “{row['largest class']}”: {100 * row['test error']:.1f}\u00a0% test error"
+            # two lines: on one, the longest (20NEWS') ran past a phone's screen
+            title += f": always answering<br>“{row['largest class']}”: {100 * row['test error']:.1f}\u00a0% test error"
         titles.append(title)
     # the class names sit in a fixed left margin, so that every panel title can start at the figure's left edge
     label_px = int(7.2 * max(len(str(c)) for c in classes["class"])) + 16
-    gap_px, top_px, bottom_px = 70, 70, 50
+    title_px = 40 if majority is not None else 22  # a panel's title: two lines, or the data set's name
+    # the legend stands in the top left corner, one split per line: laid out in a row, plotly wraps it at the plot
+    # area's width, which a phone's screen leaves narrow, onto the first panel's title
+    legend_px = 3 * 20 + 8
+    gap_px, top_px, bottom_px = (
+        40 + title_px,
+        legend_px + title_px + 8,
+        50,
+    )  # gap: a row of ticks (slanted on a phone), a title
     height = top_px + bottom_px + sum(n * bar_px for n in sizes) + gap_px * (len(datasets) - 1) + 30
     figure = make_subplots(
         rows=len(datasets),
@@ -440,10 +449,18 @@ def class_distribution_figure(classes: pd.DataFrame, majority: pd.DataFrame | No
         bargap=0.25,
         margin=dict(l=label_px, r=10, t=top_px, b=bottom_px),
         legend=dict(
-            orientation="h", x=0, xanchor="left", xref="container", y=1, yanchor="top", yref="container", title=None
+            orientation="v",
+            x=0,
+            xanchor="left",
+            xref="container",
+            y=1,
+            yanchor="top",
+            yref="container",
+            title=None,
+            tracegroupgap=0,  # a split is a legend group: no gap between them
         ),
     )
-    figure.update_annotations(font_size=13, xanchor="left", x=0, xshift=-(label_px - 8))
+    figure.update_annotations(font_size=13, xanchor="left", align="left", x=0, xshift=-(label_px - 8))
     figure.update_yaxes(tickfont_size=12, automargin=False)
     figure.update_xaxes(tickfont_size=12, tickformat=",d")
     return figure

@@ -47,6 +47,10 @@ __all__ = ["SENTENCES", "SentencePair", "compare_sentences", "table_2_matrix", "
 
 SENTENCES = ("Obama speaks to the media in Illinois", "The President addresses the press in Chicago")
 FONT_PX = 13  # the smallest text on the figure: 13 px ≈ 9.75 pt at its natural size
+_CELL_PX = 48  # a row of a heat map of example_figure: two lines of text (mass, distance)
+_TITLE_PX = 28  # a panel's title, above it
+_TOP_PX = _TITLE_PX + 6
+_GAP_PX = 36 + _TITLE_PX  # the S / S' buttons and the SCM panel's title
 
 
 @dataclass(frozen=True)
@@ -364,10 +368,11 @@ def _labels(pair: SentencePair, words) -> list[str]:
     return [f"{w}*" if w in pair.without_embedding else w for w in words]
 
 
-def example_figure(pair: SentencePair, *, labels: Mapping[str, str] | None = None, height: int = 430):
-    """Two heat maps over (word of the first sentence, word of the second): left, the mass the WMD moves between
-    them and at what distance; right, each pair's contribution to the SCM, with a menu between S and S'. A pair
-    without flow or without contribution (e.g. one that S' sets to 0) is left blank.
+def example_figure(pair: SentencePair, *, labels: Mapping[str, str] | None = None, height: int | None = None):
+    """Two heat maps over (word of the first sentence, word of the second), one above the other (side by side, their
+    titles would collide on a phone's screen): above, the mass the WMD moves between them and at what distance;
+    below, each pair's contribution to the SCM, with buttons between S and S' just above it. A pair without flow or
+    without contribution (e.g. one that S' sets to 0) is left blank.
 
     ``labels`` names the two matrices on the menu's buttons (default ``{"S": "S: cosines",
     "S'": "S': orthogonalized"}``). Every text is at least :data:`FONT_PX` pixels.
@@ -378,8 +383,9 @@ def example_figure(pair: SentencePair, *, labels: Mapping[str, str] | None = Non
         :func:`compare_sentences`' result.
     labels : mapping, optional
         The menu's button labels for ``"S"`` and ``"S'"``.
-    height : int
-        The figure's height in pixels.
+    height : int, optional
+        The figure's height in pixels (default: 48 px per row of each heat map and the room for the titles,
+        the buttons and the words of the second sentence).
 
     Returns
     -------
@@ -416,11 +422,18 @@ def example_figure(pair: SentencePair, *, labels: Mapping[str, str] | None = Non
     def title(name):
         return f"SCM with {name} = {pair.scm[name]:.2f}: word pairs"
 
+    scm_rows = max(len(pair.contributions[name].x_terms) for name in names)
+    panels_px = _CELL_PX * (len(rows) + scm_rows)
+    # below: the second sentence's words (turned upright on a narrow screen) and the axis title
+    bottom_px = round(0.6 * FONT_PX * max(map(len, columns))) + 45
+    height = height or _TOP_PX + panels_px + _GAP_PX + bottom_px
+    inside = height - _TOP_PX - bottom_px  # the plot area: the panels and the gap between them
     figure = make_subplots(
-        rows=1,
-        cols=2,
-        shared_yaxes=True,
-        horizontal_spacing=0.04,
+        rows=2,
+        cols=1,
+        shared_xaxes=True,  # one row of the second sentence's words, at the bottom (plotly makes room for it)
+        vertical_spacing=_GAP_PX / inside,
+        row_heights=[len(rows), scm_rows],
         subplot_titles=(f"WMD = {pair.wmd:.2f}: mass moved", title(names[0])),
     )
     figure.add_trace(
@@ -465,8 +478,8 @@ def example_figure(pair: SentencePair, *, labels: Mapping[str, str] | None = Non
                 f"{name}</extra>",
                 textfont={"size": FONT_PX},
             ),
-            1,
             2,
+            1,
         )
 
     buttons = [
@@ -479,28 +492,27 @@ def example_figure(pair: SentencePair, *, labels: Mapping[str, str] | None = Non
     ]
     figure.update_layout(
         height=height,
-        margin={"l": 10, "r": 10, "t": 95, "b": 10},
+        margin={"l": 10, "r": 10, "t": _TOP_PX, "b": bottom_px},
         font={"size": FONT_PX},
         updatemenus=[
-            {
+            {  # just above the SCM's panel, whose matrix they choose, and its title
                 "buttons": buttons,
                 "direction": "right",
                 "type": "buttons",
                 "showactive": True,
                 "active": 0,
-                "x": 1.0,
-                "xanchor": "right",
-                "y": 1.0,
+                "x": 0.0,
+                "xanchor": "left",
+                "y": figure.layout.yaxis2.domain[1],
                 "yanchor": "bottom",
-                "pad": {"b": 32},
+                "pad": {"b": _TITLE_PX},
                 "font": {"size": FONT_PX},
             }
         ],
     )
-    figure.update_annotations(font={"size": FONT_PX + 1})
+    figure.update_annotations(font={"size": FONT_PX + 1})  # the panels' titles
     figure.update_yaxes(autorange="reversed", tickfont={"size": FONT_PX})
-    figure.update_yaxes(title={"text": "first sentence", "font": {"size": FONT_PX}}, row=1, col=1)
-    figure.update_xaxes(
-        side="bottom", tickfont={"size": FONT_PX}, title={"text": "second sentence", "font": {"size": FONT_PX}}
-    )
+    figure.update_yaxes(title={"text": "first sentence", "font": {"size": FONT_PX}})
+    figure.update_xaxes(tickfont={"size": FONT_PX})
+    figure.update_xaxes(title={"text": "second sentence", "font": {"size": FONT_PX}}, row=2, col=1)
     return figure

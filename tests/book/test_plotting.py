@@ -8,6 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
 
 from regemb_utils.book.plotting import place_labels  # noqa: E402
 
@@ -90,3 +91,61 @@ def test_figure_8_legend_has_the_colours_of_the_bars():
     assert colours["ours: the other methods"] == to_rgb(bars[0].get_facecolor())
     assert len({to_rgb(bar.get_facecolor()) for bar in bars}) == 3
     plt.close(fig)
+
+
+# plotly: plotly.js draws its toolbar over the top right corner of every figure, on top of what is there
+
+
+def test_every_shown_plotly_figure_has_a_strip_for_the_toolbar():
+    import json
+
+    import plotly.graph_objects as go
+
+    from regemb_utils.book.tables import TOOLBAR_PX, OfflinePlotly
+
+    titled = go.Figure(
+        go.Scatter(y=[1, 2]),
+        layout={"height": 400, "margin": {"t": 90}, "title": {"text": "a long title", "y": 0.97}},
+    )
+    legend = dict(orientation="h", x=0, y=1, xref="container", yref="container", yanchor="top")
+    for figure, top, title_px in (
+        (titled, 90, 0.03 * 400),  # a title 12 px from the top (chapter 5's viewer)
+        (go.Figure(layout={"title": {"text": "auto"}}), 100, 50),  # plotly's: the middle of its 100 px top margin
+        (go.Figure(layout={"height": 300, "margin": {"t": 40}, "legend": legend}), 40, None),
+    ):
+        before = figure.to_json()
+        layout = OfflinePlotly(figure)._repr_mimebundle_()["application/vnd.plotly.v1+json"]["layout"]
+        assert figure.to_json() == before  # the figure itself is left as it was
+        height = figure.layout.height or 450
+        assert layout["height"] == height + TOOLBAR_PX and layout["margin"]["t"] == top + TOOLBAR_PX
+        if title_px is not None:  # the title's distance from the top: the strip and its own
+            assert (1 - layout["title"]["y"]) * layout["height"] == pytest.approx(TOOLBAR_PX + title_px)
+        else:  # a legend at the top of the whole figure moves below the strip
+            assert (1 - layout["legend"]["y"]) * layout["height"] == pytest.approx(TOOLBAR_PX)
+    html = OfflinePlotly(titled)._repr_mimebundle_()["text/html"]  # what the book shows: the same layout
+    assert f'<div style="height:{400 + TOOLBAR_PX}px;' in html
+    assert json.dumps({"t": 90 + TOOLBAR_PX}).replace(" ", "")[1:-1] in html.replace(" ", "")
+
+
+def test_the_sparsity_panels_stand_in_two_columns_with_spaced_ticks():
+    """Four columns of panels left a phone's screen 55 px per panel: their titles and their values of C collided."""
+    import itertools
+
+    from regemb_utils.book.figures import sparsity_figure
+
+    rows = [
+        dict(model=m, symmetric=s, dominant=d, idf=i, exponent=o, nonzero_limit=c, nonzeros_per_column=c ** (0.3 * o))
+        for m, s, d, i, o, c in itertools.product(
+            ["32-bit", "1-bit"], [True, False], [True, False], [True, False], [1.0, 4.0], [100, 200, 400, 800]
+        )
+    ]
+    figure = sparsity_figure(pd.DataFrame(rows), ["32-bit", "1-bit"])
+    layout = figure.layout
+    x_domains = {tuple(layout[name].domain) for name in layout if name.startswith("xaxis")}
+    y_domains = {tuple(layout[name].domain) for name in layout if name.startswith("yaxis")}
+    assert len(x_domains) == 2 and len(y_domains) == 4
+    assert all(d[1] - d[0] >= 0.45 for d in x_domains)  # each column about half the width
+    ticks = layout.yaxis.tickvals
+    assert len(ticks) <= 1 + 1.2 * np.log10(max(ticks) / min(ticks))  # about one per decade over 3.5 decades
+    titles = [a.text for a in layout.annotations if a.textangle != -90]
+    assert set(titles) == {"32-bit", "1-bit", "Sym, Dom", "Sym only", "Dom only", "neither"}

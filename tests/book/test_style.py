@@ -15,7 +15,13 @@ from IPython.core.formatters import format_display_data  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from regemb_utils.book import tables  # noqa: E402
-from regemb_utils.book.style import FIGURE_DPI, RESOLUTION, HighResolution  # noqa: E402
+from regemb_utils.book.style import (  # noqa: E402
+    COLOUR_BAR_LEVELS,
+    FIGURE_DPI,
+    RESOLUTION,
+    HighResolution,
+    colour_bar_colours,
+)
 
 
 @pytest.fixture
@@ -61,3 +67,54 @@ def test_glue_shows_a_matplotlib_figure_at_the_resolution(heatmap, monkeypatch):
     tables.glue("number", np.float64(1.5))
     assert isinstance(glued["figure"], HighResolution) and glued["figure"].figure is heatmap
     assert glued["number"] == 1.5 and type(glued["number"]) is float
+
+
+def _colour_bar_line(figure, png: bytes) -> np.ndarray:
+    """The pixels along the middle of ``figure``'s colour bar in ``png`` (drawn as HighResolution draws it)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    tight = figure.get_tightbbox(renderer).padded(0.1)  # savefig's bbox_inches="tight", pad_inches=0.1
+    (bar,) = [ax for ax in figure.axes if getattr(ax, "_colorbar", None) is not None]
+    box = bar.get_window_extent(renderer)
+    scale = RESOLUTION * figure.dpi
+    x0, x1 = (box.x0 / figure.dpi - tight.x0) * scale, (box.x1 / figure.dpi - tight.x0) * scale
+    y0, y1 = (tight.y1 - box.y1 / figure.dpi) * scale, (tight.y1 - box.y0 / figure.dpi) * scale
+    image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    if box.width > box.height:
+        return image[round((y0 + y1) / 2), int(x0) + 4 : int(x1) - 4]
+    return image[int(y0) + 4 : int(y1) - 4, round((x0 + x1) / 2)]
+
+
+def _levels(line: np.ndarray) -> int:
+    return len(np.unique(line, axis=0))
+
+
+def test_a_colour_bar_keeps_enough_distinct_levels(heatmap):
+    png, _, _ = HighResolution(heatmap).png()
+    full = io.BytesIO()
+    heatmap.savefig(full, format="png", dpi=RESOLUTION * FIGURE_DPI, bbox_inches="tight")
+    assert _levels(_colour_bar_line(heatmap, full.getvalue())) >= 200  # the line found is the bar: viridis' 256
+    line = _colour_bar_line(heatmap, png)
+    # max coverage alone left this bar in 78 bands; its own palette entries leave steps of a few pixels
+    assert _levels(line) >= COLOUR_BAR_LEVELS
+    steps = np.flatnonzero(np.any(line[1:] != line[:-1], axis=1))
+    assert np.diff(steps).max() <= 3 * len(line) / COLOUR_BAR_LEVELS  # no band much wider than the rest
+
+
+def test_a_discrete_colour_bar_keeps_its_colours_exactly():
+    from matplotlib.colors import BoundaryNorm
+
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=FIGURE_DPI, layout="constrained")
+    steps = plt.get_cmap("viridis", 7)
+    shown = ax.imshow(np.arange(49).reshape(7, 7) % 7, cmap=steps, norm=BoundaryNorm(np.arange(-0.5, 7), 7))
+    fig.colorbar(shown, orientation="horizontal")
+    png, _, _ = HighResolution(fig).png()
+    expected = np.round(255 * steps(np.arange(7))[:, :3]).astype(np.uint8)
+    line = _colour_bar_line(fig, png)
+    found = np.unique(line, axis=0)
+    plt.close(fig)
+    assert {tuple(c) for c in expected} <= {tuple(c) for c in found}
+    assert len(colour_bar_colours(fig)) == 7

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -77,6 +79,11 @@ def test_class_distribution_figure_has_one_readable_panel_per_data_set(datasets)
     # taller panels for more classes
     domains = [figure.layout[f"yaxis{i if i > 1 else ''}"].domain for i in (1, 2)]
     assert domains[0][1] - domains[0][0] == pytest.approx(domains[1][1] - domains[1][0])  # 3 classes each
+    # readable on a phone (368 px): a title's lines short enough (on one line 20NEWS' ran past the screen), and
+    # the legend one split per line (in a row, plotly wrapped it onto the first title)
+    lines = [re.sub("<[^>]+>", "", line) for title in titles for line in title.split("<br>")]
+    assert max(map(len, lines)) <= 40 and all(a.align == "left" for a in figure.layout.annotations)
+    assert figure.layout.legend.orientation == "v" and figure.layout.legend.tracegroupgap == 0
 
 
 @pytest.fixture

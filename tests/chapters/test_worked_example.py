@@ -122,3 +122,23 @@ def test_bad_input_is_refused():
         compare_sentences("to the in", SENTENCES[1], dictionary, kv, S_prime)
     with pytest.raises(ValueError, match="whole dictionary"):
         compare_sentences(*SENTENCES, dictionary, kv, S_prime[:-1, :-1])
+
+
+def test_the_panels_stack_so_that_their_titles_cannot_collide_on_a_phone():
+    """Side by side, each panel's title had half of a 368 px screen and the two overlapped (figure 4.1 at 400 px):
+    stacked, each panel and its title have the whole width, and the S / S' buttons sit between the panels, above
+    the SCM's."""
+    dictionary, kv, neighbours = _setting()
+    S_prime, _, _ = table_2_matrix(neighbours, dictionary)
+    figure = example_figure(compare_sentences(*SENTENCES, dictionary, kv, S_prime))
+    layout = figure.layout
+    assert list(layout.xaxis.domain) == [0.0, 1.0] and list(layout.xaxis2.domain) == [0.0, 1.0]
+    wmd, scm = layout.yaxis.domain, layout.yaxis2.domain
+    assert scm[1] < wmd[0]  # the SCM below the WMD, with a gap
+    titles = [a.y for a in layout.annotations[:2]]
+    assert titles == [wmd[1], scm[1]] and all(a.yanchor == "bottom" for a in layout.annotations[:2])
+    (menu,) = layout.updatemenus
+    assert menu.y == scm[1] and menu.yanchor == "bottom" and menu.pad.b >= FONT_PX + 10  # above the SCM's title
+    gap_px = (wmd[0] - scm[1]) * (layout.height - layout.margin.t - layout.margin.b)
+    assert gap_px >= menu.pad.b + 30  # the buttons (about 30 px) and the title fit between the panels
+    assert [t.xaxis for t in figure.data] == ["x", "x2", "x2"] and [t.yaxis for t in figure.data] == ["y", "y2", "y2"]
