@@ -30,6 +30,7 @@ __all__ = [
     "marked",
     "value",
     "read_off",
+    "decimals",
     "all_values",
     "TEST_ERRORS",
     "RELATIVE_ERRORS",
@@ -69,6 +70,7 @@ __all__ = [
     "DIFFERENT_DATA",
     "PAPER_DOCUMENTS",
     "SATO_2022_ERRORS",
+    "SATO_2022_DECIMALS",
     "PAPER_COSINES",
     "PAPER_GOOD_BAD",
     "PAPER_GRID",
@@ -234,6 +236,35 @@ def value(table: dict, key, default=np.nan):
     (23, nan)
     """
     return table[key].value if key in table else default
+
+
+def decimals(table: dict, key) -> int | None:
+    """The decimals that the source of the paper's value ``table[key]`` gives where a float does not keep them: two
+    for a test error of the paper's result files (44.40, which a float shows as 44.4), as the paper prints its test
+    errors; one for Sato et al.'s (2022) errors (8.0); None where the value's own digits are its source's (or the paper has no such value).
+
+    Parameters
+    ----------
+    table : dict
+        A table of :class:`PaperValue` s (e.g. :data:`TEST_ERRORS`).
+    key : object
+        Its key.
+
+    Returns
+    -------
+    int or None
+        The decimals to show it with.
+
+    Examples
+    --------
+    >>> decimals(TEST_ERRORS, ("soft_vsm_quantized", "ohsumed")), decimals(TEST_ERRORS, ("bow", "bbcsport"))
+    (2, None)
+    >>> decimals(SATO_2022_ERRORS, ("tfidf_l1", "amazon"))
+    1
+    """
+    if table is SATO_2022_ERRORS and key in table:
+        return SATO_2022_DECIMALS
+    return 2 if key in table and table[key].kind == "paper's result files" else None
 
 
 def read_off(table: dict, key) -> bool:
@@ -587,6 +618,7 @@ SATO_2022_ERRORS: dict[tuple[str, str], PaperValue] = {
     )
     for dataset, error in zip(("bbcsport", "twitter", "ohsumed", "reuters", "amazon", "20news"), errors)
 }
+SATO_2022_DECIMALS = 1  # their evaluate.py prints every error with one decimal (8.0, which a float shows as 8)
 
 # ---------------------------------------------------------------------------------------------------------------
 # not numbers: where our data differ from the paper's (data/README.md)

@@ -687,6 +687,59 @@ def test_plotly_texts_are_clear_of_each_other_and_the_toolbar(built_html, width)
     assert not report, "\n".join(report)
 
 
+# Tables (regemb_utils.book.tables.table): a caption wraps at the column's width, outside the box in which a wide table
+# scrolls; at 1280 px the tables made narrow enough for a desktop (their header names them) fit without scrolling
+
+_TABLE_PROBE = r"""
+(() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  const column = article.getBoundingClientRect();
+  const found = {inside: [], wide: [], scrolled: [], scrolls: [], narrow: 0};
+  for (const caption of article.querySelectorAll('table.regemb-table caption')) found.inside.push(caption.innerText.slice(0, 50));
+  for (const caption of article.querySelectorAll('.regemb-table-caption')) {
+    const r = caption.getBoundingClientRect(), text = caption.innerText.slice(0, 50);
+    if (r.width > 0 && (r.left < column.left - 1 || r.right > column.right + 1)) found.wide.push(text);
+    for (let box = caption.parentElement; box && box !== article; box = box.parentElement)
+      if (box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== 'visible') { found.scrolled.push(text); break; }
+  }
+  for (const table of article.querySelectorAll('table.regemb-table')) {
+    const header = [...table.querySelectorAll('th')].map(th => th.innerText.replace(/\s+/g, ' ').trim()).join(' | ');
+    if (!__NARROW__.some(h => header.includes(h))) continue;
+    found.narrow += 1;
+    if (table.scrollWidth > table.clientWidth + 1) found.scrolls.push(`${header.slice(0, 80)}: ${table.scrollWidth} px in ${table.clientWidth}`);
+  }
+  return found;
+})()
+"""
+# headers of the tables made to fit a desktop's column: chapter 6's 144 numbers, chapter 4's tests and paired
+# comparisons, chapter 5's largest confusions
+NARROW_TABLES = ["ours − paper", "only a right", "WMD − SCM", "non-reg. (% of class)"]
+
+
+@pytest.mark.parametrize("width", [400, 1280])
+def test_table_captions_wrap_at_the_column_and_narrow_tables_fit(built_html, width):
+    from browser import Chromium, serve
+
+    probe = _TABLE_PROBE.replace("__NARROW__", json.dumps(NARROW_TABLES))
+    report, narrow = [], 0
+    with serve(built_html) as server, Chromium(width=width) as browser:
+        for page in book_pages(built_html):
+            browser.navigate(f"{server.url}/{page}")
+            browser.evaluate(
+                "document.fonts.ready.then(() => new Promise(r => setTimeout(r, 300)))", await_promise=True
+            )
+            found = browser.evaluate(probe)
+            narrow += found["narrow"]
+            report += [f"{page}: a caption inside its table (it scrolls with it): {t}" for t in found["inside"]]
+            report += [f"{page}: a caption wider than the column: {t}" for t in found["wide"]]
+            report += [f"{page}: a caption inside a scrolling box: {t}" for t in found["scrolled"]]
+            if width == 1280:
+                report += [f"{page}: a table made to fit scrolls at 1280 px: {t}" for t in found["scrolls"]]
+    assert narrow >= len(NARROW_TABLES), f"only {narrow} tables with the headers {NARROW_TABLES} were found"
+    assert not report, "\n".join(report)
+
+
 def test_plotly_figures_wait_for_the_load_event(built_html):
     """plotly.js is fetched after the load event, then the page's figures (their scripts are not in the HTML)."""
     html = built_html

@@ -26,6 +26,8 @@ __all__ = [
     "Table",
     "table",
     "paper_as_given",
+    "PRECISION",
+    "shown",
 ]
 
 
@@ -194,7 +196,58 @@ def _is_missing(value) -> bool:
         return False
 
 
+# One precision per quantity: every table (``formats={column: quantity}``), glued value and sentence of the book that
+# shows one of these quantities takes its digits from here, so that a number reads the same on every page (a glue
+# reference in the prose writes the same spec: ``{glue:text}`name:.2f``` for a test error).
+PRECISION: dict[str, str] = {
+    "test error": ".2f",  # a test error (%), or a difference of two in points: the two decimals the paper prints
+    "error reduction": ".2f",  # a test error relative to another (%) or a reduction of one (%): the paper's 39.43
+    "cosine": ".3f",  # a cosine similarity or a Spearman ρ
+    "seconds": ".3g",  # a duration (s, s / query): three significant digits (78, 13.2, 0.00771), whole from 1,000 up
+    "hours": ".3g",  # a duration (h): three significant digits (2.35), whole from 1,000 up
+    "p-value": "p-value",  # a p- or q-value: three significant digits; one that underflowed to 0 as "< 1e-300"
+}
+
+
+def shown(quantity: str, value) -> str:
+    """``value`` as the book shows ``quantity`` (:data:`PRECISION`): the one place that sets its digits.
+
+    Parameters
+    ----------
+    quantity : str
+        A key of :data:`PRECISION` ("test error", "cosine", "seconds", "p-value", ...).
+    value : float
+        The value, unrounded.
+
+    Returns
+    -------
+    str
+        Its text ("—" for a missing value).
+
+    Examples
+    --------
+    >>> shown("test error", 20.4545), shown("cosine", 0.6741), shown("seconds", 78.04), shown("seconds", 0.0077149)
+    ('20.45', '0.674', '78', '0.00771')
+    >>> shown("hours", 2.3512), shown("seconds", 12_345.6), shown("p-value", 0.0), shown("p-value", 3.1234e-9)
+    ('2.35', '12,346', '< 1e-300', '3.12e-09')
+    """
+    if _is_missing(value):
+        return MISSING
+    return _quantity_format(quantity)(value)
+
+
+def _quantity_format(quantity: str) -> Callable[[object], str]:
+    spec = PRECISION[quantity]
+    if spec == "p-value":
+        return lambda v: "< 1e-300" if float(v) == 0 else f"{float(v):.3g}"
+    if spec.endswith("g"):  # significant digits, never an exponent: whole from 1,000 up
+        return lambda v: f"{float(v):,.0f}" if abs(float(v)) >= 1000 else format(float(v), spec)
+    return lambda v: format(float(v), spec)
+
+
 def _named_format(name: str) -> Callable[[object], str] | None:
+    if name in PRECISION:  # a quantity: its one precision
+        return _quantity_format(name)
     if name == "int":
         return lambda v: f"{int(round(float(v))):,}"
     if name == "percent":  # a fraction shown as a percentage with one decimal
@@ -203,8 +256,6 @@ def _named_format(name: str) -> Callable[[object], str] | None:
         return _number
     if name == "as given":  # values typed with the digits their source gives (the paper's): 23, 21.82, 819,496
         return _shown_with(lambda v: f"{v:,.0f}" if float(v).is_integer() else f"{v:g}")
-    if name == "p-value":  # three significant digits; a p-value that underflowed to 0 as the bound it lies below
-        return lambda v: "< 1e-300" if float(v) == 0 else f"{float(v):.3g}"
     if name == "signed":  # a real as short as it prints, with a true minus sign (a grid's threshold: −1, −0.5)
         return lambda v: f"{float(v):g}".replace("-", "\u2212")
     if name.startswith("number:"):  # number:2 -> like "number", but every real with two decimals (whole numbers and
@@ -329,9 +380,10 @@ def table(
     * ``formats`` maps a column to how its values are shown: ``"int"`` (thousands separators), ``"percent"`` (a
       fraction shown as a percentage with one decimal; ``"percent:2"`` for two), ``"number"`` (mixed values: yes/no,
       integers with separators, floats to 4 significant digits, whole above 1,000), ``"as given"`` (the digits a value
-      was typed with, such as the paper's: 23, 21.82, 819,496), ``"p-value"`` (three significant digits, an
-      underflow to 0 as "< 1e-300"), ``"signed"`` (as short as it prints, true minus signs), a format spec (``".3f"``), a format
-      string (``"{:.2f} %"`` for values already in percent) or a function. Other columns: integers (and float columns
+      was typed with, such as the paper's: 23, 21.82, 819,496), a quantity of :data:`PRECISION` (``"test error"``,
+      ``"cosine"``, ``"seconds"``, ``"p-value"``: three significant digits, an underflow to 0 as "< 1e-300"; ...: the
+      one precision of that quantity in the book), ``"signed"`` (as short as it prints, true minus signs), a format
+      spec (``".3f"``), a format string (``"{:.2f} %"`` for values already in percent) or a function. Other columns: integers (and float columns
       whose values are all whole numbers) with thousands separators, other numbers with 2 or 3 decimals, booleans as
       yes/no.
     * Missing values (NaN, None, NA, NaT) are shown as an em dash, "—", never as nan.
@@ -342,9 +394,10 @@ def table(
       is trusted or re-run).
     * ``collapsed="Show all 216 tests"`` wraps the table (and its link) in a ``<details>`` element that starts
       closed, with that summary line (see also :func:`collapsible`).
-    * ``caption`` is shown above the table. A column that shows the same value in every row of a table of at least
-      :data:`CONSTANT_ROWS` rows (and three columns) is said once, at the start of the caption, instead of in every
-      row (the CSV keeps it).
+    * ``caption`` is shown above the table, outside it: table and caption are a ``<figure>`` and its ``<figcaption>``,
+      so that a table wider than the page scrolls in its own box while its caption wraps at the page's width. A
+      column that shows the same value in every row of a table of at least :data:`CONSTANT_ROWS` rows (and three
+      columns) is said once, at the start of the caption, instead of in every row (the CSV keeps it).
     * ``csv_frame``: what the CSV download holds, when it is not the frame shown (e.g. the separate interval columns
       behind a compact display).
     * ``links={"claim": hrefs}`` makes each cell of that column a link to the href of its row (a sequence as long
@@ -377,10 +430,12 @@ def table(
     >>> table(pd.DataFrame({"test error (%)": [4.5678]}), {"test error (%)": ".2f"}).html
     '<table class="regemb-table table"><thead><tr><th style="text-align: right">test error (%)</th></tr></thead><tbody><tr><td style="text-align: right">4.57</td></tr></tbody></table>'
     >>> same = table(pd.DataFrame({"data set": ["a", "b", "c"], "method": ["BoW"] * 3, "k": [1, 3, 5]}))
-    >>> "<caption>method: BoW (every row)</caption>" in same.html, "<th" in same.html and ">method<" in same.html
+    >>> same.html.startswith('<figure class="regemb-table-figure"><figcaption class="regemb-table-caption">method: BoW')
+    True
+    >>> "(every row)</figcaption><table" in same.html, "<th" in same.html and ">method<" in same.html
     (True, False)
     >>> empty = table(pd.DataFrame({"data set": ["a", "b", "c"], "notes": [""] * 3, "k": [1, 3, 5]}))
-    >>> "<caption" in empty.html, ">notes<" in empty.html
+    >>> "<figcaption" in empty.html, ">notes<" in empty.html
     (False, False)
     >>> tests = table(pd.DataFrame({"p": [0.0, 0.01234, 3e-12], "t": [-1.0, -0.5, 0.5]}), {"p": "p-value", "t": "signed"})
     >>> [c for c in ("&lt; 1e-300", ">0.0123<", ">3e-12<", ">−1<", ">−0.5<", ">0.5<") if c not in tests.html]
@@ -422,11 +477,12 @@ def table(
                 text = f'<a href="{html.escape(str(href))}">{text}</a>'
             cells.append(f'<td style="text-align: {_align(data[column])}">{text}</td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    caption_html = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    body = (
-        f'<table class="regemb-table table">{caption_html}<thead><tr>{header}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
+    body = f'<table class="regemb-table table"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    if caption:  # outside the table, which scrolls in its own box when wide: the caption wraps at the page's width
+        body = (
+            f'<figure class="regemb-table-figure"><figcaption class="regemb-table-caption">{html.escape(caption)}'
+            f"</figcaption>{body}</figure>"
+        )
     csv = None
     if download is not None:
         full = data if csv_frame is None else csv_frame
@@ -481,8 +537,10 @@ def collapsible(content, summary: str) -> Table:
 
 def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` with the paper's values as the paper gives them: a value read off a figure (column "paper read off a
-    figure") as approximate, "≈" and the three significant digits that can be read; one with the decimals its source
-    prints (column "paper decimals": 0.0810, not 0.081); the others with their own digits. Both columns are dropped.
+    figure") as approximate, "≈" and the (at most three) significant digits that were read, never padded with zeros
+    (a bar label read as 5.5 is "≈ 5.5", not "≈ 5.50"); one with the decimals its source prints (column "paper
+    decimals": 0.0810, not 0.081; 44.40 of the paper's result files); the others with their own digits. Both columns
+    are dropped.
 
     Parameters
     ----------
@@ -496,11 +554,11 @@ def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> rows = pd.DataFrame({"paper": [3_434_600.0, 21.82, 80.66, 0.081, np.nan],
-    ...                      "paper read off a figure": [True, False, True, False, False],
-    ...                      "paper decimals": [None, None, None, 4, None]})
+    >>> rows = pd.DataFrame({"paper": [3_434_600.0, 21.82, 80.66, 0.081, np.nan, 5.5, 76.02, 100.0],
+    ...                      "paper read off a figure": [True, False, True, False, False, True, True, True],
+    ...                      "paper decimals": [None, None, None, 4, None, None, None, None]})
     >>> paper_as_given(rows)["paper"].tolist()
-    ['≈ 3,430,000', '21.82', '≈ 80.7', '0.0810', None]
+    ['≈ 3,430,000', '21.82', '≈ 80.7', '0.0810', None, '≈ 5.5', '≈ 76.0', '≈ 100']
     """
     if "paper read off a figure" not in rows:
         return rows
@@ -511,10 +569,11 @@ def paper_as_given(rows: pd.DataFrame) -> pd.DataFrame:
             return None
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
             return "yes" if value is True else "no" if value is False else str(value)
-        if read_off:
+        if read_off:  # at most three significant digits, and no digit the reading does not have (5.5, not 5.50)
             rounded = float(f"{value:.3g}")
             places = max(2 - int(np.floor(np.log10(abs(rounded)))), 0) if rounded else 0
-            return f"≈ {rounded:,.{places}f}"
+            read = repr(float(value)).rstrip("0").partition(".")[2] if "e" not in repr(float(value)) else ""
+            return f"≈ {rounded:,.{min(places, len(read))}f}"
         if places is not None and np.isfinite(places):
             return f"{value:,.{int(places)}f}"
         return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"

@@ -39,6 +39,7 @@ __all__ = [
     "run_linear_models",
     "comparison_table",
     "error_grid",
+    "error_grid_table",
     "kernel_comparison",
     "verdicts",
     "verdict_counts",
@@ -435,6 +436,45 @@ def error_grid(table: pd.DataFrame) -> pd.DataFrame:
     grid = pd.concat([grid, reference], ignore_index=True)
     grid.columns.name = None
     return grid.rename(columns={d: d.upper() + ("*" if d in paper.DIFFERENT_DATA else "") for d in datasets})
+
+
+def error_grid_table(table: pd.DataFrame, **options):
+    """:func:`error_grid` as a book table: our test errors with the book's precision for a test error
+    (:data:`regemb_utils.book.tables.PRECISION`), Sato et al.'s (2022) with the digits they print
+    (:data:`regemb_utils.paper.SATO_2022_DECIMALS`: 5.5 and 4.0, not 5.50 and 4.00).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`comparison_table`.
+    **options
+        Passed to :func:`regemb_utils.book.tables.table` (``caption``, ...).
+
+    Returns
+    -------
+    regemb_utils.book.tables.Table
+        The table.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"dataset": ["reuters"], "method": ["tfidf_l1"], "model": ["TF-IDF L1 kNN"],
+    ...                       "error": [5.2049]})
+    >>> shown = error_grid_table(table).html
+    >>> ">5.20<" in shown, ">5.5<" in shown, ">5.50<" in shown
+    (True, True, False)
+    """
+    from ..book.tables import shown
+    from ..book.tables import table as book_table
+
+    grid = error_grid(table)
+    reference = grid["model"].str.endswith("Sato et al. (2022)")
+    text = grid.copy()
+    for column in grid.columns.drop("model"):
+        text[column] = [
+            None if pd.isna(v) else f"{v:.{paper.SATO_2022_DECIMALS}f}" if given else shown("test error", v)
+            for v, given in zip(grid[column], reference)
+        ]
+    return book_table(text, csv_frame=grid, **options)
 
 
 def kernel_comparison(table: pd.DataFrame, model: str = "scm_svm") -> pd.DataFrame:

@@ -23,6 +23,7 @@ from .. import paper as _paper
 from ..classification.knn_runs import MethodResult
 from ..classification.methods import METHODS
 from ..book.tables import Table, table
+from ..book.tables import shown as number  # a quantity with the book's one precision for it
 from ..classification.speed import speed_ratios
 from ..classification.statistics import mcnemar_exact, wilson_interval
 from ..study.claims import FAILS, HOLDS, OPEN, Claim, Finding, Judgement, interval_result
@@ -207,7 +208,14 @@ def paired_findings(table: pd.DataFrame, better: str, worse: str, datasets: Sequ
         row = rows.iloc[0]
         e_better, e_worse = (row["error a"], row["error b"]) if row["a"] == a else (row["error b"], row["error a"])
         result = OPEN if not row["significant"] else HOLDS if e_better < e_worse else FAILS
-        found.append(Finding(result, f"{e_better:.1f} vs {e_worse:.1f} % (q = {row['q']:.2g})", _label(dataset)))
+        found.append(
+            Finding(
+                result,
+                f"{number('test error', e_better)} vs {number('test error', e_worse)} % "
+                f"(q = {number('p-value', row['q'])})",
+                _label(dataset),
+            )
+        )
     return found
 
 
@@ -273,7 +281,8 @@ def _reduction(results: Results, evidence: Evidence) -> list[Finding]:
     return [
         Finding(
             result,
-            f"{r:.1f} % [{lower:.1f}, {upper:.1f}] (paper: {paper:.2f} %; {found['queries']:,} test queries, the "
+            f"{number('error reduction', r)} % [{number('error reduction', lower)}, {number('error reduction', upper)}] "
+            f"(paper: {paper:.2f} %; {found['queries']:,} test queries, the "
             f"paper's {paper_n:,})",
         )
     ]
@@ -306,8 +315,8 @@ def _scm_vs(wmd: str) -> Callable[[Results, Evidence], list[Finding]]:
             found.append(
                 Finding(
                     result,
-                    f"{row['SCM error']:.1f} vs {row['WMD error']:.1f} % on "
-                    f"{int(row['queries']):,} queries (q = {row['q']:.2g})",
+                    f"{number('test error', row['SCM error'])} vs {number('test error', row['WMD error'])} % on "
+                    f"{int(row['queries']):,} queries (q = {number('p-value', row['q'])})",
                     _label(dataset),
                 )
             )
@@ -681,7 +690,7 @@ def _good_bad(results: Results, evidence: Evidence) -> list[Finding]:
         decimals = len(f"{paper:g}".partition(".")[2])  # 0.58: two, 0.4: one
         same = cosine is not None and round(float(cosine), decimals) == paper
         if cosine is not None:
-            shown += f"; cosine {cosine:.2f} (the paper's {paper:g})"
+            shown += f"; cosine {number('cosine', cosine)} (the paper's {paper:g})"
         found.append(Finding(HOLDS if int(first) == int(second) == 1 and same else FAILS, shown, f"the {model} model"))
     return found
 

@@ -48,6 +48,7 @@ from ..paper import DIFFERENT_DATA
 
 __all__ = [
     "confusion_counts",
+    "confusions_table",
     "map_sample",
     "similarities_of_test_documents",
     "scm_dissimilarities",
@@ -1301,15 +1302,45 @@ def summary_markdown(rows: Sequence[dict]) -> str:
 # ----------------------------------------------------------------------------------------------------------------
 # chapter 5's pages
 
-_SHORT = {
-    "non-regularized": "non-reg.",
-    "non-regularized share": "non-reg. %",
-    "regularized": "reg.",
-    "regularized share": "reg. %",
-}  # narrow headers: the tables fit the text column
 
+def confusions_table(confusions: pd.DataFrame, **options):
+    """:func:`largest_confusions` as a book table narrow enough for a desktop's text column: each method's count and
+    share of the true class in one column ("153 (23.7 %)"), the change with a true minus sign; class names whole. The
+    CSV download (``download=...``) holds ``confusions`` as computed, its columns separate.
 
-_CONFUSION_FORMATS = {"non-reg. %": "percent", "reg. %": "percent", "change": "{:+,d}"}  # class names whole
+    Parameters
+    ----------
+    confusions : pandas.DataFrame
+        :func:`largest_confusions`.
+    **options
+        Passed to :func:`regemb_utils.book.tables.table`.
+
+    Returns
+    -------
+    regemb_utils.book.tables.Table
+        The table.
+
+    Examples
+    --------
+    >>> before = np.array([[8, 2, 0], [3, 5, 2], [0, 1, 9]])  # counts[true, predicted], non-regularized
+    >>> after = np.array([[9, 1, 0], [1, 8, 1], [0, 1, 9]])
+    >>> shown = confusions_table(largest_confusions(before, after, ["a", "b", "c"], top=1), download="x")
+    >>> ">3 (30.0\u00a0%)<" in shown.html, ">1 (10.0\u00a0%)<" in shown.html, ">−2<" in shown.html
+    (True, True, True)
+    >>> shown.csv.splitlines()[0]
+    'true class,predicted as,class size,non-regularized,non-regularized share,regularized,regularized share,change'
+    """
+    methods = [c for c in confusions.columns if f"{c} share" in confusions.columns]
+    short = {"non-regularized": "non-reg.", "regularized": "reg."}  # narrow headers: the table fits the text column
+    shown = confusions[["true class", "predicted as", "class size"]].copy()
+    for method in methods:
+        shown[f"{short.get(method, method)} (% of class)"] = [
+            f"{count:,} ({_pct(share, 1)})" if np.isfinite(share) else f"{count:,}"
+            for count, share in zip(confusions[method], confusions[f"{method} share"])
+        ]
+    shown["change"] = confusions["change"]  # a number, aligned right, with a true minus sign
+    signed = {"change": lambda change: f"{int(change):+,d}".replace("-", "\u2212")}
+    return table(shown, signed, csv_frame=confusions, **options)
 
 
 def tsne_coordinates(methods: Sequence[str], results, documents, inputs, rows, *, perplexity: float) -> dict:
@@ -1512,9 +1543,8 @@ def dataset_page(name: str, methods: Mapping[str, str], results, documents, coor
             f"{100 * errors[0]:.2f} % (k = {ks[0]}) non-regularized, {100 * errors[1]:.2f} % (k = {ks[1]}) "
             "regularized."
         ),
-        "confusions": table(
-            largest_confusions(before, after, d.class_names, top=5).rename(columns=_SHORT),
-            _CONFUSION_FORMATS,
+        "confusions": confusions_table(
+            largest_confusions(before, after, d.class_names, top=5),
             collapsed=f"The largest confusions of the non-regularized SCM on {name.upper()}",
             download=f"{name}_largest_confusions",
         ),

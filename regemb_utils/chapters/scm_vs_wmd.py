@@ -152,12 +152,13 @@ def error_table(results: Mapping[tuple[str, str], MethodResult], confidence: flo
                 "upper": 100 * upper,
                 "paper": paper.value(paper.TEST_ERRORS, (method, dataset)),
                 "paper read off a figure": paper.read_off(paper.TEST_ERRORS, (method, dataset)),
+                "paper decimals": paper.decimals(paper.TEST_ERRORS, (method, dataset)),
             }
         )
     table = pd.DataFrame(rows)
     if table.empty or set(table["dataset"]) & set(DATASETS):
         return table
-    return table.drop(columns=["paper", "paper read off a figure"])
+    return table.drop(columns=["paper", "paper read off a figure", "paper decimals"])
 
 
 def relative_error_table(errors: pd.DataFrame) -> pd.DataFrame:

@@ -23,7 +23,7 @@ from ..classification.wmd_samples import SCM, paper_errors
 from ..text.datasets import DATASETS
 from .. import paper as _paper
 from ..book.prose import PARAMETER_SYMBOLS
-from ..book.tables import paper_as_given, table
+from ..book.tables import PRECISION, paper_as_given, table
 from ..classification.speed import speed_rates, speed_ratios
 from .scm_vs_wmd import decided_counts, error_table, optimal_parameters, paired_wmd_table, relative_error_table
 
@@ -35,6 +35,7 @@ __all__ = [
     "footnoted",
     "shown_numbers",
     "section_table",
+    "all_numbers_table",
     "value_span",
     "wmd_coverage",
 ]
@@ -307,6 +308,7 @@ def scorecard(
                         corpus=METHODS[r.method].model is not None,
                         paper_n=_paper.value(_paper.TABLE_1, (r.dataset, "test"), None),
                         read_off=_paper.read_off(_paper.TEST_ERRORS, (r.method, r.dataset)),
+                        paper_decimals=_paper.decimals(_paper.TEST_ERRORS, (r.method, r.dataset)),
                         note=_not_printed(_paper.TEST_ERRORS[r.method, r.dataset]),
                     )
                 )
@@ -538,11 +540,14 @@ def _paper_ahead(method: str, paired: pd.DataFrame) -> tuple[int, int, int] | No
 
 
 SECTION_DECIMALS = {"Chapter 2": 4}  # cosines need four decimals; every other section's numbers two
+# a quantity whose precision is not its section's: a single cosine with the book's precision for a cosine (chapter 2's
+# tables, :data:`regemb_utils.book.tables.PRECISION`); the mean and sd of random pairs keep the notebook's four decimals
+QUANTITY_DECIMALS = {"cos(good, bad) (§6.1)": int(PRECISION["cosine"].strip(".f"))}
 
 
 def shown_numbers(rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` of :func:`scorecard` with ours, the difference and the bounds as text, each with the decimals of its
-    section (:data:`SECTION_DECIMALS`, else 2), so that a number reads the same in every table of the book; whole
+    section (:data:`SECTION_DECIMALS`, else 2; a quantity of :data:`QUANTITY_DECIMALS` with its own), so that a number reads the same in every table of the book; whole
     numbers and numbers from 1,000 up without decimals, yes/no for booleans.
 
     Parameters
@@ -560,6 +565,16 @@ def shown_numbers(rows: pd.DataFrame) -> pd.DataFrame:
     >>> rows = pd.DataFrame({"section": ["Figure 9", "Chapter 2"], "ours": [144.1528, 0.09701], "lower": [None, None]})
     >>> shown_numbers(rows)["ours"].tolist()
     ['144.15', '0.0970']
+    >>> shown_numbers(rows.assign(quantity=["pairs / s", "cos(good, bad) (§6.1)"]))["ours"].tolist()
+    ['144.15', '0.097']
+
+    The difference is that of the values shown: AMAZON's BoW errs on 891 of 2,400 queries (37.125 %, shown 37.12)
+    against the paper's 29.29: 7.83, where the unrounded difference would show as 7.84.
+
+    >>> amazon = 100 * 891 / 2400
+    >>> errors = pd.DataFrame({"section": ["Figure 8"], "ours": [amazon], "difference": [amazon - 29.29]})
+    >>> shown_numbers(errors)[["ours", "difference"]].values.tolist()
+    [['37.12', '7.83']]
     """
 
     def text(value, decimals):
@@ -571,7 +586,15 @@ def shown_numbers(rows: pd.DataFrame) -> pd.DataFrame:
             return f"{value:,.0f}"
         return f"{value:,.{decimals}f}"
 
-    places = [SECTION_DECIMALS.get(section, 2) for section in rows["section"]]
+    quantities = rows["quantity"] if "quantity" in rows else [None] * len(rows)
+    places = [
+        QUANTITY_DECIMALS.get(quantity, SECTION_DECIMALS.get(section, 2))
+        for section, quantity in zip(rows["section"], quantities)
+    ]
+    if {"ours", "difference"} <= set(rows.columns):  # the difference of the values as shown, not of unrounded ones
+        rows = rows.assign(
+            difference=[_shown_difference(o, d, p) for o, d, p in zip(rows["ours"], rows["difference"], places)]
+        )
     return rows.assign(
         **{
             column: [text(v, d) for v, d in zip(rows[column], places)]
@@ -579,6 +602,18 @@ def shown_numbers(rows: pd.DataFrame) -> pd.DataFrame:
             if column in rows
         }
     )
+
+
+def _shown_difference(ours, difference, decimals: int):
+    """ours − paper from the values as the scorecard shows them: ours rounded to ``decimals`` (whole from 1,000 up, as
+    :func:`shown_numbers` shows it), the paper's value as given (its digits are at most ``decimals``)."""
+    if not isinstance(ours, (int, float, np.number)) or isinstance(ours, (bool, np.bool_)):
+        return difference
+    if not isinstance(difference, (int, float, np.number)) or not np.isfinite(difference):
+        return difference
+    paper = round(float(ours) - float(difference), decimals)  # the paper's value as given (ours − difference)
+    shown = round(float(ours)) if abs(float(ours)) >= 1000 else round(float(ours), decimals)
+    return round(shown - paper, decimals)
 
 
 def footnoted(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
@@ -648,6 +683,55 @@ def section_table(card: pd.DataFrame, section: str, **options):
     rows = rows.rename(columns={"agrees": "agrees (both samples)", "exact match": "exact"})
     caption = "; ".join(f"({mark}) {text}" for mark, text in notes.items()) if notes else None
     return table(rows, caption=caption, **options)
+
+
+def all_numbers_table(card: pd.DataFrame, **options):
+    """Every number of the scorecard as one book table narrow enough for a desktop's text column: the section, the
+    quantity and the row's notes (letters, :func:`footnoted`) in one column, ours with its 95 % interval in one, the
+    difference of the shown values (:func:`shown_numbers`), the paper's values as given
+    (:func:`regemb_utils.book.tables.paper_as_given`) and whether the two agree (test errors: within both studies'
+    sampling error; sizes, classes and parameters: equal). The CSV download holds ``card`` as computed.
+
+    Parameters
+    ----------
+    card : pandas.DataFrame
+        :func:`scorecard`.
+    **options
+        Passed to :func:`regemb_utils.book.tables.table` (``download``, ``collapsed``).
+
+    Returns
+    -------
+    regemb_utils.book.tables.Table
+        The table.
+
+    Examples
+    --------
+    >>> card = pd.DataFrame({"section": ["Figure 8", "Table 1"], "quantity": ["test error (%)", "classes"],
+    ...     "dataset": ["amazon", "amazon"], "method": ["BoW", None], "paper": [29.29, 4.0], "ours": [37.1249, 4.0],
+    ...     "difference": [7.8349, 0.0], "lower": [35.21, np.nan], "upper": [39.08, np.nan], "agrees": [False, None],
+    ...     "exact match": [None, True], "paper within our interval": [False, None], "data": ["same", "split"],
+    ...     "paper read off a figure": [False, False], "paper decimals": [None, None]})
+    >>> shown = all_numbers_table(card)
+    >>> [c in shown.html for c in (">Figure 8: test error (%)<", ">Table 1: classes; notes a<", ">37.12 [35.21, 39.08]<",
+    ...                            ">7.83<", ">agrees<", "(a) split")]
+    [True, True, True, True, True, True]
+    """
+    marked, notes = footnoted(shown_numbers(card))
+    ours = [o if a is None else f"{o} [{a}, {b}]" for o, a, b in zip(marked["ours"], marked["lower"], marked["upper"])]
+    agreed = marked["agrees"].where(marked["agrees"].notna(), marked["exact match"])
+    quantity = [
+        f"{section}: {what}" + (f"; notes {marks}" if marks else "")
+        for section, what, marks in zip(marked["section"], marked["quantity"], marked["notes"])
+    ]
+    shown = paper_as_given(marked).assign(quantity=quantity, ours=ours, agrees=agreed)
+    shown = shown[["quantity", "dataset", "method", "paper", "ours", "difference", "agrees"]].rename(
+        columns={"ours": "ours [95 % interval]", "difference": "ours − paper"}
+    )
+    caption = (
+        "paper: ≈ marks a value read off a figure; agrees: within both studies' sampling error at 95 % (test errors) "
+        "or equal (sizes, classes, parameters)" + "".join(f"; ({mark}) {text}" for mark, text in notes.items())
+    )
+    return table(shown, caption=caption, csv_frame=card, **options)
 
 
 def value_span(values) -> str:

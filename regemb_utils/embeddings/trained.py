@@ -425,7 +425,8 @@ def cosine_histogram_bins(
 
 def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd.DataFrame:
     """The ``topn`` nearest neighbours of each of ``words`` (those every model knows) in each model, one row per
-    word and model, the neighbours as text with their cosine: "bad (0.58), ...".
+    word and model, the neighbours as text with their cosine, with the book's precision for a cosine
+    (:data:`regemb_utils.book.tables.PRECISION`): "bad (0.674), ...".
 
     Parameters
     ----------
@@ -446,8 +447,10 @@ def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd
     >>> kv = KeyedVectors(2)
     >>> kv.add_vectors(["good", "bad", "fine", "car"], np.array([[1.0, 0.1], [0.8, 0.6], [1.0, 0.0], [-0.2, 1.0]]))
     >>> neighbour_table({"toy": kv}, ["good", "excellent"], topn=2).values.tolist()
-    [['good', 'toy', 'fine (1.00), bad (0.86)']]
+    [['good', 'toy', 'fine (0.995), bad (0.856)']]
     """
+    from ..book.tables import shown  # a presentation helper: no computation reaches it
+
     rows = []
     for word in words:
         if not all(word in kv for kv in models.values()):
@@ -458,7 +461,7 @@ def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd
                     "word": word,
                     "model": name,
                     "nearest neighbours (cosine)": ", ".join(
-                        f"{n} ({s:.2f})" for n, s in kv.most_similar(word, topn=topn)
+                        f"{n} ({shown('cosine', s)})" for n, s in kv.most_similar(word, topn=topn)
                     ),
                 }
             )

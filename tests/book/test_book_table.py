@@ -6,6 +6,7 @@ import base64
 import io
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -196,3 +197,93 @@ def test_numbers_with_decimals_keep_whole_numbers_whole():
     for shown in (">-300<", ">2<", ">1.23<", ">73,528<"):
         assert shown in html
     assert "-300.00" not in html and ">2.00<" not in html
+
+
+def test_the_caption_is_outside_the_scrolling_table(frame):
+    """A wide table scrolls in its own box (the table, display: block); its caption is the <figcaption> of a <figure>
+    that holds the table, before it and outside it, so that the caption wraps at the page's width instead of scrolling
+    away with the table (a <caption> inside the table would scroll with it)."""
+    shown = table(frame, caption="A caption that is long enough to wrap on a phone", download="x").html
+    figure = re.fullmatch(
+        r'<figure class="regemb-table-figure">(.*)</figure>(<p class="regemb-download">.*</p>)', shown
+    )
+    assert figure, shown[:200]
+    caption, rest = re.fullmatch(
+        r'<figcaption class="regemb-table-caption">([^<]*)</figcaption>(.*)', figure[1]
+    ).groups()
+    assert caption == "A caption that is long enough to wrap on a phone"
+    assert rest.startswith('<table class="regemb-table table">') and rest.endswith("</table>")
+    assert "<caption" not in shown
+    said = table(frame.assign(unit="s")).html  # a constant column said in the caption goes there too
+    assert re.search(r"<figcaption[^>]*>unit: s \(every row\)</figcaption><table", said)
+    plain = table(frame).html  # no caption: no figure
+    assert plain.startswith('<table class="regemb-table table">') and "figure" not in plain
+    css = (Path(__file__).parents[2] / "assets" / "regemb.css").read_text()
+    assert re.search(r"\.regemb-table-figure > figcaption\.regemb-table-caption \{[^}]*text-align: start", css)
+    assert not re.search(r"\.regemb-table caption", css)
+
+
+def test_one_precision_per_quantity():
+    """A quantity reads the same in every table and sentence: tables name it (formats={column: quantity}), the package's
+    prose calls shown(quantity, value), and the same value gives the same text either way."""
+    from regemb_utils.book.tables import PRECISION, shown
+
+    frame = pd.DataFrame({"error (%)": [20.4545, 7.0], "q": [0.0, 3.1234e-9], "s": [78.04, 12_345.6]})
+    cells = parse(table(frame, {"error (%)": "test error", "q": "p-value", "s": "seconds"})).rows
+    assert cells == [["20.45", "< 1e-300", "78"], ["7.00", "3.12e-09", "12,346"]]
+    for quantity in PRECISION:  # table and prose agree
+        for value in (0.0077149, 0.674, 20.4545, 78.04, 2.3512):
+            assert parse(table(pd.DataFrame({"x": [value]}), {"x": quantity})).rows[0][0] == shown(quantity, value)
+    assert shown("test error", np.nan) == MISSING
+    assert "e+" not in shown("hours", 4321.0) and "e+" not in shown("seconds", 1234.5)
+
+
+# glue names of the prose whose format spec is the book's one precision of their quantity (PRECISION): the prose writes
+# the spec by hand, so this keeps it equal to the tables'
+PROSE_QUANTITIES = {
+    "reduction": "error reduction",
+    "reduction_lower": "error reduction",
+    "reduction_upper": "error reduction",
+    "32bit_cache_seconds": "seconds",
+    "1bit_cache_seconds": "seconds",
+    "wmd_cost_low": "seconds",
+    "wmd_cost_high": "seconds",
+    "all_queries_hours": "hours",
+    "wmd_run_core_hours": "hours",
+    "32bit_good_bad": "cosine",
+    "1bit_good_bad": "cosine",
+    "ortho_relative": "error reduction",
+    "max_build_seconds": "seconds",
+    "median_build_seconds": "seconds",
+}
+
+
+def test_the_prose_writes_a_quantity_with_the_tables_precision():
+    from regemb_utils.book.tables import PRECISION
+
+    root = Path(__file__).parents[2]
+    sources = [*sorted((root / "notebooks").glob("*.ipynb")), root / "intro.md"]
+    found = {}
+    for source in sources:
+        text = source.read_text()
+        for name, spec in re.findall(r"\{glue:text\}`(?:[\w/.]+::)?(\w+):([^`]+)`", text):
+            if name in PROSE_QUANTITIES:
+                found.setdefault(name, set()).add(spec)
+    assert set(found) == set(PROSE_QUANTITIES), (
+        f"glue names not found in the prose: {set(PROSE_QUANTITIES) - set(found)}"
+    )
+    wrong = {name: specs for name, specs in found.items() if specs != {PRECISION[PROSE_QUANTITIES[name]]}}
+    assert not wrong, f"prose specs that are not their quantity's precision: {wrong}"
+
+
+def test_values_read_off_a_figure_keep_the_digits_that_were_read():
+    from regemb_utils.book.tables import paper_as_given
+
+    rows = pd.DataFrame(
+        {
+            "paper": [5.5, 80.66, 44.40, 3_434_600.0],
+            "paper read off a figure": [True, True, False, True],
+            "paper decimals": [None, None, 2, None],
+        }
+    )
+    assert paper_as_given(rows)["paper"].tolist() == ["≈ 5.5", "≈ 80.7", "44.40", "≈ 3,430,000"]

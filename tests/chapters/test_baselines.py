@@ -312,3 +312,22 @@ def test_the_chapter_notebook_runs_with_a_method_subset(smoke_cache, tmp_path):
     refused = run_chapters(smoke_cache, tmp_path / "bad", "--only", "07_baselines", "-y", "regularization: [-1]")
     assert refused.returncode != 0
     assert "regularization must be a non-empty list of positive numbers" in refused.stdout + refused.stderr
+
+
+def test_the_error_grid_shows_sato_et_al_with_their_own_digits():
+    """Our test errors with two decimals, Sato et al.'s (2022) as they print them: 5.5 and 4.0, not 5.50 and 4.00."""
+    import re
+
+    from regemb_utils.chapters.baselines import error_grid_table
+
+    errors = pd.DataFrame(
+        {
+            "dataset": ["reuters", "reuters"],
+            "method": ["tfidf_svm", "tfidf_l1"],
+            "model": ["TF-IDF + linear SVM", "TF-IDF L1 kNN"],
+            "error": [2.7866, 5.2],
+        }
+    )
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", error_grid_table(errors).html)
+    assert cells[:4] == ["TF-IDF + linear SVM", "2.79", "TF-IDF L1 kNN", "5.20"]
+    assert cells[4:] == ["TF-IDF L1 kNN, Sato et al. (2022)", "5.5", "WMD (TF-IDF) kNN, Sato et al. (2022)", "4.0"]

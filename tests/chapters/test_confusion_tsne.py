@@ -325,3 +325,34 @@ def test_confusion_counts_fit_their_cells_and_nothing_collides(n, longest):
             assert not bar_box.overlaps(text.get_window_extent(renderer)), "the colour bar covers a text"
     assert fig.get_figwidth() * fig.dpi <= 660
     plt.close(fig)
+
+
+def test_the_confusions_table_fits_in_six_columns():
+    """Chapter 5's largest confusions: each method's count and share of the class in one cell, so that the table of
+    AMAZON's and 20NEWS's long class names fits a desktop's column; the CSV keeps the separate columns."""
+    import re
+
+    from regemb_utils.chapters.confusion_tsne import confusions_table, largest_confusions
+
+    before = np.array([[500, 153, 0], [37, 520, 3], [0, 1, 599]])
+    after = np.array([[593, 60, 0], [32, 525, 3], [0, 1, 599]])
+    names = ["books", "dvd", "kitchen_&_housewares"]
+    shown = confusions_table(largest_confusions(before, after, names, top=2), download="x")
+    header = re.findall(r"<th[^>]*>([^<]*)</th>", shown.html)
+    assert header == [
+        "true class",
+        "predicted as",
+        "class size",
+        "non-reg. (% of class)",
+        "reg. (% of class)",
+        "change",
+    ]
+    first = re.findall(r"<td[^>]*>([^<]*)</td>", shown.html)[:6]
+    assert first == ["books", "dvd", "653", "153 (23.4\u00a0%)", "60 (9.2\u00a0%)", "\u221293"]
+    assert shown.csv.splitlines()[0].split(",")[3:] == [
+        "non-regularized",
+        "non-regularized share",
+        "regularized",
+        "regularized share",
+        "change",
+    ]
