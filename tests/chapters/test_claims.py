@@ -385,7 +385,7 @@ def test_twitter_no_help_is_the_soft_vsm_against_the_majority_class(right_neutra
     majority = {"twitter": {"largest class": "neutral", "test error": 0.4}}
     judged = by_claim(judge(Evidence(results, class_names={"twitter": TWITTER_NAMES}, majority=majority)))
     assert judged["twitter-no-help"].verdict == f"{expected} on TWITTER"
-    assert "always neutral 40.0 % test error on 400 tweets" in judged["twitter-no-help"].ours
+    assert "always neutral 40.00 % test error on 400 tweets" in judged["twitter-no-help"].ours
 
 
 def test_good_and_bad_are_judged_mutual_nearest_neighbours_per_model():
