@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.io as pio
 
+from ..embeddings.trained import COSINE_FORMAT
 from .style import HighResolution
 
 __all__ = [
@@ -202,7 +203,7 @@ def _is_missing(value) -> bool:
 PRECISION: dict[str, str] = {
     "test error": ".2f",  # a test error (%), or a difference of two in points: the two decimals the paper prints
     "error reduction": ".2f",  # a test error relative to another (%) or a reduction of one (%): the paper's 39.43
-    "cosine": ".3f",  # a cosine similarity or a Spearman ρ
+    "cosine": COSINE_FORMAT,  # a cosine similarity or a Spearman ρ: three decimals
     "seconds": ".3g",  # a duration (s, s / query): three significant digits (78, 13.2, 0.00771), whole from 1,000 up
     "hours": ".3g",  # a duration (h): three significant digits (2.35), whole from 1,000 up
     "p-value": "p-value",  # a p- or q-value: three significant digits; one that underflowed to 0 as "< 1e-300"

@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 
 from .. import paper
+from ..book.tables import shown as number  # a quantity with the book's one precision for it
+from ..book.tables import table as book_table
 from ..classification.linear import LINEAR_MODELS, fit_linear
 from ..classification.methods import METHODS
 from ..classification.statistics import agresti_coull, benjamini_hochberg, mcnemar_exact
@@ -463,15 +465,12 @@ def error_grid_table(table: pd.DataFrame, **options):
     >>> ">5.20<" in shown, ">5.5<" in shown, ">5.50<" in shown
     (True, True, False)
     """
-    from ..book.tables import shown
-    from ..book.tables import table as book_table
-
     grid = error_grid(table)
     reference = grid["model"].str.endswith("Sato et al. (2022)")
     text = grid.copy()
     for column in grid.columns.drop("model"):
         text[column] = [
-            None if pd.isna(v) else f"{v:.{paper.SATO_2022_DECIMALS}f}" if given else shown("test error", v)
+            None if pd.isna(v) else f"{v:.{paper.SATO_2022_DECIMALS}f}" if given else number("test error", v)
             for v, given in zip(grid[column], reference)
         ]
     return book_table(text, csv_frame=grid, **options)

@@ -18,6 +18,7 @@ from .word2bits import load_vectors, save_vectors, train_word2bits
 
 __all__ = [
     "BITLEVELS",
+    "COSINE_FORMAT",
     "TrainingSummary",
     "trained_embeddings",
     "word_benchmarks",
@@ -423,10 +424,15 @@ def cosine_histogram_bins(
     return lattice_bins(low, high, step, group), step, group
 
 
+# How the book shows a cosine (three decimals): said here, where cosines are made, and read by
+# regemb_utils.book.tables.PRECISION for every page
+COSINE_FORMAT = ".3f"
+
+
 def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd.DataFrame:
     """The ``topn`` nearest neighbours of each of ``words`` (those every model knows) in each model, one row per
     word and model, the neighbours as text with their cosine, with the book's precision for a cosine
-    (:data:`regemb_utils.book.tables.PRECISION`): "bad (0.674), ...".
+    (:data:`COSINE_FORMAT`): "bad (0.674), ...".
 
     Parameters
     ----------
@@ -449,8 +455,6 @@ def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd
     >>> neighbour_table({"toy": kv}, ["good", "excellent"], topn=2).values.tolist()
     [['good', 'toy', 'fine (0.995), bad (0.856)']]
     """
-    from ..book.tables import shown  # a presentation helper: no computation reaches it
-
     rows = []
     for word in words:
         if not all(word in kv for kv in models.values()):
@@ -461,7 +465,7 @@ def neighbour_table(models: dict[str, KeyedVectors], words, topn: int = 8) -> pd
                     "word": word,
                     "model": name,
                     "nearest neighbours (cosine)": ", ".join(
-                        f"{n} ({shown('cosine', s)})" for n, s in kv.most_similar(word, topn=topn)
+                        f"{n} ({s:{COSINE_FORMAT}})" for n, s in kv.most_similar(word, topn=topn)
                     ),
                 }
             )
