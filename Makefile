@@ -42,10 +42,9 @@ rerun: setup
 	$(BIN)/jupyter-book build --warningiserror --keep-going .
 
 # On every core (pytest-xdist); a worker takes the next test when it finishes one (one test queued ahead), so the long
-# end-to-end tests, which come first, start at once on different cores and the unit tests fill in around them; tests
-# of one xdist_group (the browser checks that share one visit of every page) go to the same worker.
+# end-to-end tests, which come first, start at once on different cores and the unit tests fill in around them.
 test: setup
-	$(BIN)/python -m pytest -n auto --dist loadgroup --maxschedchunk 1
+	$(BIN)/python -m pytest -n auto --dist load --maxschedchunk 1
 
 setup: $(VENV)/.installed assets/plotly.min.js assets/mathjax/.node
 

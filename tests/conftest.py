@@ -1,11 +1,10 @@
 """Fixtures that several test modules share: every chapter run once with the smoke profile, for all the tests that
 read the executed chapters (the book's build and checks, the reruns).
 
-`make test` runs the suite on every core with pytest-xdist (``-n auto --dist loadgroup --maxschedchunk 1``: each worker
+`make test` runs the suite on every core with pytest-xdist (``-n auto --dist load --maxschedchunk 1``: each worker
 takes the next test when it finishes one); the end-to-end tests (marked ``book``) come first, so that the two chapter
 runs from empty caches (this session's and test_rerun.py's second one) start at once on two workers, the other long
-tests follow on whichever worker is free, and the unit tests fill in; the tests of one xdist_group (the browser
-checks that read one visit of every page) run on one worker."""
+tests follow on whichever worker is free, and the unit tests fill in."""
 
 from __future__ import annotations
 

@@ -290,7 +290,7 @@ def desktop_visits(built_html) -> dict[str, dict]:
     settle (:func:`_settle`): what its console and network showed ("console"), its readability problems
     ("readability", :data:`_READABILITY_PROBE`), its fit ("fit", :data:`_FIT_PROBE`, which opens every fold) and its
     weight ("weight", :func:`browser.page_weight` with the paths it requested and the plotly trace types it used and
-    bundled). The checks below read these visits; they share a pytest-xdist group, so that one worker makes them."""
+    bundled). The checks below read these visits."""
     from browser import Chromium, page_weight, serve
 
     visits = {}
@@ -318,7 +318,6 @@ def desktop_visits(built_html) -> dict[str, dict]:
     return visits
 
 
-@pytest.mark.xdist_group("desktop_visits")  # one worker visits the pages once for all four
 def test_every_page_is_readable(built_html, desktop_visits):
     report = []
     for page in book_pages(built_html):
@@ -339,7 +338,6 @@ def test_every_image_says_what_it_shows(built_html):
     assert not missing, f"{len(missing)} images without alt text:\n" + "\n".join(missing)
 
 
-@pytest.mark.xdist_group("desktop_visits")  # one worker visits the pages once for all four
 def test_every_page_has_a_clean_console(built_html, desktop_visits):
     """No page throws, logs an error, fails a request or asks for anything outside the book's own server (thebe is
     dropped, the favicon and the colour mode are set: _ext/clean_pages.py)."""
@@ -605,7 +603,6 @@ def _fit_report(page: str, found: dict, width: int) -> list[str]:
     return report
 
 
-@pytest.mark.xdist_group("desktop_visits")  # one worker visits the pages once for all four
 def test_pages_fit_the_desktop_and_figures_keep_their_size(built_html, desktop_visits):
     report = [line for page in book_pages(built_html) for line in _fit_report(page, desktop_visits[page]["fit"], 1280)]
     assert not report, "\n".join(report)
@@ -790,7 +787,6 @@ HTML_BYTES = 600_000  # a page's own HTML
 BOOK_BYTES = 10_000_000  # the whole built book (_build/html)
 
 
-@pytest.mark.xdist_group("desktop_visits")  # one worker visits the pages once for all four
 def test_pages_fit_the_weight_budgets(built_html, desktop_visits):
     """Every page (and the search page) loads at most SHARED_BYTES of shared assets (only the style rules and icons
     the book uses; the search index, counted apart, on the search page only), its HTML is at most HTML_BYTES, a page
